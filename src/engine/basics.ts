@@ -1,0 +1,232 @@
+/**
+ * basics: byte sources, big-endian integers, varints, CRC-32, hex, and the one error type.
+ *
+ * Everything in `src/engine` is free of DOM and Node APIs: the worker, the CLI and the tests run
+ * the same code. Integers in reftable are big-endian (spec: "network byte order").
+ */
+
+/**
+ * A random-access source of bytes. Synchronous on purpose: in a worker a `Blob` is read with
+ * `FileReaderSync`, in Node with `fs.readSync`, in memory by `subarray`. Large inputs (2 GiB and
+ * more) are read in slices, never copied whole.
+ */
+export interface ByteSource {
+  /** Total length in bytes. */
+  readonly size: number;
+  /** Bytes [offset, offset+length) clamped to the end. May return a view, do not mutate it. */
+  read(offset: number, length: number): Uint8Array;
+}
+
+/** A `ByteSource` over bytes already in memory (no copy). */
+export function memorySource(bytes: Uint8Array): ByteSource {
+  return {
+    size: bytes.length,
+    read: (offset, length) => bytes.subarray(offset, Math.min(bytes.length, offset + length)),
+  };
+}
+
+/**
+ * One input file as the engine sees it: a path relative to what the user gave
+ * (`/`-separated, e.g. `reftable/tables.list`, `packed-refs`, `refs/heads/main`) and its bytes.
+ */
+export interface InputFile {
+  path: string;
+  source: ByteSource;
+}
+
+/** Whole contents of a small file (tables.list, loose refs, HEAD, config) as bytes. */
+export function readAll(src: ByteSource): Uint8Array {
+  return src.read(0, src.size);
+}
+
+/**
+ * The one error for bad input. `file` names the input file, `offset` is the byte offset in it
+ * where the expectation failed (or -1 when no offset applies), `expected` says what was expected.
+ * The CLI prints `refscope: <file>: offset <n>: <expected>` and exits 3.
+ */
+export class FormatError extends Error {
+  constructor(
+    public readonly file: string,
+    public readonly offset: number,
+    public readonly expected: string,
+  ) {
+    super(`${file}: offset ${offset}: ${expected}`);
+    this.name = 'FormatError';
+  }
+}
+
+/** A warning: something git accepts but that is suspect. Same addressing as `FormatError`. */
+export interface Finding {
+  severity: 'warning' | 'error' | 'info';
+  file: string;
+  offset: number;
+  message: string;
+}
+
+export function u16(b: Uint8Array, o: number): number {
+  return (b[o] << 8) | b[o + 1];
+}
+export function u24(b: Uint8Array, o: number): number {
+  return (b[o] << 16) | (b[o + 1] << 8) | b[o + 2];
+}
+export function u32(b: Uint8Array, o: number): number {
+  return ((b[o] << 24) >>> 0) + ((b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]);
+}
+/**
+ * Big-endian u64 as a JS number. Values ≥ 2^53 lose precision; callers that need exactness
+ * (positions, update indexes) check against `Number.MAX_SAFE_INTEGER` themselves via `u64Safe`.
+ */
+export function u64(b: Uint8Array, o: number): number {
+  return u32(b, o) * 4294967296 + u32(b, o + 4);
+}
+/** u64 that must fit in 2^53, else `FormatError`. */
+export function u64Safe(b: Uint8Array, o: number, file: string, base: number, what: string): number {
+  const hi = u32(b, o);
+  if (hi >= 0x200000) throw new FormatError(file, base + o, `${what} below 2^53`);
+  return hi * 4294967296 + u32(b, o + 4);
+}
+
+export function putU16(b: Uint8Array, o: number, v: number): void {
+  b[o] = (v >>> 8) & 0xff;
+  b[o + 1] = v & 0xff;
+}
+export function putU24(b: Uint8Array, o: number, v: number): void {
+  b[o] = (v >>> 16) & 0xff;
+  b[o + 1] = (v >>> 8) & 0xff;
+  b[o + 2] = v & 0xff;
+}
+export function putU32(b: Uint8Array, o: number, v: number): void {
+  b[o] = (v >>> 24) & 0xff;
+  b[o + 1] = (v >>> 16) & 0xff;
+  b[o + 2] = (v >>> 8) & 0xff;
+  b[o + 3] = v & 0xff;
+}
+export function putU64(b: Uint8Array, o: number, v: number): void {
+  putU32(b, o, Math.floor(v / 4294967296));
+  putU32(b, o + 4, v >>> 0);
+}
+
+/**
+ * Varint cursor result holder: decoding functions write the position after the varint here,
+ * to avoid allocating a tuple per varint on hot paths.
+ */
+export const cursor = { pos: 0 };
+
+/**
+ * Decode a reftable varint (the pack ofs-delta encoding, spec "Varint encoding") at `pos`,
+ * not reading at or past `end`. Sets `cursor.pos` after it and returns the value.
+ * Returns -1 if the varint does not end before `end`, -2 if its value exceeds 2^53 - 1.
+ */
+export function getVarint(b: Uint8Array, pos: number, end: number): number {
+  if (pos >= end) return -1;
+  let c = b[pos++];
+  let v = c & 0x7f;
+  while (c & 0x80) {
+    if (pos >= end) return -1;
+    c = b[pos++];
+    v = (v + 1) * 128 + (c & 0x7f);
+    if (v > Number.MAX_SAFE_INTEGER) return -2;
+  }
+  cursor.pos = pos;
+  return v;
+}
+
+/** Encode `v` (0 ≤ v < 2^53) as a reftable varint; returns the bytes. */
+export function encodeVarint(v: number): Uint8Array {
+  const tmp: number[] = [v % 128];
+  v = Math.floor(v / 128);
+  while (v > 0) {
+    v -= 1;
+    tmp.push(0x80 | v % 128);
+    v = Math.floor(v / 128);
+  }
+  tmp.reverse();
+  return Uint8Array.from(tmp);
+}
+
+/** Write varint `v` into `b` at `o`; returns the new offset. */
+export function putVarint(b: Uint8Array, o: number, v: number): number {
+  const e = encodeVarint(v);
+  b.set(e, o);
+  return o + e.length;
+}
+
+let crcTable: Int32Array | null = null;
+/** CRC-32 (zlib / IEEE 802.3 polynomial 0xEDB88320), as the reftable footer uses. */
+export function crc32(b: Uint8Array, start = 0, end = b.length): number {
+  if (!crcTable) {
+    crcTable = new Int32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[n] = c;
+    }
+  }
+  let c = -1;
+  for (let i = start; i < end; i++) c = crcTable[(c ^ b[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ -1) >>> 0;
+}
+
+const HEX = '0123456789abcdef';
+const HEX2: string[] = [];
+for (let i = 0; i < 256; i++) HEX2.push(HEX[i >> 4] + HEX[i & 15]);
+/** Lower-case hex of `b[start, end)`. */
+export function toHex(b: Uint8Array, start = 0, end = b.length): string {
+  let s = '';
+  for (let i = start; i < end; i++) s += HEX2[b[i]];
+  return s;
+}
+/** Parse hex into bytes; returns null if not even-length lower/upper hex. */
+export function fromHex(s: string): Uint8Array | null {
+  if (s.length % 2) return null;
+  const out = new Uint8Array(s.length / 2);
+  for (let i = 0; i < out.length; i++) {
+    const v = parseInt(s.substr(i * 2, 2), 16);
+    if (Number.isNaN(v) || !/^[0-9a-fA-F]{2}$/.test(s.substr(i * 2, 2))) return null;
+    out[i] = v;
+  }
+  return out;
+}
+
+/**
+ * Keys (ref names) are kept as "byte strings": one JS char per byte (latin1), so that `<` on them
+ * is git's byte order (memcmp) exactly. `displayName` turns one into proper Unicode for output.
+ */
+export function bytesToKey(b: Uint8Array, start: number, end: number): string {
+  if (end - start < 64) {
+    let s = '';
+    for (let i = start; i < end; i++) s += String.fromCharCode(b[i]);
+    return s;
+  }
+  return latin1.decode(b.subarray(start, end));
+}
+const latin1 = new TextDecoder('latin1');
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+/** Byte string (one char per byte) → bytes. */
+export function keyToBytes(k: string): Uint8Array {
+  const out = new Uint8Array(k.length);
+  for (let i = 0; i < k.length; i++) out[i] = k.charCodeAt(i);
+  return out;
+}
+/** Byte string → Unicode text (UTF-8 decoded; invalid sequences become U+FFFD). */
+export function displayName(k: string): string {
+  // Fast path: pure ASCII is its own UTF-8.
+  for (let i = 0; i < k.length; i++) if (k.charCodeAt(i) > 0x7f) return utf8.decode(keyToBytes(k));
+  return k;
+}
+/** Unicode text → byte string (UTF-8 encoded). */
+export function textToKey(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) > 0x7f) {
+      const b = new TextEncoder().encode(s);
+      return bytesToKey(b, 0, b.length);
+    }
+  }
+  return s;
+}
+/** Compare two byte arrays as memcmp, shorter-is-smaller. */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
+}
