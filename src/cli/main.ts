@@ -1,0 +1,121 @@
+/**
+ * The `refscope` command line tool. Exit codes: 0 success, 2 usage error, 3 invalid input
+ * (one line on stderr: `refscope: <file>: offset <n>: <what was expected>`).
+ */
+import fs from 'node:fs';
+import { FormatError, displayName } from '../engine/basics.ts';
+import { analyzeFiles, analysisRefs, type Analysis } from '../engine/index.ts';
+import { buildReport, type Report } from '../engine/report.ts';
+import { collectInput } from './node-input.ts';
+import { formatReport } from './format.ts';
+import { extraCommands } from './commands.ts';
+
+export const USAGE = `usage: refscope <command> [options]
+
+commands:
+  refs <path>                 live refs, one "<object id> <refname>" per line (as git for-each-ref)
+  analyze <path> [--json]     report on a reftable stack, packed-refs file or .git directory
+${extraCommands.map((c) => `  ${c.usage.padEnd(28)}${c.summary}`).join('\n')}
+
+<path> is a reftable/ directory, a tables.list or .ref file, a packed-refs file, or a .git
+directory (or bare repository) of either backend.`;
+
+/** Thrown for a usage error (exit 2). */
+export class UsageError extends Error {}
+
+/** Parsed argv: positionals and --flags (with values where the flag takes one). */
+export interface Args {
+  pos: string[];
+  flags: Map<string, string | true>;
+}
+
+/** Parse argv; `valued` lists flags that take a value. Throws `UsageError` for unknown flags. */
+export function parseArgs(argv: string[], valued: string[], boolean: string[]): Args {
+  const pos: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--')) {
+      const [k, v] = a.includes('=') ? [a.slice(2, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a.slice(2), undefined];
+      if (valued.includes(k)) {
+        const val = v ?? argv[++i];
+        if (val === undefined) throw new UsageError(`--${k} needs a value`);
+        flags.set(k, val);
+      } else if (boolean.includes(k)) {
+        flags.set(k, true);
+      } else throw new UsageError(`unknown option --${k}`);
+    } else pos.push(a);
+  }
+  return { pos, flags };
+}
+
+/** Load and analyse a path; throws FormatError or UsageError. */
+export function loadPath(p: string | undefined): Analysis {
+  if (!p) throw new UsageError('missing <path>');
+  if (!fs.existsSync(p)) throw new UsageError(`no such file or directory: ${p}`);
+  return analyzeFiles(collectInput(p));
+}
+
+/** First parse error of an analysis, as a FormatError, or null. */
+export function firstError(a: Analysis): FormatError | null {
+  return a.stack?.broken[0]?.error ?? (a.findings.find((f) => f.severity === 'error')
+    ? (() => { const f = a.findings.find((x) => x.severity === 'error')!; return new FormatError(f.file, f.offset, f.message); })()
+    : null);
+}
+
+function write(s: string): void {
+  process.stdout.write(s);
+}
+
+/** Run the CLI; returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  try {
+    if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+      write(USAGE + '\n');
+      return cmd ? 0 : 2;
+    }
+    if (cmd === 'refs') {
+      const args = parseArgs(rest, [], []);
+      const a = loadPath(args.pos[0]);
+      const err = a.stack?.broken[0]?.error;
+      if (err) throw err;
+      const refs = analysisRefs(a);
+      // Names are byte strings: write them as raw bytes.
+      const chunks: string[] = [];
+      for (const r of refs) chunks.push(`${r.oid} ${r.name}\n`);
+      process.stdout.write(Buffer.from(chunks.join(''), 'latin1'));
+      return 0;
+    }
+    if (cmd === 'analyze') {
+      const args = parseArgs(rest, ['factor'], ['json']);
+      const a = loadPath(args.pos[0]);
+      const report: Report = buildReport(a);
+      write(args.flags.has('json') ? JSON.stringify(report, null, 2) + '\n' : formatReport(report));
+      const err = firstError(a);
+      if (err) {
+        process.stderr.write(`refscope: ${displayName(err.message)}\n`);
+        return 3;
+      }
+      return 0;
+    }
+    const extra = extraCommands.find((c) => c.name === cmd);
+    if (extra) return await extra.run(rest);
+    throw new UsageError(`unknown command: ${cmd}`);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`refscope: ${e.message}\n${USAGE}\n`);
+      return 2;
+    }
+    if (e instanceof FormatError) {
+      process.stderr.write(`refscope: ${e.message}\n`);
+      return 3;
+    }
+    const err = e as NodeJS.ErrnoException;
+    if (err && typeof err.code === 'string' && (err.code === 'EACCES' || err.code === 'EISDIR' || err.code === 'ENOENT')) {
+      process.stderr.write(`refscope: ${err.path ?? ''}: offset -1: a readable file (${err.code})\n`);
+      return 3;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * stack: `tables.list`, the tables it names, and the merged view git sees.
+ *
+ * Rules (spec "Stack" / "Update transactions", git's reftable/merged.c behaviour):
+ * tables are listed oldest first; for each key the record of the newest table that has the key
+ * wins; a winning deletion (tombstone) hides every older record of that key. Tables not listed
+ * are garbage (reported as a warning, not read).
+ */
+import { type InputFile, FormatError, type Finding, readAll, displayName } from './basics.ts';
+import { type Table, openTable, type OpenOptions } from './table.ts';
+
+/** A table that could not be parsed: the rest of the stack is still analysed. */
+export interface BrokenTable {
+  name: string;
+  path: string;
+  fileSize: number;
+  error: FormatError;
+}
+
+/** A loaded stack: the tables in `tables.list` order (oldest first). */
+export interface Stack {
+  /** Path of `tables.list`, or '' for a lone table. */
+  listPath: string;
+  /** Names as listed. */
+  names: string[];
+  /** Parsed tables, same order as `names`; a broken one is `null` (see `broken`). */
+  tables: (Table | null)[];
+  broken: BrokenTable[];
+  findings: Finding[];
+}
+
+const SAFE_NAME = /^[^/\\]+$/;
+
+/**
+ * Parse `tables.list`: one table file name per line (LF-terminated). Throws `FormatError` for an
+ * unsafe name (containing `/`, `\\` or equal to `.`/`..`), an empty line or a missing final newline.
+ */
+export function parseTablesList(path: string, bytes: Uint8Array): string[] {
+  const names: string[] = [];
+  let start = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] !== 0x0a) continue;
+    const name = new TextDecoder().decode(bytes.subarray(start, i));
+    if (!name) throw new FormatError(path, start, 'a table file name on every line, found an empty line');
+    if (!SAFE_NAME.test(name) || name === '.' || name === '..') {
+      throw new FormatError(path, start, `a plain file name (no '/', no '..'), found ${JSON.stringify(name)}`);
+    }
+    names.push(name);
+    start = i + 1;
+  }
+  if (start !== bytes.length) throw new FormatError(path, start, 'a newline at the end of the last line');
+  return names;
+}
+
+/**
+ * Load a stack. `list` is the `tables.list` file (or null for a set of lone `.ref` files, taken in
+ * update-index order); `files` maps a file name to its input. Tables named but missing and tables
+ * that fail to parse are reported in `broken`; `.ref` files present but not listed are warnings.
+ */
+export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: OpenOptions = {}): Stack {
+  const byName = new Map(refFiles.map((f) => [f.path.split('/').pop()!, f]));
+  const findings: Finding[] = [];
+  let names: string[];
+  if (list) {
+    names = parseTablesList(list.path, readAll(list.source));
+    const listed = new Set(names);
+    for (const n of byName.keys()) {
+      if (!listed.has(n) && n.endsWith('.ref')) {
+        findings.push({ severity: 'warning', file: byName.get(n)!.path, offset: -1, message: 'table file not listed in tables.list (garbage git would delete on the next compaction)' });
+      }
+    }
+  } else {
+    names = [...byName.keys()].filter((n) => n.endsWith('.ref')).sort();
+  }
+  const tables: (Table | null)[] = [];
+  const broken: BrokenTable[] = [];
+  let done = 0;
+  for (const n of names) {
+    const f = byName.get(n);
+    if (!f) {
+      const e = new FormatError(list ? list.path : n, -1, `table file ${JSON.stringify(n)} named in tables.list to exist`);
+      broken.push({ name: n, path: n, fileSize: 0, error: e });
+      tables.push(null);
+      continue;
+    }
+    try {
+      const base = done;
+      const t = openTable(f, { ...opts, onProgress: opts.onProgress ? (b) => opts.onProgress!(base + b) : undefined });
+      tables.push(t);
+    } catch (e) {
+      if (!(e instanceof FormatError)) throw e;
+      broken.push({ name: n, path: f.path, fileSize: f.source.size, error: e });
+      tables.push(null);
+    }
+    done += f.source.size;
+  }
+  if (!list) {
+    // Lone tables: order by update index, as they would be listed.
+    const order = tables.map((t, i) => i).sort((a, b) => (tables[a]?.header.minUpdateIndex ?? 0) - (tables[b]?.header.minUpdateIndex ?? 0));
+    names = order.map((i) => names[i]);
+    const t2 = order.map((i) => tables[i]);
+    tables.splice(0, tables.length, ...t2);
+  }
+  // Update-index continuity: each table's min should be the previous max + 1; overlaps are suspect.
+  let prev: Table | null = null;
+  for (const t of tables) {
+    if (!t) continue;
+    if (prev) {
+      if (t.header.minUpdateIndex <= prev.header.maxUpdateIndex) {
+        findings.push({ severity: 'warning', file: t.path, offset: 8, message: `update-index range ${t.header.minUpdateIndex}..${t.header.maxUpdateIndex} overlaps the older table ${prev.name} (${prev.header.minUpdateIndex}..${prev.header.maxUpdateIndex})` });
+      }
+    }
+    for (let i = 0; i < t.refs.count; i++) {
+      const u = t.refs.updateIndex[i];
+      if (u > t.header.maxUpdateIndex) {
+        findings.push({ severity: 'warning', file: t.path, offset: -1, message: `record ${JSON.stringify(displayName(t.refs.names[i]))} has update_index ${u} outside the table's range ${t.header.minUpdateIndex}..${t.header.maxUpdateIndex}` });
+        break;
+      }
+    }
+    prev = t;
+  }
+  return { listPath: list?.path ?? '', names, tables, broken, findings };
+}
+
+/**
+ * The merged view of a stack, column-wise: entry `i` is the winning record for key `keys[i]`,
+ * from table `table[i]` (index into `Stack.tables`) at record `rec[i]` of that table.
+ * Includes winning tombstones (so callers can show them); `live` counts the others.
+ */
+export interface MergedView {
+  count: number;
+  keys: string[];
+  table: Uint16Array;
+  rec: Uint32Array;
+  /** Number of live refs (winners that are not tombstones). */
+  live: number;
+  /** Winning tombstones. */
+  tombstones: number;
+  /** Winning tombstones that hide at least one older record. */
+  tombstonesHiding: number;
+  /** Per table: records that lose to a newer table's record of the same key. */
+  shadowed: number[];
+  /** Per table: records that are the winner (live or tombstone). */
+  winners: number[];
+  /** Per table: its records that are shadowed *by a tombstone* (hidden refs). */
+  hiddenByTombstone: number[];
+  /** Per table: its winning tombstones that hide at least one older record. */
+  tombstonesHidingBy: number[];
+}
+
+/**
+ * Merge the tables (oldest first; `null` entries skipped) into the view git sees.
+ * Cost: O(N log k) comparisons of byte strings for N records in k tables; a single table is a copy.
+ */
+export function mergeTables(tables: (Table | null)[]): MergedView {
+  const k = tables.length;
+  const shadowed = new Array(k).fill(0);
+  const winners = new Array(k).fill(0);
+  const hiddenByTombstone = new Array(k).fill(0);
+  const tombstonesHidingBy = new Array(k).fill(0);
+  const live = tables.filter((t) => t && t.refs.count > 0).length;
+  let total = 0;
+  for (const t of tables) if (t) total += t.refs.count;
+  const keys: string[] = new Array(total);
+  const tab = new Uint16Array(total);
+  const rec = new Uint32Array(total);
+  let n = 0, nLive = 0, nTomb = 0, nHiding = 0;
+  if (live <= 1) {
+    const ti = tables.findIndex((t) => t && t.refs.count > 0);
+    if (ti >= 0) {
+      const r = tables[ti]!.refs;
+      for (let i = 0; i < r.count; i++) {
+        keys[i] = r.names[i];
+        tab[i] = ti;
+        rec[i] = i;
+        if (r.types[i] === 0) nTomb++;
+      }
+      n = r.count;
+      winners[ti] = n;
+      nLive = n - nTomb;
+    }
+  } else {
+    // k-way merge with a binary heap of table indexes ordered by (current key, newer table first).
+    const pos = new Array(k).fill(0);
+    const heap: number[] = [];
+    const less = (a: number, b: number): boolean => {
+      const ka = tables[a]!.refs.names[pos[a]], kb = tables[b]!.refs.names[pos[b]];
+      return ka < kb || (ka === kb && a > b);
+    };
+    const up = (i: number) => {
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (!less(heap[i], heap[p])) break;
+        [heap[i], heap[p]] = [heap[p], heap[i]];
+        i = p;
+      }
+    };
+    const down = (i: number) => {
+      for (;;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < heap.length && less(heap[l], heap[m])) m = l;
+        if (r < heap.length && less(heap[r], heap[m])) m = r;
+        if (m === i) return;
+        [heap[i], heap[m]] = [heap[m], heap[i]];
+        i = m;
+      }
+    };
+    for (let t = 0; t < k; t++) if (tables[t] && tables[t]!.refs.count > 0) { heap.push(t); up(heap.length - 1); }
+    while (heap.length) {
+      const w = heap[0];
+      const wr = tables[w]!.refs;
+      const key = wr.names[pos[w]];
+      const isTomb = wr.types[pos[w]] === 0;
+      keys[n] = key; tab[n] = w; rec[n] = pos[w]; n++;
+      winners[w]++;
+      if (isTomb) nTomb++; else nLive++;
+      let hid = false;
+      // Advance the winner, then pop every older table positioned on the same key.
+      for (;;) {
+        const t = heap[0];
+        pos[t]++;
+        if (pos[t] >= tables[t]!.refs.count) {
+          const last = heap.pop()!;
+          if (heap.length) { heap[0] = last; down(0); }
+        } else down(0);
+        if (!heap.length) break;
+        const h = heap[0];
+        if (tables[h]!.refs.names[pos[h]] !== key) break;
+        shadowed[h]++;
+        if (isTomb) { hid = true; hiddenByTombstone[h]++; }
+      }
+      if (hid) { nHiding++; tombstonesHidingBy[w]++; }
+    }
+  }
+  keys.length = n;
+  return {
+    count: n, keys, table: tab.subarray(0, n), rec: rec.subarray(0, n), live: nLive, tombstones: nTomb,
+    tombstonesHiding: nHiding, shadowed, winners, hiddenByTombstone, tombstonesHidingBy,
+  };
+}
+
+/** Binary search: index of the first merged entry with key ≥ `key`. */
+export function lowerBound(keys: string[], key: string, lo = 0, hi = keys.length): number {
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (keys[m] < key) lo = m + 1; else hi = m;
+  }
+  return lo;
+}

@@ -1,0 +1,696 @@
+/**
+ * table: one reftable file. Header, footer, sections, the block walk, and full decoding of every
+ * block and record (ref, index, obj, log) with the structural checks of issue #9.
+ *
+ * Source of the rules: git's Documentation/technical/reftable.adoc ("File format", "Header",
+ * "Ref block format", "Index block format", "Obj block format", "Log block format", "Footer"),
+ * summarised in shared/REFTABLE.md. Record keys are byte strings (see basics.bytesToKey).
+ */
+import { Inflate } from 'fflate';
+import {
+  type ByteSource, type InputFile, FormatError, type Finding,
+  u16, u24, u32, u64Safe, crc32, cursor, getVarint, toHex,
+} from './basics.ts';
+
+/** Block type letters (spec "Block types"). */
+export type BlockType = 'ref' | 'index' | 'obj' | 'log';
+/** Which section a block belongs to. An index block is in `refIndex`, `objIndex` or `logIndex`. */
+export type SectionName = 'ref' | 'refIndex' | 'obj' | 'objIndex' | 'log' | 'logIndex';
+
+const TYPE_OF: Record<number, BlockType> = { 0x72: 'ref', 0x69: 'index', 0x6f: 'obj', 0x67: 'log' };
+const LETTER: Record<BlockType, number> = { ref: 0x72, index: 0x69, obj: 0x6f, log: 0x67 };
+
+/** Parsed file header (spec "Header"). Sizes in bytes. */
+export interface TableHeader {
+  version: 1 | 2;
+  /** 0 = unaligned. */
+  blockSize: number;
+  minUpdateIndex: number;
+  maxUpdateIndex: number;
+  hashId: 'sha1' | 's256';
+  /** Object id length in bytes: 20 or 32. */
+  hashSize: number;
+  /** 24 (v1) or 28 (v2). */
+  headerSize: number;
+  /** 68 (v1) or 72 (v2). */
+  footerSize: number;
+}
+
+/** Parsed footer (spec "Footer"). Positions are absolute byte offsets, 0 = section absent. */
+export interface TableFooter {
+  refIndexPosition: number;
+  objPosition: number;
+  objIdLen: number;
+  objIndexPosition: number;
+  logPosition: number;
+  logIndexPosition: number;
+  crc: number;
+}
+
+/** One block as found in the file. */
+export interface BlockInfo {
+  /** Absolute offset of the block's start (0 for the first block, which shares bytes with the header). */
+  offset: number;
+  type: BlockType;
+  section: SectionName;
+  /** The block_len field: bytes from `offset` to the end of the restart count (inflated size for log blocks). */
+  blockLen: number;
+  restartCount: number;
+  recordCount: number;
+  /** NUL bytes after the block up to the next block (aligned files). */
+  padding: number;
+  /** Bytes the block occupies in the file: block_len + padding, or header + compressed stream for log blocks. */
+  fileBytes: number;
+  /** Offset of the restart table within the block, as `dump-reftable -b` prints it ("length"). */
+  restartTableOffset: number;
+  /** First and last key of the block (byte strings). */
+  firstKey: string;
+  lastKey: string;
+}
+
+/** Record counts by kind (issue #2 contract `records`). */
+export interface RecordCounts {
+  /** Ref records with one object id (value type 1). */
+  ref: number;
+  /** Ref records with an object id and its peeled id (value type 2). */
+  peeled: number;
+  symref: number;
+  /** Deletion records (value type 0). */
+  tombstone: number;
+  /** Log records of type 1 (update). */
+  log: number;
+  /** Log records of type 0 (deletion). */
+  logDeletion: number;
+  /** Obj records and index records, for completeness. */
+  obj: number;
+  index: number;
+}
+
+/**
+ * Every ref record of a table in key order, column-wise (no object per record).
+ * `names[i]` is a byte string; `types[i]` the value type 0..3; object ids are at
+ * `oids.subarray(i*hashSize, (i+1)*hashSize)` (zeros for tombstones and symrefs).
+ */
+export interface RefColumns {
+  count: number;
+  names: string[];
+  types: Uint8Array;
+  updateIndex: Float64Array;
+  oids: Uint8Array;
+  /** Peeled ids for value type 2, keyed by record index. */
+  peeled: Map<number, Uint8Array>;
+  /** Symref targets (byte strings) for value type 3, keyed by record index. */
+  targets: Map<number, string>;
+  /** Index of the block (in `Table.blocks`) that holds each record. */
+  block: Uint32Array;
+}
+
+/** Bytes per section, summing `fileBytes` of its blocks. */
+export type SectionBytes = Record<SectionName, number>;
+
+/** One fully parsed table. */
+export interface Table {
+  /** File name (last path component), e.g. `0x000000000001-0x000000000002-b2b25b17.ref`. */
+  name: string;
+  /** Path as given (used in error messages). */
+  path: string;
+  fileSize: number;
+  header: TableHeader;
+  footer: TableFooter;
+  blocks: BlockInfo[];
+  counts: RecordCounts;
+  sectionBytes: SectionBytes;
+  refs: RefColumns;
+  /** Depth of the ref index (0 = none, 1 = single level, …). */
+  refIndexLevels: number;
+  findings: Finding[];
+  source: ByteSource;
+}
+
+/** Read the header at the start of `b`. Throws `FormatError` on bad magic, version or hash id. */
+export function parseHeader(file: string, b: Uint8Array): TableHeader {
+  if (b.length < 24) throw new FormatError(file, b.length, 'a reftable header of 24 bytes (file too short)');
+  if (b[0] !== 0x52 || b[1] !== 0x45 || b[2] !== 0x46 || b[3] !== 0x54) {
+    throw new FormatError(file, 0, "magic 'REFT'");
+  }
+  const version = b[4];
+  if (version !== 1 && version !== 2) throw new FormatError(file, 4, `version 1 or 2, found ${version}`);
+  const blockSize = u24(b, 5);
+  const minUpdateIndex = u64Safe(b, 8, file, 0, 'min_update_index');
+  const maxUpdateIndex = u64Safe(b, 16, file, 0, 'max_update_index');
+  let hashId: 'sha1' | 's256' = 'sha1';
+  if (version === 2) {
+    if (b.length < 28) throw new FormatError(file, b.length, 'a version 2 header of 28 bytes');
+    const h = u32(b, 24);
+    if (h === 0x73686131) hashId = 'sha1';
+    else if (h === 0x73323536) hashId = 's256';
+    else throw new FormatError(file, 24, "hash id 'sha1' or 's256'");
+  }
+  if (minUpdateIndex > maxUpdateIndex) {
+    throw new FormatError(file, 8, `min_update_index (${minUpdateIndex}) ≤ max_update_index (${maxUpdateIndex})`);
+  }
+  return {
+    version, blockSize, minUpdateIndex, maxUpdateIndex, hashId,
+    hashSize: hashId === 'sha1' ? 20 : 32,
+    headerSize: version === 1 ? 24 : 28,
+    footerSize: version === 1 ? 68 : 72,
+  };
+}
+
+/** Read and verify the footer (CRC-32, header copy). `fb` is the footer's bytes, at file offset `base`. */
+export function parseFooter(file: string, h: TableHeader, head: Uint8Array, fb: Uint8Array, base: number): TableFooter {
+  const hs = h.headerSize;
+  const crcPos = h.footerSize - 4;
+  const crc = u32(fb, crcPos);
+  const actual = crc32(fb, 0, crcPos);
+  if (crc !== actual) {
+    throw new FormatError(file, base + crcPos, `footer CRC-32 ${hex8(actual)}, found ${hex8(crc)}`);
+  }
+  for (let i = 0; i < hs; i++) {
+    if (fb[i] !== head[i]) throw new FormatError(file, base + i, 'footer to repeat the header byte for byte');
+  }
+  const objWord = u64Safe(fb, hs + 8, file, base, 'obj position');
+  const f: TableFooter = {
+    refIndexPosition: u64Safe(fb, hs, file, base, 'ref_index_position'),
+    objPosition: Math.floor(objWord / 32),
+    objIdLen: objWord % 32,
+    objIndexPosition: u64Safe(fb, hs + 16, file, base, 'obj_index_position'),
+    logPosition: u64Safe(fb, hs + 24, file, base, 'log_position'),
+    logIndexPosition: u64Safe(fb, hs + 32, file, base, 'log_index_position'),
+    crc,
+  };
+  const names: [keyof TableFooter, number][] = [
+    ['refIndexPosition', hs], ['objPosition', hs + 8], ['objIndexPosition', hs + 16],
+    ['logPosition', hs + 24], ['logIndexPosition', hs + 32],
+  ];
+  for (const [k, at] of names) {
+    const v = f[k];
+    if (v !== 0 && (v < hs || v >= base)) {
+      throw new FormatError(file, base + at, `${k} inside the file's blocks [${hs}, ${base}), found ${v}`);
+    }
+  }
+  if (f.objPosition && (f.objIdLen < 2 || f.objIdLen > h.hashSize)) {
+    throw new FormatError(file, base + hs + 8, `obj_id_len between 2 and ${h.hashSize}, found ${f.objIdLen}`);
+  }
+  return f;
+}
+
+function hex8(n: number): string {
+  return '0x' + n.toString(16).padStart(8, '0');
+}
+
+/** Options for `openTable`. */
+export interface OpenOptions {
+  /** Decode log records (inflate log blocks). Default true. */
+  logs?: boolean;
+  /** Called with bytes done, for progress bars. */
+  onProgress?: (bytesDone: number) => void;
+}
+
+/** Size above which a table is read block by block instead of as one buffer (bytes). */
+export const WHOLE_READ_LIMIT = 512 * 1024 * 1024;
+
+/**
+ * Open and fully parse one table: header, footer (CRC-32), every block and record.
+ * Returns the table with its block list, record counts and ref records (columns).
+ * Throws `FormatError` (file, offset, expectation) on the first structural error.
+ * Tables up to `WHOLE_READ_LIMIT` are read into memory once; larger ones block by block.
+ */
+export function openTable(input: InputFile, opts: OpenOptions = {}): Table {
+  const file = input.path;
+  const src = input.source;
+  const size = src.size;
+  const head = src.read(0, Math.min(size, 28));
+  const h = parseHeader(file, head);
+  if (size < h.headerSize + h.footerSize) {
+    throw new FormatError(file, size, `at least ${h.headerSize + h.footerSize} bytes (header + footer), found ${size}`);
+  }
+  const footerBase = size - h.footerSize;
+  const fb = src.read(footerBase, h.footerSize);
+  const footer = parseFooter(file, h, head, fb, footerBase);
+  const whole = size <= WHOLE_READ_LIMIT ? src.read(0, size) : null;
+  const p = new Parser(file, src, whole, h, footer, size, opts);
+  p.run();
+  const name = file.split('/').pop() || file;
+  return {
+    name, path: file, fileSize: size, header: h, footer, blocks: p.blocks, counts: p.counts,
+    sectionBytes: p.sectionBytes, refs: p.refsColumns(), refIndexLevels: p.refIndexLevels,
+    findings: p.findings, source: src,
+  };
+}
+
+/** Section boundaries from the footer: sorted starts, each section ends where the next begins. */
+export function sectionRanges(h: TableHeader, f: TableFooter, size: number, firstType: number): { name: SectionName; start: number; end: number }[] {
+  const starts: { name: SectionName; start: number }[] = [];
+  const hasRefs = firstType === LETTER.ref;
+  if (hasRefs) starts.push({ name: 'ref', start: 0 });
+  if (f.refIndexPosition) starts.push({ name: 'refIndex', start: f.refIndexPosition });
+  if (f.objPosition) starts.push({ name: 'obj', start: f.objPosition });
+  if (f.objIndexPosition) starts.push({ name: 'objIndex', start: f.objIndexPosition });
+  if (f.logPosition) starts.push({ name: 'log', start: f.logPosition });
+  if (f.logIndexPosition) starts.push({ name: 'logIndex', start: f.logIndexPosition });
+  starts.sort((a, b) => a.start - b.start);
+  const end = size - h.footerSize;
+  return starts.map((s, i) => ({ ...s, end: i + 1 < starts.length ? starts[i + 1].start : end }));
+}
+
+const INDEX_OF: Record<SectionName, SectionName> = {
+  ref: 'refIndex', refIndex: 'refIndex', obj: 'objIndex', objIndex: 'objIndex', log: 'logIndex', logIndex: 'logIndex',
+};
+const EXPECTED_TYPE: Record<SectionName, BlockType> = {
+  ref: 'ref', refIndex: 'index', obj: 'obj', objIndex: 'index', log: 'log', logIndex: 'index',
+};
+
+/** Growable column storage for ref records. */
+class RefBuilder {
+  count = 0;
+  names: string[] = [];
+  types = new Uint8Array(1024);
+  upd = new Float64Array(1024);
+  oids: Uint8Array;
+  block = new Uint32Array(1024);
+  peeled = new Map<number, Uint8Array>();
+  targets = new Map<number, string>();
+  constructor(public hashSize: number, hint: number) {
+    const cap = Math.max(1024, hint);
+    this.types = new Uint8Array(cap);
+    this.upd = new Float64Array(cap);
+    this.block = new Uint32Array(cap);
+    this.oids = new Uint8Array(cap * hashSize);
+  }
+  grow(): void {
+    const cap = this.types.length * 2;
+    const t = new Uint8Array(cap); t.set(this.types); this.types = t;
+    const u = new Float64Array(cap); u.set(this.upd); this.upd = u;
+    const bl = new Uint32Array(cap); bl.set(this.block); this.block = bl;
+    const o = new Uint8Array(cap * this.hashSize); o.set(this.oids); this.oids = o;
+  }
+}
+
+/** The block walk and record decoder for one table. */
+class Parser {
+  blocks: BlockInfo[] = [];
+  counts: RecordCounts = { ref: 0, peeled: 0, symref: 0, tombstone: 0, log: 0, logDeletion: 0, obj: 0, index: 0 };
+  sectionBytes: SectionBytes = { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 };
+  findings: Finding[] = [];
+  refIndexLevels = 0;
+  rb: RefBuilder;
+  /** Offsets of ref blocks (for checking index and obj positions). */
+  refBlockOffsets = new Set<number>();
+  blockTypeAt = new Map<number, BlockType>();
+  sectionAt = new Map<number, SectionName>();
+  indexChildren = new Map<number, number[]>();
+
+  constructor(
+    readonly file: string, readonly src: ByteSource, readonly whole: Uint8Array | null,
+    readonly h: TableHeader, readonly f: TableFooter, readonly size: number, readonly opts: OpenOptions,
+  ) {
+    // ~40 bytes per ref record in git's layout: a capacity hint that avoids most regrowth.
+    this.rb = new RefBuilder(h.hashSize, Math.min(1 << 24, Math.ceil(size / 40)));
+  }
+
+  /** Bytes [off, off+len) of the file, from the whole buffer or a slice read. */
+  bytes(off: number, len: number): Uint8Array {
+    if (this.whole) return this.whole.subarray(off, Math.min(this.size, off + len));
+    return this.src.read(off, len);
+  }
+
+  refsColumns(): RefColumns {
+    const r = this.rb;
+    const n = r.count;
+    return {
+      count: n, names: r.names, types: r.types.subarray(0, n), updateIndex: r.upd.subarray(0, n),
+      oids: r.oids.subarray(0, n * r.hashSize), peeled: r.peeled, targets: r.targets, block: r.block.subarray(0, n),
+    };
+  }
+
+  run(): void {
+    const { h, f, size } = this;
+    const firstType = this.bytes(h.headerSize, 1)[0];
+    const sections = sectionRanges(h, f, size, firstType);
+    if (sections.length === 0 && size - h.footerSize > h.headerSize) {
+      throw new FormatError(this.file, h.headerSize, `block type 'r' or 'g' after the header, found 0x${firstType.toString(16)}`);
+    }
+    if (sections.length && sections[0].start !== 0 && sections[0].start !== h.headerSize) {
+      throw new FormatError(this.file, h.headerSize, `the first section to start right after the header`);
+    }
+    let done = 0;
+    for (const s of sections) {
+      if (s.end <= s.start) throw new FormatError(this.file, s.start, `section ${s.name} to be non-empty`);
+      this.walkSection(s.name, s.start, s.end);
+      done = s.end;
+      this.opts.onProgress?.(done);
+    }
+    this.checkIndexes(sections);
+  }
+
+  walkSection(section: SectionName, start: number, end: number): void {
+    const { h, file } = this;
+    let want = EXPECTED_TYPE[section];
+    let off = start;
+    let prevLastKey: string | null = null;
+    while (off < end) {
+      const hdrAt = off === 0 ? h.headerSize : off;
+      if (hdrAt + 4 > end) throw new FormatError(file, hdrAt, `a 4-byte block header before ${section} section end ${end}`);
+      const bh = this.bytes(hdrAt, 4);
+      const type = TYPE_OF[bh[0]];
+      if (type === 'index' && want !== 'index' && off > start) {
+        // Lower index levels sit between the leaf blocks and the root that the footer names
+        // (JGit writes them so): from here on the blocks are this section's index.
+        section = INDEX_OF[section];
+        want = 'index';
+      }
+      if (type !== want) {
+        throw new FormatError(file, hdrAt, `block type '${String.fromCharCode(LETTER[want])}' (${want}) in the ${section} section, found 0x${bh[0].toString(16)}`);
+      }
+      const blockLen = u24(bh, 1);
+      let info: BlockInfo;
+      if (type === 'log') {
+        info = this.logBlock(off, hdrAt, blockLen, end, section);
+      } else {
+        if (blockLen < hdrAt - off + 4 + 2) throw new FormatError(file, hdrAt + 1, `block_len ≥ ${hdrAt - off + 6}, found ${blockLen}`);
+        if (h.blockSize && blockLen > h.blockSize) throw new FormatError(file, hdrAt + 1, `block_len ≤ block size ${h.blockSize}, found ${blockLen}`);
+        if (off + blockLen > end) throw new FormatError(file, hdrAt + 1, `block_len within the ${section} section (ends at ${end}), found ${blockLen}`);
+        const blk = this.bytes(off, blockLen);
+        info = this.decodeBlock(blk, off, hdrAt - off, blockLen, type, section);
+        // Padding: NUL bytes up to the next block (aligned) or none (unaligned).
+        let next = off + blockLen;
+        const limit = h.blockSize ? Math.min(end, off + h.blockSize) : end;
+        if (h.blockSize && next < limit) {
+          const pad = this.bytes(next, limit - next);
+          let k = 0;
+          while (k < pad.length && pad[k] === 0) k++;
+          next += k;
+        }
+        info.padding = next - off - blockLen;
+        info.fileBytes = next - off;
+      }
+      if (type !== 'index' && prevLastKey !== null && info.recordCount && !(prevLastKey < info.firstKey)) {
+        throw new FormatError(file, off, `keys increasing across blocks (first key of this block after the previous block's last key)`);
+      }
+      if (info.recordCount) prevLastKey = info.lastKey;
+      this.blocks.push(info);
+      this.blockTypeAt.set(off, type);
+      this.sectionAt.set(off, info.section);
+      if (type === 'ref') this.refBlockOffsets.add(off);
+      this.sectionBytes[section] += info.fileBytes;
+      off += info.fileBytes;
+      if (info.fileBytes <= 0) throw new FormatError(file, off, 'a block of non-zero length');
+    }
+  }
+
+  /** Restart table bounds and checks. Returns [restartCount, restartTableStart(rel)]. */
+  restarts(blk: Uint8Array, base: number, firstRec: number, blockLen: number): [number, number] {
+    const file = this.file;
+    const rc = u16(blk, blockLen - 2);
+    if (rc === 0) throw new FormatError(file, base + blockLen - 2, 'restart_count ≥ 1, found 0');
+    const rt = blockLen - 2 - 3 * rc;
+    if (rt < firstRec) throw new FormatError(file, base + blockLen - 2, `restart table (${rc} × 3 bytes) inside the block`);
+    let prev = -1;
+    for (let i = 0; i < rc; i++) {
+      const r = u24(blk, rt + 3 * i);
+      if (r < firstRec || r >= rt || r <= prev) {
+        throw new FormatError(file, base + rt + 3 * i, `restart offset ${i} increasing and inside the records [${firstRec}, ${rt}), found ${r}`);
+      }
+      prev = r;
+    }
+    return [rc, rt];
+  }
+
+  /**
+   * Decode every record of a ref, index or obj block. `blk` holds the block's block_len bytes
+   * (for the first block, from file byte 0). `hoff` is the block header's offset within `blk`.
+   */
+  decodeBlock(blk: Uint8Array, base: number, hoff: number, blockLen: number, type: BlockType, section: SectionName): BlockInfo {
+    const file = this.file;
+    const firstRec = hoff + 4;
+    const [rc, rt] = this.restarts(blk, base, firstRec, blockLen);
+    const blockIndex = this.blocks.length;
+    let pos = firstRec;
+    let key = '';
+    let firstKey = '';
+    let n = 0;
+    let ri = 0;
+    let nextRestart = u24(blk, rt);
+    const rb = this.rb;
+    const hs = this.h.hashSize;
+    const minUpd = this.h.minUpdateIndex;
+    const children: number[] = [];
+    while (pos < rt) {
+      const recStart = pos;
+      const prefix = getVarint(blk, pos, rt);
+      if (prefix < 0) throw varintError(file, base + pos, prefix);
+      const sw = getVarint(blk, cursor.pos, rt);
+      if (sw < 0) throw varintError(file, base + cursor.pos, sw);
+      pos = cursor.pos;
+      const vtype = sw & 7;
+      const slen = (sw - vtype) / 8;
+      if (prefix > key.length) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${key.length}, found ${prefix}`);
+      if (recStart === nextRestart) {
+        if (prefix !== 0) throw new FormatError(file, base + recStart, 'prefix length 0 at a restart point');
+        ri++;
+        nextRestart = ri < rc ? u24(blk, rt + 3 * ri) : -1;
+      } else if (n === 0) {
+        throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
+      } else if (nextRestart !== -1 && recStart > nextRestart) {
+        throw new FormatError(file, base + nextRestart, 'restart offset at a record boundary');
+      }
+      if (pos + slen > rt) throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the block`);
+      let suffix = '';
+      for (let i = 0; i < slen; i++) suffix += String.fromCharCode(blk[pos + i]);
+      pos += slen;
+      const newKey = prefix === key.length ? key + suffix : key.substring(0, prefix) + suffix;
+      if (n > 0 && !(newKey > key)) throw new FormatError(file, base + recStart, 'keys strictly increasing');
+      key = newKey;
+      if (n === 0) firstKey = key;
+      n++;
+      if (type === 'ref') {
+        if (vtype > 3) throw new FormatError(file, base + recStart, `ref value type 0..3, found ${vtype}`);
+        const delta = getVarint(blk, pos, rt);
+        if (delta < 0) throw varintError(file, base + pos, delta);
+        pos = cursor.pos;
+        const i = rb.count;
+        if (i === rb.types.length) rb.grow();
+        rb.names.push(key);
+        rb.types[i] = vtype;
+        rb.upd[i] = minUpd + delta;
+        rb.block[i] = blockIndex;
+        if (vtype === 1 || vtype === 2) {
+          if (pos + hs * (vtype === 2 ? 2 : 1) > rt) throw new FormatError(file, base + pos, `object id of ${hs} bytes inside the block`);
+          rb.oids.set(blk.subarray(pos, pos + hs), i * hs);
+          pos += hs;
+          if (vtype === 2) {
+            rb.peeled.set(i, blk.slice(pos, pos + hs));
+            pos += hs;
+            this.counts.peeled++;
+          } else this.counts.ref++;
+        } else if (vtype === 3) {
+          const tl = getVarint(blk, pos, rt);
+          if (tl < 0) throw varintError(file, base + pos, tl);
+          pos = cursor.pos;
+          if (pos + tl > rt) throw new FormatError(file, base + pos, `symref target of ${tl} bytes inside the block`);
+          let t = '';
+          for (let k = 0; k < tl; k++) t += String.fromCharCode(blk[pos + k]);
+          rb.targets.set(i, t);
+          pos += tl;
+          this.counts.symref++;
+        } else this.counts.tombstone++;
+        rb.count++;
+      } else if (type === 'index') {
+        if (vtype !== 0) throw new FormatError(file, base + recStart, `index record value type 0, found ${vtype}`);
+        const bp = getVarint(blk, pos, rt);
+        if (bp < 0) throw varintError(file, base + pos, bp);
+        pos = cursor.pos;
+        if (bp === base) throw new FormatError(file, base + recStart, 'index position pointing at another block, not itself');
+        children.push(bp);
+        this.counts.index++;
+      } else {
+        // obj record: value type holds cnt_3; 0 means a varint cnt_large follows.
+        let cnt = vtype;
+        if (cnt === 0) {
+          cnt = getVarint(blk, pos, rt);
+          if (cnt < 0) throw varintError(file, base + pos, cnt);
+          pos = cursor.pos;
+        }
+        let last = 0;
+        for (let k = 0; k < cnt; k++) {
+          const d = getVarint(blk, pos, rt);
+          if (d < 0) throw varintError(file, base + pos, d);
+          const p = k === 0 ? d : last + d;
+          if (!this.refBlockOffsets.has(p)) {
+            throw new FormatError(file, base + pos, `obj position at the start of a ref block, found ${p}`);
+          }
+          last = p;
+          pos = cursor.pos;
+        }
+        this.counts.obj++;
+      }
+    }
+    if (ri !== rc) throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary`);
+    if (type === 'index') this.indexChildren.set(base, children);
+    return {
+      offset: base, type, section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: blockLen,
+      restartTableOffset: rt, firstKey, lastKey: key,
+    };
+  }
+
+  /** Inflate and decode one log block. The compressed stream's end is found from its Adler-32 trailer. */
+  logBlock(off: number, hdrAt: number, blockLen: number, end: number, section: SectionName): BlockInfo {
+    const file = this.file;
+    const hl = hdrAt - off + 4;
+    if (blockLen < hl + 2) throw new FormatError(file, hdrAt + 1, `log block_len ≥ ${hl + 2}, found ${blockLen}`);
+    const outLen = blockLen - hl;
+    const out = new Uint8Array(blockLen);
+    out.set(this.bytes(off, hl), 0);
+    let got = 0;
+    let overflow = false;
+    const inf = new Inflate((chunk) => {
+      if (got + chunk.length > outLen) { overflow = true; throw new Error('overflow'); }
+      out.set(chunk, hl + got);
+      got += chunk.length;
+    });
+    const zStart = hdrAt + 4;
+    if (zStart + 2 > end) throw new FormatError(file, zStart, 'a zlib stream header');
+    const zh = this.bytes(zStart, 2);
+    if ((zh[0] & 0x0f) !== 8 || ((zh[0] << 8) | zh[1]) % 31 !== 0 || (zh[1] & 0x20)) {
+      throw new FormatError(file, zStart, 'a zlib header (deflate, no dictionary)');
+    }
+    const CH = 65536;
+    try {
+      for (let p = zStart + 2; p < end && got < outLen; p += CH) {
+        inf.push(this.bytes(p, Math.min(CH, end - p)), false);
+      }
+    } catch (e) {
+      if (overflow) throw new FormatError(file, zStart, `log block to inflate to exactly block_len ${blockLen} bytes (it inflates to more)`);
+      throw new FormatError(file, zStart, `a valid zlib stream (${(e as Error).message})`);
+    }
+    if (got !== outLen) throw new FormatError(file, zStart, `log block to inflate to block_len ${blockLen} bytes, got ${got + hl}`);
+    // Find the stream end: its Adler-32 of the inflated bytes, followed by the next block or the section end.
+    const adler = adler32(out, hl, blockLen);
+    const a0 = adler >>> 24, a1 = (adler >>> 16) & 0xff, a2 = (adler >>> 8) & 0xff, a3 = adler & 0xff;
+    const rest = this.bytes(zStart + 2, end - zStart - 2);
+    let streamEnd = -1;
+    for (let i = 0; i + 4 <= rest.length; i++) {
+      if (rest[i] === a0 && rest[i + 1] === a1 && rest[i + 2] === a2 && rest[i + 3] === a3) {
+        const after = zStart + 2 + i + 4;
+        if (after === end || (after < end && rest[i + 4] === 0x67)) { streamEnd = after; break; }
+      }
+    }
+    if (streamEnd < 0) throw new FormatError(file, zStart, 'the zlib stream to end with its Adler-32 checksum before the next block');
+    const info = this.decodeLog(out, off, hl, blockLen, section);
+    info.fileBytes = streamEnd - off;
+    return info;
+  }
+
+  decodeLog(blk: Uint8Array, base: number, hl: number, blockLen: number, section: SectionName): BlockInfo {
+    const file = this.file;
+    const [rc, rt] = this.restarts(blk, base, hl, blockLen);
+    let pos = hl, key = '', firstKey = '', n = 0, ri = 0;
+    let nextRestart = u24(blk, rt);
+    const hs = this.h.hashSize;
+    while (pos < rt) {
+      const recStart = pos;
+      const prefix = getVarint(blk, pos, rt);
+      if (prefix < 0) throw varintError(file, base + pos, prefix);
+      const sw = getVarint(blk, cursor.pos, rt);
+      if (sw < 0) throw varintError(file, base + cursor.pos, sw);
+      pos = cursor.pos;
+      const vtype = sw & 7;
+      const slen = (sw - vtype) / 8;
+      if (prefix > key.length) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${key.length}, found ${prefix}`);
+      if (recStart === nextRestart) {
+        if (prefix !== 0) throw new FormatError(file, base + recStart, 'prefix length 0 at a restart point');
+        ri++;
+        nextRestart = ri < rc ? u24(blk, rt + 3 * ri) : -1;
+      } else if (n === 0) throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
+      if (pos + slen > rt) throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the block`);
+      let suffix = '';
+      for (let i = 0; i < slen; i++) suffix += String.fromCharCode(blk[pos + i]);
+      pos += slen;
+      const newKey = key.substring(0, prefix) + suffix;
+      if (n > 0 && !(newKey > key)) throw new FormatError(file, base + recStart, 'keys strictly increasing');
+      if (newKey.length < 9 || newKey.charCodeAt(newKey.length - 9) !== 0) {
+        throw new FormatError(file, base + recStart, 'log key: refname, NUL, 8-byte reversed update index');
+      }
+      key = newKey;
+      if (n === 0) firstKey = key;
+      n++;
+      if (vtype === 0) this.counts.logDeletion++;
+      else if (vtype === 1) {
+        this.counts.log++;
+        pos += 2 * hs;
+        if (pos > rt) throw new FormatError(file, base + pos, 'old and new object ids inside the block');
+        for (let k = 0; k < 2; k++) { // name, email
+          const l = getVarint(blk, pos, rt);
+          if (l < 0) throw varintError(file, base + pos, l);
+          pos = cursor.pos + l;
+        }
+        const t = getVarint(blk, pos, rt);
+        if (t < 0) throw varintError(file, base + pos, t);
+        pos = cursor.pos + 2; // time, tz offset
+        const ml = getVarint(blk, pos, rt);
+        if (ml < 0) throw varintError(file, base + pos, ml);
+        pos = cursor.pos + ml;
+        if (pos > rt) throw new FormatError(file, base + recStart, 'log record fields inside the block');
+      } else throw new FormatError(file, base + recStart, `log value type 0 or 1, found ${vtype}`);
+    }
+    if (ri !== rc) throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary`);
+    return {
+      offset: base, type: 'log', section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: 0,
+      restartTableOffset: rt, firstKey, lastKey: key,
+    };
+  }
+
+  /** Every index position points at a block of the section it indexes (or another index block); no cycles. */
+  checkIndexes(sections: { name: SectionName; start: number; end: number }[]): void {
+    const file = this.file;
+    for (const s of sections) {
+      if (s.name !== 'refIndex' && s.name !== 'objIndex' && s.name !== 'logIndex') continue;
+      const leaf: BlockType = s.name === 'refIndex' ? 'ref' : s.name === 'objIndex' ? 'obj' : 'log';
+      let levels = 1;
+      // Index blocks in this section may point at leaves or at other index blocks (multi-level).
+      const depth = new Map<number, number>();
+      const visit = (off: number, d: number): number => {
+        if (d > 64) throw new FormatError(file, off, 'index depth ≤ 64 (a cycle?)');
+        const seen = depth.get(off);
+        if (seen !== undefined) return seen;
+        depth.set(off, 1);
+        let max = 1;
+        for (const c of this.indexChildren.get(off) ?? []) {
+          const t = this.blockTypeAt.get(c);
+          if (t === leaf) continue;
+          if (t === 'index' && this.sectionAt.get(c) === s.name) {
+            if (c >= off) throw new FormatError(file, off, `index positions pointing backwards to ${leaf} or lower index blocks (no cycles), found ${c}`);
+            max = Math.max(max, 1 + visit(c, d + 1));
+            continue;
+          }
+          throw new FormatError(file, off, `index position at the start of a ${leaf} block, found ${c}`);
+        }
+        depth.set(off, max);
+        return max;
+      };
+      for (const b of this.blocks) if (b.section === s.name) levels = Math.max(levels, visit(b.offset, 0));
+      if (s.name === 'refIndex') this.refIndexLevels = levels;
+    }
+  }
+}
+
+function varintError(file: string, at: number, code: number): FormatError {
+  return new FormatError(file, at, code === -2 ? 'a varint below 2^53' : 'a varint that ends inside the block');
+}
+
+/** Adler-32 of b[start, end) (zlib trailer). */
+export function adler32(b: Uint8Array, start: number, end: number): number {
+  let a = 1, s = 0;
+  for (let i = start; i < end;) {
+    const stop = Math.min(end, i + 3800);
+    for (; i < stop; i++) { a += b[i]; s += a; }
+    a %= 65521; s %= 65521;
+  }
+  return ((s << 16) | a) >>> 0;
+}
+
+/** Hex object id of ref record `i` of `cols` (hash size `hs` bytes). */
+export function oidHex(cols: RefColumns, i: number, hs: number): string {
+  return toHex(cols.oids, i * hs, (i + 1) * hs);
+}
