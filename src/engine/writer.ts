@@ -1,0 +1,872 @@
+/**
+ * writer: a reftable writer whose output is byte-compatible with git's own writer.
+ *
+ * Layout rules (git's `reftable/writer.c` and `reftable/block.c`, format from
+ * `Documentation/technical/reftable.adoc`, summarised in shared/REFTABLE.md):
+ * - Header v1 (24 bytes) for SHA-1, v2 (28 bytes, + `u32 hash_id`) for SHA-256.
+ * - The first block shares the file with the header: its `block_len` and restart offsets count
+ *   from byte 0 of the file (git: `block_writer_init(..., header_off)`).
+ * - A record starts a restart point when its key shares no prefix with the previous key; every
+ *   `restartInterval`-th record of a block is encoded against an empty key to force one (git:
+ *   `block_writer_add`, `entries % restart_interval == 0`; at most 65,535 restarts per block).
+ * - A block is finished when the next record (plus the restart table) does not fit in
+ *   `blockSize` (git: `block_writer_register_restart`: `2 + 3 * restarts + n > block_size - next`).
+ * - Ref, index and obj blocks are padded with NULs to `blockSize`; the padding of the last block
+ *   before the log section and before the footer is dropped (git's "pending padding").
+ * - An index is written for a section only when it has more than 3 blocks (1 when unpadded), and
+ *   index levels are added while a level has more than 3 blocks (git: `writer_finish_section`).
+ * - Obj blocks (object id → ref block positions) only after a ref index, when `indexObjects`;
+ *   `obj_id_len` = 1 + the longest common prefix of two adjacent distinct object ids, at least 2
+ *   (git: `writer_dump_object_index`, `update_common`).
+ * - Log blocks: records and restart table zlib-compressed (level 9, like git's
+ *   `deflateInit(zstream, 9)`) after the 4-byte block header, `block_len` = inflated size,
+ *   never padded. The deflate stream comes from `fflate`, so the compressed bytes may differ from
+ *   zlib's while inflating to the same block (readers only depend on the inflated bytes).
+ * - Footer: header again, index/section positions, CRC-32. Empty table = header + footer.
+ *
+ * Pure TypeScript: no DOM, no Node APIs. Keys and names are byte strings (one char per byte,
+ * see `basics.bytesToKey`); use `basics.textToKey` to turn Unicode text into one.
+ */
+import { zlibSync } from 'fflate';
+import { crc32, putU16, putU24, putU32, putU64 } from './basics.ts';
+
+/** Options of `writeTable`. Defaults are git's (`reftable.*` config defaults). */
+export interface WriterOptions {
+  /** Object id format: 'sha1' (20-byte ids, header v1) or 's256' (32-byte ids, header v2). Default 'sha1'. */
+  hashId?: 'sha1' | 's256';
+  /**
+   * Block size in bytes, 1 ≤ blockSize < 2^24; default 4096 (git's `reftable.blockSize`).
+   * 0 = an unaligned table as the specification describes it ("Block alignment"): header and
+   * footer say `block_size = 0`, no padding, an index as soon as a section has more than one
+   * block; blocks are then filled up to 4096 bytes. (Git never writes such files; its own
+   * "unpadded" option is `unpadded` below.)
+   */
+  blockSize?: number;
+  /** Records between forced restart points, 1..65535; default 16 (git's `reftable.restartInterval`). */
+  restartInterval?: number;
+  /** Write obj blocks (object id → ref blocks) after a ref index; default true (git's `reftable.indexObjects`). */
+  indexObjects?: boolean;
+  /**
+   * Git's `unpadded` write option (used by git's tests only): no padding, index when a section has
+   * more than 1 block, the header still carries `blockSize`. Default false.
+   */
+  unpadded?: boolean;
+  /**
+   * Write log messages exactly as given. Default false: like git's `reftable_writer_add_log`,
+   * trailing newlines are stripped, a message with an inner newline is refused, and one `\n` is
+   * appended (an absent message stays empty).
+   */
+  exactLogMessage?: boolean;
+  /** `min_update_index` of the header; every ref's `updateIndex` must be ≥ it. */
+  minUpdateIndex: number;
+  /** `max_update_index` of the header; every ref's and log update's `updateIndex` must be ≤ it. */
+  maxUpdateIndex: number;
+}
+
+/** One ref record to write. */
+export interface RefRecordIn {
+  /** Ref name as a byte string (one char per byte), non-empty. */
+  name: string;
+  /** Update index, within [minUpdateIndex, maxUpdateIndex]; stored as a delta from the minimum. */
+  updateIndex: number;
+  /** Value type: 0 deletion (tombstone), 1 object id, 2 object id + peeled id, 3 symref. */
+  type: 0 | 1 | 2 | 3;
+  /** Object id (type 1 and 2), 20 or 32 bytes as `hashId` says. */
+  value?: Uint8Array;
+  /** Peeled object id (type 2). */
+  peeled?: Uint8Array;
+  /** Symref target as a byte string (type 3). */
+  target?: string;
+}
+
+/** One log (reflog) record to write. */
+export interface LogRecordIn {
+  /** Ref name as a byte string, non-empty. */
+  name: string;
+  /** Update index of the entry (part of the key: `name NUL reverse_u64(updateIndex)`). */
+  updateIndex: number;
+  /** 0 = log deletion (no body), 1 = update. */
+  type: 0 | 1;
+  /** Old object id (type 1); absent = all zeros. */
+  oldId?: Uint8Array;
+  /** New object id (type 1); absent = all zeros. */
+  newId?: Uint8Array;
+  /** Committer name, byte string. */
+  committerName?: string;
+  /** Committer e-mail (without `<>`), byte string. */
+  email?: string;
+  /** Seconds since the epoch. */
+  time?: number;
+  /** Time zone offset in minutes (signed 16-bit, e.g. -480 for GMT-0800). */
+  tzOffset?: number;
+  /** Reflog message, byte string (see `WriterOptions.exactLogMessage`). */
+  message?: string;
+}
+
+/** One block as written (the same quantities `test-tool dump-reftable -b` prints). */
+export interface WrittenBlock {
+  /** 'r' ref, 'i' index, 'o' obj, 'g' log. */
+  type: 'r' | 'i' | 'o' | 'g';
+  /** Which section: the index after ref blocks is 'refIndex', after obj 'objIndex', after log 'logIndex'. */
+  section: 'ref' | 'refIndex' | 'obj' | 'objIndex' | 'log' | 'logIndex';
+  /** Byte offset of the block in the file (0 for the first block: it starts with the header). */
+  offset: number;
+  /** The `block_len` field (inflated size for log blocks), counted from `offset`. */
+  blockLen: number;
+  /** Offset of the restart table within the block (`block_len − 2 − 3 × restarts`); dump-reftable's `length`. */
+  restartTableOffset: number;
+  /** Restart count. */
+  restarts: number;
+  /** Records in the block. */
+  records: number;
+  /** Bytes the block occupies in the file, padding included (compressed size for log blocks). */
+  fileBytes: number;
+}
+
+/** What `writeTableDetailed` returns: the bytes and the layout decisions. */
+export interface WrittenTable {
+  bytes: Uint8Array;
+  /** Every block in file order. */
+  blocks: WrittenBlock[];
+  /** Footer fields as written. Positions are 0 when the section is absent. */
+  refIndexPosition: number;
+  objPosition: number;
+  objIdLen: number;
+  objIndexPosition: number;
+  logPosition: number;
+  logIndexPosition: number;
+  /** Number of ref index levels (0 = no ref index). */
+  refIndexLevels: number;
+}
+
+/** Bad input to the writer (unsorted keys, update index out of range, record larger than a block…). */
+export class WriterError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WriterError';
+  }
+}
+
+const T_REF = 0x72; // 'r'
+const T_INDEX = 0x69; // 'i'
+const T_OBJ = 0x6f; // 'o'
+const T_LOG = 0x67; // 'g'
+const MAX_RESTARTS = 65535;
+/** Block fill limit for unaligned (`blockSize: 0`) tables. */
+const UNALIGNED_FILL = 4096;
+const FORMAT_ID_SHA1 = 0x73686131; // "sha1"
+const FORMAT_ID_S256 = 0x73323536; // "s256"
+
+/** Header size in bytes for format version 1 (24) or 2 (28). */
+export function headerSize(version: 1 | 2): number {
+  return version === 1 ? 24 : 28;
+}
+/** Footer size in bytes for format version 1 (68) or 2 (72). */
+export function footerSize(version: 1 | 2): number {
+  return version === 1 ? 68 : 72;
+}
+
+/** Length of the reftable varint encoding of v (0 ≤ v < 2^53). Same encoding as `basics.encodeVarint`. */
+function vlen(v: number): number {
+  if (v < 128) return 1;
+  if (v < 16512) return 2; // 128 + 128^2
+  let n = 1;
+  v = Math.floor(v / 128);
+  while (v > 0) {
+    v -= 1;
+    n++;
+    v = Math.floor(v / 128);
+  }
+  return n;
+}
+
+/**
+ * Write varint v at b[o]; returns the offset after it. Non-allocating equivalent of
+ * `basics.putVarint` for the per-record hot path (the tests check both agree).
+ */
+function wvar(b: Uint8Array, o: number, v: number): number {
+  if (v < 128) {
+    b[o] = v;
+    return o + 1;
+  }
+  const n = vlen(v);
+  let p = o + n - 1;
+  b[p] = v % 128;
+  v = Math.floor(v / 128);
+  while (v > 0) {
+    v -= 1;
+    b[--p] = 0x80 | v % 128;
+    v = Math.floor(v / 128);
+  }
+  return o + n;
+}
+
+function checkOid(id: Uint8Array | undefined, hs: number, what: string): Uint8Array {
+  if (!id || id.length !== hs) throw new WriterError(`${what}: expected a ${hs}-byte object id`);
+  return id;
+}
+
+function byteLen(s: string, what: string): number {
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) > 0xff) throw new WriterError(`${what}: not a byte string (char ${i} > 0xff); use textToKey`);
+  }
+  return s.length;
+}
+
+/** Index entry: the last key of a block and the block's position. */
+interface IndexEntry {
+  key: Uint8Array;
+  offset: number;
+}
+
+/**
+ * The table writer proper. One instance writes one table; `writeTable`/`writeTableDetailed`
+ * drive it. Mirrors git's writer state: `next` is git's `w->next` (logical end, padding included),
+ * `pendingPadding` the padding of the last block not yet materialised.
+ */
+class TableWriter {
+  readonly version: 1 | 2;
+  readonly hs: number;
+  readonly hdrSize: number;
+  readonly headerBlockSize: number;
+  readonly limit: number;
+  readonly padded: boolean;
+  readonly threshold: number;
+  readonly interval: number;
+  readonly minUI: number;
+  readonly maxUI: number;
+  readonly hashFormat: number;
+
+  out: Uint8Array;
+  next = 0;
+  pendingPadding = 0;
+  blocks: WrittenBlock[] = [];
+  index: IndexEntry[] = [];
+
+  // current block (git's block_writer)
+  blk: Uint8Array;
+  btype = 0;
+  bsection: WrittenBlock['section'] = 'ref';
+  headerOff = 0;
+  pos = 0;
+  entries = 0;
+  nRestarts = 0;
+  restarts = new Uint32Array(MAX_RESTARTS);
+  // key of the record being added (keyBuf) and the block's last key (lastBuf); swapped on success.
+  keyBuf: Uint8Array;
+  keyLen = 0;
+  lastBuf: Uint8Array;
+  lastLen = 0;
+
+  constructor(o: WriterOptions) {
+    this.version = o.hashId === 's256' ? 2 : 1;
+    this.hs = this.version === 2 ? 32 : 20;
+    this.hashFormat = this.version === 2 ? FORMAT_ID_S256 : FORMAT_ID_SHA1;
+    this.hdrSize = headerSize(this.version);
+    const bs = o.blockSize ?? 4096;
+    if (!Number.isInteger(bs) || bs < 0 || bs >= 1 << 24) throw new WriterError(`blockSize: 0..16777215, got ${bs}`);
+    this.headerBlockSize = bs;
+    this.limit = bs === 0 ? UNALIGNED_FILL : bs;
+    this.padded = bs !== 0 && !o.unpadded;
+    this.threshold = this.padded ? 3 : 1;
+    const ri = o.restartInterval ?? 16;
+    if (!Number.isInteger(ri) || ri < 1 || ri > 65535) throw new WriterError(`restartInterval: 1..65535, got ${ri}`);
+    this.interval = ri;
+    this.minUI = o.minUpdateIndex;
+    this.maxUI = o.maxUpdateIndex;
+    for (const [k, v] of [['minUpdateIndex', this.minUI], ['maxUpdateIndex', this.maxUI]] as const) {
+      if (!Number.isSafeInteger(v) || v < 0) throw new WriterError(`${k}: a non-negative safe integer, got ${v}`);
+    }
+    if (this.minUI > this.maxUI) throw new WriterError(`minUpdateIndex ${this.minUI} > maxUpdateIndex ${this.maxUI}`);
+    if (this.limit < this.hdrSize + 4 + 2 + 3 + 2) throw new WriterError(`blockSize ${bs} too small`);
+    this.blk = new Uint8Array(this.limit);
+    this.keyBuf = new Uint8Array(256);
+    this.lastBuf = new Uint8Array(256);
+    this.out = new Uint8Array(1 << 16);
+  }
+
+  ensureOut(n: number): void {
+    if (n <= this.out.length) return;
+    let cap = this.out.length * 2;
+    while (cap < n) cap *= 2;
+    const b = new Uint8Array(cap);
+    b.set(this.out.subarray(0, Math.min(this.out.length, this.next + this.limit)));
+    this.out = b;
+  }
+
+  ensureKey(n: number): void {
+    if (n <= this.keyBuf.length) return;
+    if (n > this.limit) throw new WriterError(`key of ${n} bytes cannot fit a ${this.limit}-byte block`);
+    let cap = this.keyBuf.length;
+    while (cap < n) cap *= 2;
+    const k = new Uint8Array(cap);
+    k.set(this.keyBuf.subarray(0, this.keyLen));
+    this.keyBuf = k;
+    const l = new Uint8Array(cap);
+    l.set(this.lastBuf.subarray(0, this.lastLen));
+    this.lastBuf = l;
+  }
+
+  /** git: writer_reinit_block_writer + block_writer_init. */
+  begin(type: number, section: WrittenBlock['section']): void {
+    this.btype = type;
+    this.bsection = section;
+    this.headerOff = this.next === 0 ? this.hdrSize : 0;
+    this.blk[this.headerOff] = type;
+    this.pos = this.headerOff + 4;
+    this.entries = 0;
+    this.nRestarts = 0;
+    this.lastLen = 0;
+  }
+
+  /**
+   * Try to add the key in keyBuf[0, keyLen) with value type `vt` and a body of `bodyLen` bytes
+   * (git: block_writer_add). On success writes the key part, registers the restart, makes the
+   * key the block's last key and returns where the body goes; returns -1 if it does not fit.
+   */
+  add(vt: number, bodyLen: number): number {
+    const key = this.keyBuf;
+    const kl = this.keyLen;
+    let p = 0;
+    if (this.entries % this.interval !== 0) {
+      const last = this.lastBuf;
+      const m = kl < this.lastLen ? kl : this.lastLen;
+      while (p < m && last[p] === key[p]) p++;
+    }
+    const sfx = kl - p;
+    const restart = p === 0 && this.nRestarts < MAX_RESTARTS;
+    const n = vlen(p) + vlen(sfx * 8 + vt) + sfx + bodyLen;
+    if (2 + 3 * (this.nRestarts + (restart ? 1 : 0)) + n > this.limit - this.pos) return -1;
+    if (restart) this.restarts[this.nRestarts++] = this.pos;
+    const b = this.blk;
+    let o = wvar(b, this.pos, p);
+    o = wvar(b, o, sfx * 8 + vt);
+    for (let i = p; i < kl; i++) b[o++] = key[i];
+    this.pos += n;
+    this.entries++;
+    // the key becomes the last key: swap buffers (no copy)
+    this.keyBuf = this.lastBuf;
+    this.lastBuf = key;
+    this.lastLen = kl;
+    return o;
+  }
+
+  /** git: writer_flush_block / writer_flush_nonempty_block / block_writer_finish. */
+  flush(): void {
+    if (this.entries === 0) return;
+    const b = this.blk;
+    let o = this.pos;
+    const rtOff = o;
+    for (let i = 0; i < this.nRestarts; i++, o += 3) putU24(b, o, this.restarts[i]);
+    putU16(b, o, this.nRestarts);
+    o += 2;
+    const blockLen = o;
+    putU24(b, this.headerOff + 1, blockLen);
+    const at = this.next;
+    if (at === 0) this.writeHeader(b, 0);
+    let raw: number;
+    let padding = 0;
+    if (this.btype === T_LOG) {
+      const skip = this.headerOff + 4;
+      const z = zlibSync(b.subarray(skip, blockLen), { level: 9 });
+      raw = skip + z.length;
+      this.ensureOut(at + raw + this.limit);
+      this.out.set(b.subarray(0, skip), at);
+      this.out.set(z, at + skip);
+    } else {
+      raw = blockLen;
+      if (this.padded) padding = this.limit - raw;
+      this.ensureOut(at + this.limit + raw);
+      this.out.set(b.subarray(0, raw), at);
+    }
+    this.blocks.push({
+      type: String.fromCharCode(this.btype) as WrittenBlock['type'],
+      section: this.bsection,
+      offset: at,
+      blockLen,
+      restartTableOffset: rtOff,
+      restarts: this.nRestarts,
+      records: this.entries,
+      fileBytes: raw + padding,
+    });
+    this.index.push({ key: this.lastBuf.slice(0, this.lastLen), offset: at });
+    this.next = at + raw + padding;
+    this.pendingPadding = padding;
+    this.entries = 0;
+  }
+
+  writeHeader(b: Uint8Array, o: number): void {
+    b[o] = 0x52; // R
+    b[o + 1] = 0x45; // E
+    b[o + 2] = 0x46; // F
+    b[o + 3] = 0x54; // T
+    b[o + 4] = this.version;
+    putU24(b, o + 5, this.headerBlockSize);
+    putU64(b, o + 8, this.minUI);
+    putU64(b, o + 16, this.maxUI);
+    if (this.version === 2) putU32(b, o + 24, this.hashFormat);
+  }
+
+  /** Add index record (key, offset) into the current index block, flushing as needed. */
+  addIndexRecord(e: IndexEntry): void {
+    const kl = e.key.length;
+    this.ensureKey(kl);
+    this.keyBuf.set(e.key);
+    this.keyLen = kl;
+    const bl = vlen(e.offset);
+    let o = this.add(0, bl);
+    if (o < 0) {
+      this.flush();
+      this.begin(T_INDEX, this.bsection);
+      o = this.add(0, bl);
+      if (o < 0) throw new WriterError(`index key of ${kl} bytes does not fit a block`);
+    }
+    wvar(this.blk, o, e.offset);
+  }
+
+  /**
+   * git: writer_finish_section. Flush the open block, then write index levels while the current
+   * level has more than `threshold` blocks. Returns the position of the top index level (0 = none)
+   * and the number of levels.
+   */
+  finishSection(indexSection: WrittenBlock['section']): { indexStart: number; levels: number } {
+    this.flush();
+    let indexStart = 0;
+    let levels = 0;
+    while (this.index.length > this.threshold) {
+      levels++;
+      indexStart = this.next;
+      const idx = this.index;
+      this.index = [];
+      this.begin(T_INDEX, indexSection);
+      for (let i = 0; i < idx.length; i++) this.addIndexRecord(idx[i]);
+      this.flush();
+    }
+    this.index = [];
+    return { indexStart, levels };
+  }
+}
+
+/**
+ * Collected object ids (for obj blocks): `pool` holds ids back to back, `pos[i]` the position
+ * of the ref block holding the ref that named id i (git's `writer_index_hash` uses `w->next`,
+ * the start of the block being filled).
+ */
+class OidCollector {
+  pool: Uint8Array;
+  pos: Float64Array;
+  n = 0;
+  constructor(readonly hs: number) {
+    this.pool = new Uint8Array(hs * 1024);
+    this.pos = new Float64Array(1024);
+  }
+  push(id: Uint8Array, blockPos: number): void {
+    if (this.n === this.pos.length) {
+      const p = new Float64Array(this.n * 2);
+      p.set(this.pos);
+      this.pos = p;
+      const q = new Uint8Array(this.pool.length * 2);
+      q.set(this.pool);
+      this.pool = q;
+    }
+    const o = this.n * this.hs;
+    const pool = this.pool;
+    for (let i = 0; i < this.hs; i++) pool[o + i] = id[i];
+    this.pos[this.n++] = blockPos;
+  }
+
+  /** Indices 0..n-1 sorted by (object id bytes, insertion order). */
+  sorted(): Uint32Array {
+    const n = this.n;
+    const hs = this.hs;
+    const pool = this.pool;
+    // counting sort on the first two bytes (stable), then each bucket by the remaining bytes
+    const count = new Uint32Array(65537);
+    for (let i = 0; i < n; i++) count[((pool[i * hs] << 8) | pool[i * hs + 1]) + 1]++;
+    for (let i = 1; i <= 65536; i++) count[i] += count[i - 1];
+    const order = new Uint32Array(n);
+    const fill = count.slice(0, 65536);
+    for (let i = 0; i < n; i++) order[fill[(pool[i * hs] << 8) | pool[i * hs + 1]]++] = i;
+    const cmp = (a: number, b: number): number => {
+      const oa = a * hs;
+      const ob = b * hs;
+      for (let k = 2; k < hs; k++) {
+        const d = pool[oa + k] - pool[ob + k];
+        if (d !== 0) return d;
+      }
+      return a - b;
+    };
+    for (let bkt = 0; bkt < 65536; bkt++) {
+      const s = count[bkt];
+      const e = count[bkt + 1];
+      const len = e - s;
+      if (len < 2) continue;
+      if (len <= 16) {
+        for (let i = s + 1; i < e; i++) {
+          const v = order[i];
+          let j = i - 1;
+          while (j >= s && cmp(order[j], v) > 0) {
+            order[j + 1] = order[j];
+            j--;
+          }
+          order[j + 1] = v;
+        }
+      } else {
+        order.subarray(s, e).sort(cmp);
+      }
+    }
+    return order;
+  }
+}
+
+/** True when ids i and j (indices into the pool) are equal; else the common prefix length via `cp`. */
+function commonPrefix(pool: Uint8Array, hs: number, i: number, j: number): number {
+  const a = i * hs;
+  const b = j * hs;
+  let k = 0;
+  while (k < hs && pool[a + k] === pool[b + k]) k++;
+  return k;
+}
+
+/**
+ * Write the obj section (git: writer_dump_object_index + write_object_record): one record per
+ * distinct object id, key = its first `objIdLen` bytes, value = positions of the ref blocks
+ * naming it (first absolute, then deltas). A record that does not fit even a fresh block is
+ * written without positions (cnt 0: "scan all ref blocks").
+ */
+function writeObjSection(w: TableWriter, oids: OidCollector): { objIdLen: number; objPosition: number; objIndexPosition: number } {
+  const hs = w.hs;
+  const pool = oids.pool;
+  const order = oids.sorted();
+  const n = oids.n;
+  // distinct ids: first index of each run in `order`; longest common prefix between adjacent ones
+  const starts: number[] = [];
+  let maxCp = 1; // git: common.max starts at 1, so obj_id_len ≥ 2
+  for (let r = 0; r < n; r++) {
+    if (r > 0) {
+      const cp = commonPrefix(pool, hs, order[r - 1], order[r]);
+      if (cp === hs) continue; // same id
+      if (cp > maxCp) maxCp = cp;
+    }
+    starts.push(r);
+  }
+  const idLen = maxCp + 1;
+  w.begin(T_OBJ, 'obj');
+  const firstObjBlock = w.blocks.length;
+  const offs: number[] = [];
+  for (let u = 0; u < starts.length; u++) {
+    const s = starts[u];
+    const e = u + 1 < starts.length ? starts[u + 1] : n;
+    offs.length = 0;
+    for (let r = s; r < e; r++) {
+      const p = oids.pos[order[r]];
+      if (offs.length === 0 || offs[offs.length - 1] !== p) offs.push(p);
+    }
+    // key = first idLen bytes of the id
+    w.ensureKey(idLen);
+    const kb = w.keyBuf;
+    const base = order[s] * hs;
+    for (let k = 0; k < idLen; k++) kb[k] = pool[base + k];
+    w.keyLen = idLen;
+    const bodyLen = objBodyLen(offs);
+    const vt = offs.length < 8 ? offs.length : 0;
+    let o = w.add(vt, bodyLen);
+    if (o < 0) {
+      w.flush();
+      w.begin(T_OBJ, 'obj');
+      o = w.add(vt, bodyLen);
+      if (o < 0) {
+        offs.length = 0;
+        o = w.add(0, 1);
+        if (o < 0) throw new WriterError('obj record does not fit an empty block');
+      }
+    }
+    writeObjBody(w.blk, o, offs);
+  }
+  const { indexStart } = w.finishSection('objIndex');
+  const objPosition = w.blocks.length > firstObjBlock ? w.blocks[firstObjBlock].offset : 0;
+  return { objIdLen: idLen, objPosition, objIndexPosition: indexStart };
+}
+
+function objBodyLen(offs: number[]): number {
+  const c = offs.length;
+  let n = c === 0 || c >= 8 ? vlen(c) : 0;
+  if (c === 0) return n;
+  n += vlen(offs[0]);
+  for (let i = 1; i < c; i++) n += vlen(offs[i] - offs[i - 1]);
+  return n;
+}
+
+function writeObjBody(b: Uint8Array, o: number, offs: number[]): void {
+  const c = offs.length;
+  if (c === 0 || c >= 8) o = wvar(b, o, c);
+  if (c === 0) return;
+  o = wvar(b, o, offs[0]);
+  for (let i = 1; i < c; i++) o = wvar(b, o, offs[i] - offs[i - 1]);
+}
+
+/** Reflog message as git's `reftable_writer_add_log` stores it (unless exactLogMessage). */
+function cleanMessage(msg: string | undefined, exact: boolean, name: string): string {
+  if (exact || msg === undefined) return msg ?? '';
+  let end = msg.length;
+  while (end > 0 && msg.charCodeAt(end - 1) === 10) end--;
+  const m = msg.slice(0, end);
+  if (m.indexOf('\n') >= 0) throw new WriterError(`log message of ${JSON.stringify(name)}: multiple lines are not allowed`);
+  return m + '\n';
+}
+
+/**
+ * Write one reftable and describe its layout.
+ *
+ * @param refs ref records sorted by name in byte order, names unique (else `WriterError`).
+ * @param logs log records sorted by (name byte order, updateIndex descending), keys unique.
+ * @param opts format, block size, restart interval, obj index, update-index bounds.
+ * @returns the table bytes, every block written and the footer fields.
+ * @throws WriterError on unsorted or duplicate keys, an update index outside the header's
+ *   bounds (refs: [min, max]; log updates: ≤ max, as git checks), a missing or wrong-length
+ *   object id, a non-byte-string name, a multi-line log message (unless exactLogMessage), or a
+ *   record that does not fit an empty block.
+ */
+export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly LogRecordIn[], opts: WriterOptions): WrittenTable {
+  const w = new TableWriter(opts);
+  const hs = w.hs;
+  const indexObjects = opts.indexObjects ?? true;
+  const oids = new OidCollector(hs);
+  let refIndexPosition = 0;
+  let refIndexLevels = 0;
+  let objIdLen = 0;
+  let objPosition = 0;
+  let objIndexPosition = 0;
+  let logPosition = 0;
+  let logIndexPosition = 0;
+
+  // ---- ref section ----
+  w.begin(T_REF, 'ref');
+  let prev = '';
+  for (let r = 0; r < refs.length; r++) {
+    const rec = refs[r];
+    const name = rec.name;
+    if (name.length === 0) throw new WriterError(`ref ${r}: empty name`);
+    if (r > 0 && !(prev < name)) throw new WriterError(`ref ${r}: ${JSON.stringify(name)} not after ${JSON.stringify(prev)} (names must be sorted and unique)`);
+    prev = name;
+    const ui = rec.updateIndex;
+    if (!(ui >= w.minUI && ui <= w.maxUI)) throw new WriterError(`ref ${JSON.stringify(name)}: update index ${ui} outside [${w.minUI}, ${w.maxUI}]`);
+    const delta = ui - w.minUI;
+    const kl = name.length;
+    w.ensureKey(kl);
+    const kb = w.keyBuf;
+    for (let i = 0; i < kl; i++) {
+      const c = name.charCodeAt(i);
+      if (c > 0xff) throw new WriterError(`ref ${r}: name is not a byte string; use textToKey`);
+      kb[i] = c;
+    }
+    w.keyLen = kl;
+    const t = rec.type;
+    let bodyLen = vlen(delta);
+    let value: Uint8Array | undefined;
+    let peeled: Uint8Array | undefined;
+    let target = '';
+    if (t === 1) {
+      value = checkOid(rec.value, hs, `ref ${JSON.stringify(name)} value`);
+      bodyLen += hs;
+    } else if (t === 2) {
+      value = checkOid(rec.value, hs, `ref ${JSON.stringify(name)} value`);
+      peeled = checkOid(rec.peeled, hs, `ref ${JSON.stringify(name)} peeled`);
+      bodyLen += 2 * hs;
+    } else if (t === 3) {
+      if (rec.target === undefined) throw new WriterError(`ref ${JSON.stringify(name)}: symref without target`);
+      target = rec.target;
+      const tl = byteLen(target, `ref ${JSON.stringify(name)} target`);
+      bodyLen += vlen(tl) + tl;
+    } else if (t !== 0) {
+      throw new WriterError(`ref ${JSON.stringify(name)}: value type ${t as number} (0..3)`);
+    }
+    let o = w.add(t, bodyLen);
+    if (o < 0) {
+      w.flush();
+      w.begin(T_REF, 'ref');
+      o = w.add(t, bodyLen);
+      if (o < 0) throw new WriterError(`ref ${JSON.stringify(name)}: record does not fit a ${w.limit}-byte block`);
+    }
+    const b = w.blk;
+    o = wvar(b, o, delta);
+    if (value) {
+      for (let i = 0; i < hs; i++) b[o + i] = value[i];
+      o += hs;
+      if (peeled) {
+        for (let i = 0; i < hs; i++) b[o + i] = peeled[i];
+        o += hs;
+      }
+      if (indexObjects) {
+        oids.push(value, w.next);
+        if (peeled) oids.push(peeled, w.next);
+      }
+    } else if (t === 3) {
+      o = wvar(b, o, target.length);
+      for (let i = 0; i < target.length; i++) b[o++] = target.charCodeAt(i);
+    }
+  }
+
+  // git: writer_finish_public_section for the ref section
+  const finishRefs = (): void => {
+    const refIdxBlocksBefore = w.blocks.length;
+    const { indexStart, levels } = w.finishSection('refIndex');
+    refIndexPosition = indexStart;
+    refIndexLevels = levels;
+    const refIndexBlocks = w.blocks.length - refIdxBlocksBefore - (w.blocks.length > refIdxBlocksBefore && w.blocks[refIdxBlocksBefore].type === 'r' ? 1 : 0);
+    if (indexObjects && refIndexBlocks > 0) {
+      const r = writeObjSection(w, oids);
+      objIdLen = r.objIdLen;
+      objPosition = r.objPosition;
+      objIndexPosition = r.objIndexPosition;
+    }
+  };
+
+  if (logs.length > 0) {
+    finishRefs();
+    // git: reftable_writer_add_log_verbatim drops the pending padding before the log section
+    w.next -= w.pendingPadding;
+    w.pendingPadding = 0;
+    w.begin(T_LOG, 'log');
+    const firstLogBlock = w.blocks.length;
+    const exact = opts.exactLogMessage ?? false;
+    const zero = new Uint8Array(hs);
+    let prevName = '';
+    let prevUI = 0;
+    for (let r = 0; r < logs.length; r++) {
+      const rec = logs[r];
+      const name = rec.name;
+      const ui = rec.updateIndex;
+      if (name.length === 0) throw new WriterError(`log ${r}: empty name`);
+      if (!Number.isSafeInteger(ui) || ui < 0) throw new WriterError(`log ${JSON.stringify(name)}: update index ${ui}`);
+      if (r > 0 && !(prevName < name || (prevName === name && ui < prevUI))) {
+        throw new WriterError(`log ${r}: (${JSON.stringify(name)}, ${ui}) not after (${JSON.stringify(prevName)}, ${prevUI}) (sort by name, then update index descending)`);
+      }
+      prevName = name;
+      prevUI = ui;
+      const kl = name.length + 9;
+      w.ensureKey(kl);
+      const kb = w.keyBuf;
+      for (let i = 0; i < name.length; i++) {
+        const c = name.charCodeAt(i);
+        if (c > 0xff) throw new WriterError(`log ${r}: name is not a byte string; use textToKey`);
+        kb[i] = c;
+      }
+      kb[name.length] = 0;
+      // reverse_int64(update_index) = 0xffffffffffffffff - update_index
+      const hi = Math.floor(ui / 4294967296);
+      const lo = ui >>> 0;
+      putU32(kb, name.length + 1, 0xffffffff - hi);
+      putU32(kb, name.length + 5, 0xffffffff - lo);
+      w.keyLen = kl;
+      let bodyLen = 0;
+      let who = '';
+      let email = '';
+      let msg = '';
+      const t = rec.type;
+      if (t === 1) {
+        if (ui > w.maxUI) throw new WriterError(`log ${JSON.stringify(name)}: update index ${ui} > max ${w.maxUI}`);
+        if (rec.oldId) checkOid(rec.oldId, hs, `log ${JSON.stringify(name)} old id`);
+        if (rec.newId) checkOid(rec.newId, hs, `log ${JSON.stringify(name)} new id`);
+        who = rec.committerName ?? '';
+        email = rec.email ?? '';
+        msg = cleanMessage(rec.message, exact, name);
+        const time = rec.time ?? 0;
+        if (!Number.isSafeInteger(time) || time < 0) throw new WriterError(`log ${JSON.stringify(name)}: time ${time}`);
+        const wl = byteLen(who, 'log committer name');
+        const el = byteLen(email, 'log email');
+        const ml = byteLen(msg, 'log message');
+        bodyLen = 2 * hs + vlen(wl) + wl + vlen(el) + el + vlen(time) + 2 + vlen(ml) + ml;
+      } else if (t !== 0) {
+        throw new WriterError(`log ${JSON.stringify(name)}: log type ${t as number} (0 or 1)`);
+      }
+      let o = w.add(t, bodyLen);
+      if (o < 0) {
+        w.flush();
+        w.begin(T_LOG, 'log');
+        o = w.add(t, bodyLen);
+        if (o < 0) throw new WriterError(`log ${JSON.stringify(name)}: record does not fit a ${w.limit}-byte block`);
+      }
+      if (t === 1) {
+        const b = w.blk;
+        b.set(rec.oldId ?? zero, o);
+        o += hs;
+        b.set(rec.newId ?? zero, o);
+        o += hs;
+        o = wvar(b, o, who.length);
+        for (let i = 0; i < who.length; i++) b[o++] = who.charCodeAt(i);
+        o = wvar(b, o, email.length);
+        for (let i = 0; i < email.length; i++) b[o++] = email.charCodeAt(i);
+        o = wvar(b, o, rec.time ?? 0);
+        putU16(b, o, (rec.tzOffset ?? 0) & 0xffff);
+        o += 2;
+        o = wvar(b, o, msg.length);
+        for (let i = 0; i < msg.length; i++) b[o++] = msg.charCodeAt(i);
+      }
+    }
+    const { indexStart } = w.finishSection('logIndex');
+    logIndexPosition = indexStart;
+    // git: log_stats.offset is only recorded when the first log block is not at position 0
+    if (w.blocks.length > firstLogBlock) logPosition = w.blocks[firstLogBlock].offset;
+  } else {
+    finishRefs();
+  }
+
+  // ---- close (git: reftable_writer_close) ----
+  w.pendingPadding = 0;
+  let end: number;
+  const fsz = footerSize(w.version);
+  if (w.blocks.length === 0) {
+    // empty table: header, then footer
+    w.ensureOut(w.hdrSize + fsz);
+    w.writeHeader(w.out, 0);
+    end = w.hdrSize;
+  } else {
+    // the padding of the last block is never written
+    const last = w.blocks[w.blocks.length - 1];
+    end = last.type === 'g' ? w.next : last.offset + (last.fileBytes - (w.padded ? w.limit - last.blockLen : 0));
+    if (last.type !== 'g' && w.padded) last.fileBytes = last.blockLen;
+  }
+  w.ensureOut(end + fsz);
+  const out = w.out;
+  w.writeHeader(out, end);
+  let p = end + w.hdrSize;
+  putU64(out, p, refIndexPosition);
+  putU64(out, p + 8, objPosition * 32 + objIdLen);
+  putU64(out, p + 16, objIndexPosition);
+  putU64(out, p + 24, logPosition);
+  putU64(out, p + 32, logIndexPosition);
+  p += 40;
+  putU32(out, p, crc32(out, end, p));
+  p += 4;
+  return {
+    bytes: out.slice(0, p),
+    blocks: w.blocks,
+    refIndexPosition,
+    objPosition,
+    objIdLen,
+    objIndexPosition,
+    logPosition,
+    logIndexPosition,
+    refIndexLevels,
+  };
+}
+
+/**
+ * Write one reftable (see `writeTableDetailed` for the rules, inputs and errors).
+ * @returns the file bytes: header, blocks, footer.
+ */
+export function writeTable(refs: readonly RefRecordIn[], logs: readonly LogRecordIn[], opts: WriterOptions): Uint8Array {
+  return writeTableDetailed(refs, logs, opts).bytes;
+}
+
+/**
+ * Table file name as git's stack names it (`reftable/stack.c`, `format_name`):
+ * `0x{min:012x}-0x{max:012x}-{random:08x}.ref`.
+ * @param random a 32-bit number; default a random one (git uses `git_rand()`).
+ */
+export function tableFileName(minUpdateIndex: number, maxUpdateIndex: number, random?: number): string {
+  const r = random === undefined ? Math.floor(Math.random() * 4294967296) : random >>> 0;
+  const hex = (v: number, w: number): string => v.toString(16).padStart(w, '0');
+  return `0x${hex(minUpdateIndex, 12)}-0x${hex(maxUpdateIndex, 12)}-${hex(r, 8)}.ref`;
+}
