@@ -10,4 +10,5 @@ export * from './refs.ts';
 export * from './input.ts';
 export * from './analyze.ts';
 export * from './report.ts';
+export * from './lookup.ts';
 import './extensions.ts';

@@ -290,7 +290,7 @@ class TableWriter {
     let cap = this.out.length * 2;
     while (cap < n) cap *= 2;
     const b = new Uint8Array(cap);
-    b.set(this.out.subarray(0, Math.min(this.out.length, this.next + this.limit)));
+    b.set(this.out);
     this.out = b;
   }
 
@@ -519,7 +519,7 @@ class OidCollector {
   }
 }
 
-/** True when ids i and j (indices into the pool) are equal; else the common prefix length via `cp`. */
+/** Length of the common prefix of pooled ids i and j (= hs when they are equal). */
 function commonPrefix(pool: Uint8Array, hs: number, i: number, j: number): number {
   const a = i * hs;
   const b = j * hs;
@@ -707,14 +707,13 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
     }
   }
 
-  // git: writer_finish_public_section for the ref section
+  // git: writer_finish_public_section for the ref section: ref index, then obj blocks and obj
+  // index when the ref section got an index (`ref_stats.index_blocks > 0`)
   const finishRefs = (): void => {
-    const refIdxBlocksBefore = w.blocks.length;
     const { indexStart, levels } = w.finishSection('refIndex');
     refIndexPosition = indexStart;
     refIndexLevels = levels;
-    const refIndexBlocks = w.blocks.length - refIdxBlocksBefore - (w.blocks.length > refIdxBlocksBefore && w.blocks[refIdxBlocksBefore].type === 'r' ? 1 : 0);
-    if (indexObjects && refIndexBlocks > 0) {
+    if (indexObjects && levels > 0) {
       const r = writeObjSection(w, oids);
       objIdLen = r.objIdLen;
       objPosition = r.objPosition;
@@ -722,11 +721,19 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
     }
   };
 
+  /** The padding of the last block is dropped (git: `pending_padding`). */
+  const dropPendingPadding = (): void => {
+    if (w.pendingPadding > 0) {
+      w.blocks[w.blocks.length - 1].fileBytes -= w.pendingPadding;
+      w.next -= w.pendingPadding;
+      w.pendingPadding = 0;
+    }
+  };
+
   if (logs.length > 0) {
     finishRefs();
     // git: reftable_writer_add_log_verbatim drops the pending padding before the log section
-    w.next -= w.pendingPadding;
-    w.pendingPadding = 0;
+    dropPendingPadding();
     w.begin(T_LOG, 'log');
     const firstLogBlock = w.blocks.length;
     const exact = opts.exactLogMessage ?? false;
@@ -813,19 +820,14 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
   }
 
   // ---- close (git: reftable_writer_close) ----
-  w.pendingPadding = 0;
-  let end: number;
+  dropPendingPadding();
   const fsz = footerSize(w.version);
+  let end = w.next;
   if (w.blocks.length === 0) {
     // empty table: header, then footer
     w.ensureOut(w.hdrSize + fsz);
     w.writeHeader(w.out, 0);
     end = w.hdrSize;
-  } else {
-    // the padding of the last block is never written
-    const last = w.blocks[w.blocks.length - 1];
-    end = last.type === 'g' ? w.next : last.offset + (last.fileBytes - (w.padded ? w.limit - last.blockLen : 0));
-    if (last.type !== 'g' && w.padded) last.fileBytes = last.blockLen;
   }
   w.ensureOut(end + fsz);
   const out = w.out;

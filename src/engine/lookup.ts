@@ -1,0 +1,321 @@
+/**
+ * lookup: point reads through a table as git's reader does them, counting the work.
+ *
+ * Rules (git's reftable/table.c and block.c, 2.45+):
+ * - A section with an index: walk the index. The index root may span several blocks: those are
+ *   scanned linearly (each block's first key is read, stopping at the first block whose first key
+ *   is past the wanted key). Then follow index records level by level to the leaf block.
+ * - A section without an index: scan its blocks linearly the same way from the section start.
+ * - Inside a block: binary search over the restart points (decoding one key per probe), then a
+ *   linear scan from the chosen restart point to the first key ≥ the wanted key.
+ * Counters are the ones the simulator and benchmarks use.
+ */
+import { cursor, getVarint, u24, keyToBytes, toHex } from './basics.ts';
+import type { BlockInfo, SectionName, Table } from './table.ts';
+
+/** Work counted by lookups (add-only; reset by creating a new object). */
+export interface SeekCounters {
+  /** Table seeks started. */
+  seeks: number;
+  /** Index blocks read. */
+  indexBlocks: number;
+  /** Leaf blocks (ref, obj) read. */
+  leafBlocks: number;
+  /** Keys decoded at restart points during binary searches. */
+  restartProbes: number;
+  /** Records decoded in linear scans (including first keys of blocks during linear block scans). */
+  recordsDecoded: number;
+}
+
+export function newCounters(): SeekCounters {
+  return { seeks: 0, indexBlocks: 0, leafBlocks: 0, restartProbes: 0, recordsDecoded: 0 };
+}
+
+/** Per-table lookup acceleration: block by offset, and the first ref record index of each ref block. */
+interface TableIndexCache {
+  byOffset: Map<number, BlockInfo>;
+  firstRec: Map<number, number>;
+  sections: Map<SectionName, BlockInfo[]>;
+}
+const caches = new WeakMap<Table, TableIndexCache>();
+function cacheOf(t: Table): TableIndexCache {
+  let c = caches.get(t);
+  if (c) return c;
+  const byOffset = new Map<number, BlockInfo>();
+  const sections = new Map<SectionName, BlockInfo[]>();
+  const firstRec = new Map<number, number>();
+  let rec = 0;
+  for (const b of t.blocks) {
+    byOffset.set(b.offset, b);
+    if (!sections.has(b.section)) sections.set(b.section, []);
+    sections.get(b.section)!.push(b);
+    if (b.type === 'ref') {
+      firstRec.set(b.offset, rec);
+      rec += b.recordCount;
+    }
+  }
+  c = { byOffset, firstRec, sections };
+  caches.set(t, c);
+  return c;
+}
+
+/** Block bytes from its start (file byte 0 for the first block) to its restart count. */
+function blockBytes(t: Table, b: BlockInfo): Uint8Array {
+  return t.source.read(b.offset, b.blockLen);
+}
+
+/** Read the standalone key (prefix 0) of the record at `pos`; sets `cursor.pos` after the key. */
+function keyAt(blk: Uint8Array, pos: number, end: number, prev: string): string {
+  const prefix = getVarint(blk, pos, end);
+  const sw = getVarint(blk, cursor.pos, end);
+  let p = cursor.pos;
+  const slen = sw >>> 3;
+  let s = prefix ? prev.substring(0, prefix) : '';
+  for (let i = 0; i < slen; i++) s += String.fromCharCode(blk[p + i]);
+  cursor.pos = p + slen;
+  lastValueType = sw & 7;
+  return s;
+}
+let lastValueType = 0;
+
+/** Skip the value of a record whose key was just read (type-specific body). */
+function skipValue(t: Table, type: 'ref' | 'index' | 'obj', blk: Uint8Array, pos: number, end: number): number {
+  const vt = lastValueType;
+  if (type === 'index') { getVarint(blk, pos, end); return cursor.pos; }
+  if (type === 'ref') {
+    getVarint(blk, pos, end); pos = cursor.pos;
+    const hs = t.header.hashSize;
+    if (vt === 1) return pos + hs;
+    if (vt === 2) return pos + 2 * hs;
+    if (vt === 3) { const l = getVarint(blk, pos, end); return cursor.pos + l; }
+    return pos;
+  }
+  let cnt = vt;
+  if (cnt === 0) { cnt = getVarint(blk, pos, end); pos = cursor.pos; }
+  for (let i = 0; i < cnt; i++) { getVarint(blk, pos, end); pos = cursor.pos; }
+  return pos;
+}
+
+/** Result of seeking inside one block: position (record ordinal) of the first key ≥ want. */
+interface BlockSeek {
+  /** Ordinal of that record within the block; = recordCount when every key is < want. */
+  ordinal: number;
+  key: string | null;
+  /** Byte offset (within the block bytes) of that record's value, for index records. */
+  valuePos: number;
+  blk: Uint8Array;
+}
+
+/**
+ * Seek inside one block as git's `block_iter_seek_key`: binary search on restart points, then
+ * linear scan. The restart ordinals are found by counting records, so the returned ordinal is exact.
+ */
+function seekInBlock(t: Table, b: BlockInfo, want: string, c: SeekCounters): BlockSeek {
+  const blk = blockBytes(t, b);
+  const rt = b.restartTableOffset;
+  const rc = b.restartCount;
+  // Binary search for the first restart point whose key is > want; start from the one before.
+  let lo = 0, hi = rc;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    c.restartProbes++;
+    const k = keyAt(blk, u24(blk, rt + 3 * mid), rt, '');
+    if (k > want) hi = mid; else lo = mid + 1;
+  }
+  const startRestart = lo === 0 ? 0 : lo - 1;
+  let pos = u24(blk, rt + 3 * startRestart);
+  // Ordinal of the record at that restart point: count records from the block start up to it.
+  // (git does not need ordinals; we do, to map to decoded columns. Not counted as work.)
+  let ordinal = ordinalAt(t, b, blk, pos);
+  let prev = '';
+  while (pos < rt) {
+    c.recordsDecoded++;
+    const k = keyAt(blk, pos, rt, prev);
+    const vpos = cursor.pos;
+    if (k >= want) return { ordinal, key: k, valuePos: vpos, blk };
+    pos = skipValue(t, b.type as 'ref' | 'index' | 'obj', blk, vpos, rt);
+    prev = k;
+    ordinal++;
+  }
+  return { ordinal, key: null, valuePos: -1, blk };
+}
+
+const ordinalCache = new WeakMap<BlockInfo, Map<number, number>>();
+/** Ordinal of the record starting at byte `pos` of block `b` (restart points only, cached). */
+function ordinalAt(t: Table, b: BlockInfo, blk: Uint8Array, pos: number): number {
+  let m = ordinalCache.get(b);
+  if (!m) {
+    m = new Map();
+    const rt = b.restartTableOffset;
+    const restarts = new Set<number>();
+    for (let i = 0; i < b.restartCount; i++) restarts.add(u24(blk, rt + 3 * i));
+    let p = b.offset === 0 ? t.header.headerSize + 4 : 4;
+    let n = 0;
+    let prev = '';
+    while (p < rt) {
+      if (restarts.has(p)) m.set(p, n);
+      prev = keyAt(blk, p, rt, prev);
+      p = skipValue(t, b.type as 'ref' | 'index' | 'obj', blk, cursor.pos, rt);
+      n++;
+    }
+    ordinalCache.set(b, m);
+  }
+  return m.get(pos) ?? 0;
+}
+
+/** First key of a block (decoded, counted as one record). */
+function firstKey(t: Table, b: BlockInfo, c: SeekCounters): string {
+  const blk = blockBytes(t, b);
+  c.recordsDecoded++;
+  return keyAt(blk, b.offset === 0 ? t.header.headerSize + 4 : 4, b.restartTableOffset, '');
+}
+
+/**
+ * Linear block scan over `blocks` (git's `table_iter_seek_linear`): read blocks from the first
+ * while the next block's first key is ≤ want; returns the block to seek in.
+ */
+function linearBlock(t: Table, blocks: BlockInfo[], want: string, c: SeekCounters, isIndex: boolean): BlockInfo {
+  let cur = blocks[0];
+  if (isIndex) c.indexBlocks++; else c.leafBlocks++;
+  for (let i = 1; i < blocks.length; i++) {
+    if (isIndex) c.indexBlocks++; else c.leafBlocks++;
+    if (firstKey(t, blocks[i], c) > want) break;
+    cur = blocks[i];
+  }
+  return cur;
+}
+
+/** Outcome of a point read in one table. */
+export interface SeekResult {
+  /** Index (into `table.refs` columns) of the first ref record with key ≥ want; `refs.count` if none. */
+  index: number;
+  /** True if that record's key equals want. */
+  exact: boolean;
+}
+
+/**
+ * Seek the ref section of `t` to the first record with key ≥ `want` (byte string), as git does
+ * (see module comment), adding the work to `c`. Never throws for a table `openTable` accepted.
+ */
+export function seekRef(t: Table, want: string, c: SeekCounters): SeekResult {
+  c.seeks++;
+  const cache = cacheOf(t);
+  const leaves = cache.sections.get('ref');
+  if (!leaves || !leaves.length) return { index: 0, exact: false };
+  let leaf: BlockInfo | null = null;
+  const roots = rootIndexBlocks(t, cache, 'refIndex');
+  if (roots.length) {
+    let blk = linearBlock(t, roots, want, c, true);
+    for (let depth = 0; depth < 64; depth++) {
+      const s = seekInBlock(t, blk, want, c);
+      if (s.key === null) return { index: t.refs.count, exact: false };
+      const pos = getVarint(s.blk, s.valuePos, blk.restartTableOffset);
+      const next = cache.byOffset.get(pos);
+      if (!next) return { index: t.refs.count, exact: false };
+      if (next.type === 'index') { c.indexBlocks++; blk = next; continue; }
+      c.leafBlocks++;
+      leaf = next;
+      break;
+    }
+  } else {
+    leaf = linearBlock(t, leaves, want, c, false);
+  }
+  if (!leaf) return { index: t.refs.count, exact: false };
+  const s = seekInBlock(t, leaf, want, c);
+  const base = cache.firstRec.get(leaf.offset)!;
+  if (s.key === null) {
+    // Past the end of this block: the answer is the next block's first record.
+    return { index: base + leaf.recordCount, exact: false };
+  }
+  return { index: base + s.ordinal, exact: s.key === want };
+}
+
+/**
+ * The root level of an index section: the blocks the footer's position starts, up to the end of
+ * the section (lower levels, written before the root, are not part of it).
+ */
+function rootIndexBlocks(t: Table, cache: TableIndexCache, section: SectionName): BlockInfo[] {
+  const all = cache.sections.get(section);
+  if (!all) return [];
+  const start = section === 'refIndex' ? t.footer.refIndexPosition : section === 'objIndex' ? t.footer.objIndexPosition : t.footer.logIndexPosition;
+  return all.filter((b) => b.offset >= start);
+}
+
+/**
+ * Refs pointing at object id `oid` (hex) through the obj index, as git's `refs_for` does: seek the
+ * obj section for the id's prefix, then read the listed ref blocks and keep records whose value or
+ * peeled value equals the id. Without obj blocks, every ref block is scanned.
+ * Returns indexes into `t.refs`.
+ */
+export function refsForObject(t: Table, oid: string, c: SeekCounters): number[] {
+  c.seeks++;
+  const cache = cacheOf(t);
+  const hs = t.header.hashSize;
+  const out: number[] = [];
+  const matchBlock = (b: BlockInfo) => {
+    c.leafBlocks++;
+    const first = cache.firstRec.get(b.offset)!;
+    for (let i = first; i < first + b.recordCount; i++) {
+      c.recordsDecoded++;
+      const v = toHex(t.refs.oids, i * hs, (i + 1) * hs);
+      const p = t.refs.peeled.get(i);
+      if (v === oid || (p && toHex(p) === oid)) out.push(i);
+    }
+  };
+  const objLeaves = cache.sections.get('obj');
+  if (!objLeaves || !t.footer.objIdLen) {
+    for (const b of cache.sections.get('ref') ?? []) matchBlock(b);
+    return out;
+  }
+  const prefix = oid.slice(0, 2 * t.footer.objIdLen);
+  const want = String.fromCharCode(...Array.from(hexToBytes(prefix)));
+  let leaf: BlockInfo;
+  const roots = rootIndexBlocks(t, cache, 'objIndex');
+  if (roots.length) {
+    let blk = linearBlock(t, roots, want, c, true);
+    for (;;) {
+      const s = seekInBlock(t, blk, want, c);
+      if (s.key === null) return out;
+      const next = cache.byOffset.get(getVarint(s.blk, s.valuePos, blk.restartTableOffset));
+      if (!next) return out;
+      if (next.type === 'index') { c.indexBlocks++; blk = next; continue; }
+      c.leafBlocks++;
+      leaf = next;
+      break;
+    }
+  } else leaf = linearBlock(t, objLeaves, want, c, false);
+  const s = seekInBlock(t, leaf, want, c);
+  if (s.key !== want) return out;
+  // Decode the obj record's positions.
+  const blk = s.blk;
+  const end = leaf.restartTableOffset;
+  let pos = s.valuePos;
+  let cnt = lastValueType;
+  if (cnt === 0) { cnt = getVarint(blk, pos, end); pos = cursor.pos; }
+  if (cnt === 0) {
+    for (const b of cache.sections.get('ref') ?? []) matchBlock(b);
+    return out;
+  }
+  let last = 0;
+  for (let i = 0; i < cnt; i++) {
+    const d = getVarint(blk, pos, end); pos = cursor.pos;
+    last = i === 0 ? d : last + d;
+    const b = cache.byOffset.get(last);
+    if (b) matchBlock(b);
+  }
+  return out;
+}
+
+function hexToBytes(h: string): Uint8Array {
+  const out = new Uint8Array(h.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(h.substr(2 * i, 2), 16);
+  return out;
+}
+
+/** Convenience: exact point read of `name` (Unicode or byte string) in one table. */
+export function lookupRef(t: Table, name: string, c: SeekCounters = newCounters()): number {
+  const r = seekRef(t, name, c);
+  return r.exact ? r.index : -1;
+}
+
+export { keyToBytes };
