@@ -11,4 +11,5 @@ export * from './input.ts';
 export * from './analyze.ts';
 export * from './report.ts';
 export * from './lookup.ts';
+export * from './logs.ts';
 import './extensions.ts';
