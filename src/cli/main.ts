@@ -14,7 +14,8 @@ export const USAGE = `usage: refscope <command> [options]
 
 commands:
   refs <path>                 live refs, one "<object id> <refname>" per line (as git for-each-ref)
-  analyze <path> [--json]     report on a reftable stack, packed-refs file or .git directory
+  analyze <path> [--json] [--factor N]
+                              report on a reftable stack, packed-refs file or .git directory
 ${extraCommands.map((c) => `  ${c.usage.padEnd(28)}${c.summary}`).join('\n')}
 
 <path> is a reftable/ directory, a tables.list or .ref file, a packed-refs file, or a .git
@@ -90,7 +91,9 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'analyze') {
       const args = parseArgs(rest, ['factor'], ['json']);
       const a = loadPath(args.pos[0]);
-      const report: Report = buildReport(a);
+      const factor = args.flags.has('factor') ? Number(args.flags.get('factor')) : 2;
+      if (!Number.isInteger(factor) || factor < 2 || factor > 255) throw new UsageError('--factor takes an integer from 2 to 255');
+      const report: Report = buildReport(a, { factor });
       write(args.flags.has('json') ? JSON.stringify(report, null, 2) + '\n' : formatReport(report));
       const err = firstError(a);
       if (err) {

@@ -94,7 +94,13 @@ function tableReport(t: Table, i: number, a: Analysis): TableReport {
 }
 
 /** Extra sections contributed by other modules (compaction, files backend, diagnosis). */
-export type ReportExtension = (r: Report, a: Analysis) => void;
+export type ReportExtension = (r: Report, a: Analysis, opts: BuildOptions) => void;
+
+/** Options of `buildReport`. */
+export interface BuildOptions {
+  /** Geometric factor for the compaction geometry (2..255, git's default 2). */
+  factor?: number;
+}
 const extensions: ReportExtension[] = [];
 /** Register a report extension; run in registration order by `buildReport`. */
 export function registerReportExtension(e: ReportExtension): void {
@@ -102,7 +108,7 @@ export function registerReportExtension(e: ReportExtension): void {
 }
 
 /** Build the `refscope.report/1` document for an analysis. */
-export function buildReport(a: Analysis): Report {
+export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
   const r: Report = {
     schema: REPORT_SCHEMA, generator: GENERATOR,
     input: { kind: a.input.kind, description: a.input.description },
@@ -152,6 +158,6 @@ export function buildReport(a: Analysis): Report {
       refRecords, logRecords, namespaces, continuity, incomplete: s.broken.length > 0,
     };
   }
-  for (const e of extensions) e(r, a);
+  for (const e of extensions) e(r, a, opts);
   return r;
 }
