@@ -51,7 +51,7 @@ function suggest(v: number[], factor: number, unit: string): { segment: Segment 
   const n = v.length;
   const reasons: string[] = new Array(n).fill('');
   if (n <= 1) {
-    if (n === 1) reasons[0] = 'only table: nothing to compact';
+    if (n === 1) reasons[0] = 'out: the only table, nothing to compact';
     return { segment: null, reasons };
   }
   let end = -1;
@@ -61,30 +61,27 @@ function suggest(v: number[], factor: number, unit: string): { segment: Segment 
       end = i;
       break;
     }
-    reasons[i] = `out: the table below it has ${v[i - 1]} ${unit} ≥ ${factor} × ${v[i]}, the sequence is geometric up to here`;
+    reasons[i] = `out: newer than any segment; the table below it (${v[i - 1]} ${unit}) is ≥ ${factor} × ${v[i]}`;
   }
   if (end < 0) {
-    reasons[0] = `out: base table; every table is ≥ ${factor} × the next newer one: nothing to compact`;
+    reasons[0] = `out: every table is ≥ ${factor} × the next newer one, the sequence is geometric: nothing to compact`;
     return { segment: null, reasons };
   }
-  reasons[end] = `segment end: the table below it has ${v[end - 1]} ${unit} < ${factor} × ${v[end]}`;
+  reasons[end] = `segment end: the table below it (${v[end - 1]} ${unit}) is < ${factor} × ${v[end]}`;
   let sum = v[end];
   let start = end;
-  const cand: string[] = new Array(n).fill('');
+  const cmp: string[] = new Array(n).fill('');
   for (let j = end - 1; j >= 0; j--) {
     const curr = sum;
     sum += v[j];
-    if (v[j] < curr * factor) {
-      start = j;
-      cand[j] = `${v[j]} ${unit} < ${factor} × ${curr} (the tables above it, down from the segment end)`;
-    } else {
-      cand[j] = `${v[j]} ${unit} ≥ ${factor} × ${curr} (the tables above it, down from the segment end)`;
-    }
+    const lt = v[j] < curr * factor;
+    if (lt) start = j;
+    cmp[j] = `${v[j]} ${unit} ${lt ? '<' : '≥'} ${factor} × ${curr} (the tables above it up to the segment end)`;
   }
   for (let j = end - 1; j >= 0; j--) {
-    if (j === start) reasons[j] = `segment start: ${cand[j]}`;
-    else if (j > start) reasons[j] = `in: ${cand[j]}; a lower table starts the segment`;
-    else reasons[j] = `out: below the segment start; ${cand[j]}`;
+    if (j === start) reasons[j] = `segment start: ${cmp[j]}`;
+    else if (j > start) reasons[j] = `in: ${cmp[j]}; an older table starts the segment`;
+    else reasons[j] = `out: older than the segment start; ${cmp[j]}`;
   }
   return { segment: { start, end }, reasons };
 }

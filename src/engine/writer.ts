@@ -97,7 +97,10 @@ export interface LogRecordIn {
   email?: string;
   /** Seconds since the epoch. */
   time?: number;
-  /** Time zone offset in minutes (signed 16-bit, e.g. -480 for GMT-0800). */
+  /**
+   * Time zone offset, a signed 16-bit value stored as given. The specification says minutes
+   * (-480 for GMT-0800); git stores the ±hhmm number (-800), see fixture basic-sha1 (100 = +0100).
+   */
   tzOffset?: number;
   /** Reflog message, byte string (see `WriterOptions.exactLogMessage`). */
   message?: string;
@@ -125,15 +128,21 @@ export interface WrittenBlock {
 
 /** What `writeTableDetailed` returns: the bytes and the layout decisions. */
 export interface WrittenTable {
+  /** The table file (may be a view on a slightly larger buffer; copy it to keep only the file). */
   bytes: Uint8Array;
   /** Every block in file order. */
   blocks: WrittenBlock[];
-  /** Footer fields as written. Positions are 0 when the section is absent. */
+  /** Footer `ref_index_position`: first block of the top ref index level (0 = no ref index). */
   refIndexPosition: number;
+  /** Footer `obj_position`: first obj block (0 = no obj section). */
   objPosition: number;
+  /** Footer `obj_id_len` (0 when the obj section was not attempted: no ref index or indexObjects off). */
   objIdLen: number;
+  /** Footer `obj_index_position` (0 = no obj index). */
   objIndexPosition: number;
+  /** Footer `log_position` (0 = no logs, or a log-only table: git records 0 for a first block at 0). */
   logPosition: number;
+  /** Footer `log_index_position` (0 = no log index). */
   logIndexPosition: number;
   /** Number of ref index levels (0 = no ref index). */
   refIndexLevels: number;
@@ -170,6 +179,8 @@ export function footerSize(version: 1 | 2): number {
 function vlen(v: number): number {
   if (v < 128) return 1;
   if (v < 16512) return 2; // 128 + 128^2
+  if (v < 2113664) return 3; // + 128^3
+  if (v < 270549120) return 4; // + 128^4
   let n = 1;
   v = Math.floor(v / 128);
   while (v > 0) {
@@ -182,7 +193,8 @@ function vlen(v: number): number {
 
 /**
  * Write varint v at b[o]; returns the offset after it. Non-allocating equivalent of
- * `basics.putVarint` for the per-record hot path (the tests check both agree).
+ * `basics.putVarint` for the per-record hot path (tests read values of every varint length back
+ * with `basics.getVarint`).
  */
 function wvar(b: Uint8Array, o: number, v: number): number {
   if (v < 128) {
@@ -201,8 +213,9 @@ function wvar(b: Uint8Array, o: number, v: number): number {
   return o + n;
 }
 
-function checkOid(id: Uint8Array | undefined, hs: number, what: string): Uint8Array {
-  if (!id || id.length !== hs) throw new WriterError(`${what}: expected a ${hs}-byte object id`);
+/** The object id, checked to be `hs` bytes long; the message is only built on failure. */
+function checkOid(id: Uint8Array | undefined, hs: number, kind: string, name: string, field: string): Uint8Array {
+  if (!id || id.length !== hs) throw new WriterError(`${kind} ${JSON.stringify(name)} ${field}: expected a ${hs}-byte object id`);
   return id;
 }
 
@@ -258,7 +271,7 @@ class TableWriter {
   lastBuf: Uint8Array;
   lastLen = 0;
 
-  constructor(o: WriterOptions) {
+  constructor(o: WriterOptions, estimate: number) {
     this.version = o.hashId === 's256' ? 2 : 1;
     this.hs = this.version === 2 ? 32 : 20;
     this.hashFormat = this.version === 2 ? FORMAT_ID_S256 : FORMAT_ID_SHA1;
@@ -282,13 +295,13 @@ class TableWriter {
     this.blk = new Uint8Array(this.limit);
     this.keyBuf = new Uint8Array(256);
     this.lastBuf = new Uint8Array(256);
-    this.out = new Uint8Array(1 << 16);
+    this.out = new Uint8Array(Math.max(1 << 12, estimate + Math.min(this.limit, 1 << 16) + 128));
   }
 
   ensureOut(n: number): void {
     if (n <= this.out.length) return;
-    let cap = this.out.length * 2;
-    while (cap < n) cap *= 2;
+    let cap = Math.ceil(this.out.length * 1.5);
+    while (cap < n) cap = Math.ceil(cap * 1.5);
     const b = new Uint8Array(cap);
     b.set(this.out);
     this.out = b;
@@ -351,6 +364,40 @@ class TableWriter {
     return o;
   }
 
+  /**
+   * `add` for a key given as a byte string (ref names): same rules, but compares and copies the
+   * key straight from the string, storing only the new suffix into the last-key buffer.
+   */
+  addName(name: string, vt: number, bodyLen: number): number {
+    const kl = name.length;
+    const last = this.lastBuf;
+    let p = 0;
+    if (this.entries % this.interval !== 0) {
+      const m = kl < this.lastLen ? kl : this.lastLen;
+      while (p < m && last[p] === name.charCodeAt(p)) p++;
+    }
+    const sfx = kl - p;
+    const restart = p === 0 && this.nRestarts < MAX_RESTARTS;
+    const n = (p < 128 ? 1 : vlen(p)) + vlen(sfx * 8 + vt) + sfx + bodyLen;
+    if (2 + 3 * (this.nRestarts + (restart ? 1 : 0)) + n > this.limit - this.pos) return -1;
+    if (restart) this.restarts[this.nRestarts++] = this.pos;
+    const b = this.blk;
+    let o = wvar(b, this.pos, p);
+    o = wvar(b, o, sfx * 8 + vt);
+    let acc = 0;
+    for (let i = p; i < kl; i++) {
+      const c = name.charCodeAt(i);
+      acc |= c;
+      b[o++] = c;
+      last[i] = c;
+    }
+    if (acc > 0xff) throw new WriterError(`name ${JSON.stringify(name)} is not a byte string (a char > 0xff); use textToKey`);
+    this.lastLen = kl;
+    this.pos += n;
+    this.entries++;
+    return o;
+  }
+
   /** git: writer_flush_block / writer_flush_nonempty_block / block_writer_finish. */
   flush(): void {
     if (this.entries === 0) return;
@@ -370,13 +417,13 @@ class TableWriter {
       const skip = this.headerOff + 4;
       const z = zlibSync(b.subarray(skip, blockLen), { level: 9 });
       raw = skip + z.length;
-      this.ensureOut(at + raw + this.limit);
+      this.ensureOut(at + raw + 128);
       this.out.set(b.subarray(0, skip), at);
       this.out.set(z, at + skip);
     } else {
       raw = blockLen;
       if (this.padded) padding = this.limit - raw;
-      this.ensureOut(at + this.limit + raw);
+      this.ensureOut(at + raw + padding + 128);
       this.out.set(b.subarray(0, raw), at);
     }
     this.blocks.push({
@@ -448,23 +495,28 @@ class TableWriter {
 }
 
 /**
- * Collected object ids (for obj blocks): `pool` holds ids back to back, `pos[i]` the position
- * of the ref block holding the ref that named id i (git's `writer_index_hash` uses `w->next`,
- * the start of the block being filled).
+ * Collected object ids (for obj blocks): `pool` holds ids back to back, `blk[i]` the number
+ * (index in the block list) of the ref block holding the ref that named id i. Git's
+ * `writer_index_hash` records `w->next`, the start of the block being filled; its position is
+ * known once that block is flushed.
  */
 class OidCollector {
   pool: Uint8Array;
-  pos: Float64Array;
+  blk: Uint32Array;
   n = 0;
-  constructor(readonly hs: number) {
-    this.pool = new Uint8Array(hs * 1024);
-    this.pos = new Float64Array(1024);
+  constructor(
+    readonly hs: number,
+    capacity: number,
+  ) {
+    const c = Math.max(16, capacity);
+    this.pool = new Uint8Array(hs * c);
+    this.blk = new Uint32Array(c);
   }
-  push(id: Uint8Array, blockPos: number): void {
-    if (this.n === this.pos.length) {
-      const p = new Float64Array(this.n * 2);
-      p.set(this.pos);
-      this.pos = p;
+  push(id: Uint8Array, blockNo: number): void {
+    if (this.n === this.blk.length) {
+      const p = new Uint32Array(this.n * 2);
+      p.set(this.blk);
+      this.blk = p;
       const q = new Uint8Array(this.pool.length * 2);
       q.set(this.pool);
       this.pool = q;
@@ -472,60 +524,88 @@ class OidCollector {
     const o = this.n * this.hs;
     const pool = this.pool;
     for (let i = 0; i < this.hs; i++) pool[o + i] = id[i];
-    this.pos[this.n++] = blockPos;
+    this.blk[this.n++] = blockNo;
   }
 
-  /** Indices 0..n-1 sorted by (object id bytes, insertion order). */
-  sorted(): Uint32Array {
+  /**
+   * The records sorted by (id bytes, insertion order): equal ids end up adjacent with ascending
+   * block numbers, as git's per-id offset lists are. Each record gets a numeric key = the id's
+   * leading bits × 2^b + its index (b = bits needed for an index, key < 2^53), sorted natively;
+   * runs of equal leading bits are then ordered by whole ids. Returns gathered copies.
+   */
+  sorted(): { ids: Uint8Array; blk: Uint32Array } {
     const n = this.n;
     const hs = this.hs;
     const pool = this.pool;
-    // counting sort on the first two bytes (stable), then each bucket by the remaining bytes
-    const count = new Uint32Array(65537);
-    for (let i = 0; i < n; i++) count[((pool[i * hs] << 8) | pool[i * hs + 1]) + 1]++;
-    for (let i = 1; i <= 65536; i++) count[i] += count[i - 1];
+    let idxBits = 1;
+    while (2 ** idxBits < n) idxBits++;
+    const pb = 53 - idxBits; // leading id bits in the key, 27..52
+    const scale = 2 ** idxBits;
+    const keys = new Float64Array(n);
+    for (let i = 0, o = 0; i < n; i++, o += hs) {
+      const hi = ((pool[o] << 24) | (pool[o + 1] << 16) | (pool[o + 2] << 8) | pool[o + 3]) >>> 0;
+      let prefix: number;
+      if (pb >= 32) {
+        const lo = (pool[o + 4] << 16) | (pool[o + 5] << 8) | pool[o + 6];
+        prefix = hi * 2 ** (pb - 32) + (lo >>> (24 - (pb - 32)));
+      } else prefix = hi >>> (32 - pb);
+      keys[i] = prefix * scale + i;
+    }
+    keys.sort();
+    // split each key back into its leading bits (kept in `keys`) and the index
     const order = new Uint32Array(n);
-    const fill = count.slice(0, 65536);
-    for (let i = 0; i < n; i++) order[fill[(pool[i * hs] << 8) | pool[i * hs + 1]]++] = i;
+    const inv = 1 / scale; // exact: scale is a power of two
+    for (let i = 0; i < n; i++) {
+      const k = keys[i];
+      const pre = Math.floor(k * inv);
+      order[i] = k - pre * scale;
+      keys[i] = pre;
+    }
+    // runs with equal leading bits: order by whole id, then index
     const cmp = (a: number, b: number): number => {
       const oa = a * hs;
       const ob = b * hs;
-      for (let k = 2; k < hs; k++) {
+      for (let k = 0; k < hs; k++) {
         const d = pool[oa + k] - pool[ob + k];
         if (d !== 0) return d;
       }
       return a - b;
     };
-    for (let bkt = 0; bkt < 65536; bkt++) {
-      const s = count[bkt];
-      const e = count[bkt + 1];
-      const len = e - s;
-      if (len < 2) continue;
-      if (len <= 16) {
-        for (let i = s + 1; i < e; i++) {
-          const v = order[i];
-          let j = i - 1;
-          while (j >= s && cmp(order[j], v) > 0) {
-            order[j + 1] = order[j];
-            j--;
+    for (let s = 0; s < n; ) {
+      const pre = keys[s];
+      let e = s + 1;
+      while (e < n && keys[e] === pre) e++;
+      if (e - s > 1) {
+        let allSame = true;
+        for (let r = s + 1; r < e && allSame; r++) {
+          const a = order[s] * hs;
+          const b = order[r] * hs;
+          for (let k = 0; k < hs; k++) {
+            if (pool[a + k] !== pool[b + k]) {
+              allSame = false;
+              break;
+            }
           }
-          order[j + 1] = v;
         }
-      } else {
-        order.subarray(s, e).sort(cmp);
+        // equal ids are already in index order (the index is in the key)
+        if (!allSame) order.subarray(s, e).sort(cmp);
       }
+      s = e;
     }
-    return order;
+    // gather, copying 32-bit words (hs is 20 or 32)
+    const ids = new Uint8Array(n * hs);
+    const blk = new Uint32Array(n);
+    const w = hs >> 2;
+    const src = new Uint32Array(pool.buffer, pool.byteOffset, pool.length >> 2);
+    const dst = new Uint32Array(ids.buffer, 0, n * w);
+    for (let i = 0, to = 0; i < n; i++, to += w) {
+      const r = order[i];
+      const from = r * w;
+      for (let k = 0; k < w; k++) dst[to + k] = src[from + k];
+      blk[i] = this.blk[r];
+    }
+    return { ids, blk };
   }
-}
-
-/** Length of the common prefix of pooled ids i and j (= hs when they are equal). */
-function commonPrefix(pool: Uint8Array, hs: number, i: number, j: number): number {
-  const a = i * hs;
-  const b = j * hs;
-  let k = 0;
-  while (k < hs && pool[a + k] === pool[b + k]) k++;
-  return k;
 }
 
 /**
@@ -536,73 +616,83 @@ function commonPrefix(pool: Uint8Array, hs: number, i: number, j: number): numbe
  */
 function writeObjSection(w: TableWriter, oids: OidCollector): { objIdLen: number; objPosition: number; objIndexPosition: number } {
   const hs = w.hs;
-  const pool = oids.pool;
-  const order = oids.sorted();
   const n = oids.n;
-  // distinct ids: first index of each run in `order`; longest common prefix between adjacent ones
-  const starts: number[] = [];
-  let maxCp = 1; // git: common.max starts at 1, so obj_id_len ≥ 2
-  for (let r = 0; r < n; r++) {
-    if (r > 0) {
-      const cp = commonPrefix(pool, hs, order[r - 1], order[r]);
-      if (cp === hs) continue; // same id
-      if (cp > maxCp) maxCp = cp;
-    }
-    starts.push(r);
+  const { ids, blk: blkNo } = oids.sorted();
+  // git's obj_id_len: 1 + longest common prefix of adjacent distinct ids, at least 2
+  let maxCp = 1;
+  for (let r = 1; r < n; r++) {
+    const a = (r - 1) * hs;
+    const b = r * hs;
+    let k = 0;
+    while (k < hs && ids[a + k] === ids[b + k]) k++;
+    if (k < hs && k > maxCp) maxCp = k;
   }
   const idLen = maxCp + 1;
+  const blocks = w.blocks;
   w.begin(T_OBJ, 'obj');
-  const firstObjBlock = w.blocks.length;
-  const offs: number[] = [];
-  for (let u = 0; u < starts.length; u++) {
-    const s = starts[u];
-    const e = u + 1 < starts.length ? starts[u + 1] : n;
-    offs.length = 0;
-    for (let r = s; r < e; r++) {
-      const p = oids.pos[order[r]];
-      if (offs.length === 0 || offs[offs.length - 1] !== p) offs.push(p);
+  const firstObjBlock = blocks.length;
+  w.ensureKey(idLen);
+  let s = 0;
+  while (s < n) {
+    // the run [s, e) of equal ids
+    let e = s + 1;
+    while (e < n) {
+      const a = s * hs;
+      const b = e * hs;
+      let k = 0;
+      while (k < hs && ids[a + k] === ids[b + k]) k++;
+      if (k < hs) break;
+      e++;
     }
-    // key = first idLen bytes of the id
-    w.ensureKey(idLen);
+    // distinct block positions (ascending) and the body size
+    let cnt = 0;
+    let bodyLen = 0;
+    let prevNo = -1;
+    let prev = 0;
+    for (let r = s; r < e; r++) {
+      if (blkNo[r] === prevNo) continue;
+      prevNo = blkNo[r];
+      const p = blocks[prevNo].offset;
+      bodyLen += vlen(cnt === 0 ? p : p - prev);
+      prev = p;
+      cnt++;
+    }
+    if (cnt >= 8) bodyLen += vlen(cnt);
     const kb = w.keyBuf;
-    const base = order[s] * hs;
-    for (let k = 0; k < idLen; k++) kb[k] = pool[base + k];
+    const os = s * hs;
+    for (let k = 0; k < idLen; k++) kb[k] = ids[os + k];
     w.keyLen = idLen;
-    const bodyLen = objBodyLen(offs);
-    const vt = offs.length < 8 ? offs.length : 0;
+    const vt = cnt < 8 ? cnt : 0;
     let o = w.add(vt, bodyLen);
     if (o < 0) {
       w.flush();
       w.begin(T_OBJ, 'obj');
       o = w.add(vt, bodyLen);
       if (o < 0) {
-        offs.length = 0;
         o = w.add(0, 1);
         if (o < 0) throw new WriterError('obj record does not fit an empty block');
+        w.blk[o] = 0; // cnt_large = 0: no positions
+        s = e;
+        continue;
       }
     }
-    writeObjBody(w.blk, o, offs);
+    const b = w.blk;
+    if (cnt >= 8) o = wvar(b, o, cnt);
+    prevNo = -1;
+    let first = true;
+    for (let r = s; r < e; r++) {
+      if (blkNo[r] === prevNo) continue;
+      prevNo = blkNo[r];
+      const p = blocks[prevNo].offset;
+      o = wvar(b, o, first ? p : p - prev);
+      prev = p;
+      first = false;
+    }
+    s = e;
   }
   const { indexStart } = w.finishSection('objIndex');
-  const objPosition = w.blocks.length > firstObjBlock ? w.blocks[firstObjBlock].offset : 0;
+  const objPosition = blocks.length > firstObjBlock ? blocks[firstObjBlock].offset : 0;
   return { objIdLen: idLen, objPosition, objIndexPosition: indexStart };
-}
-
-function objBodyLen(offs: number[]): number {
-  const c = offs.length;
-  let n = c === 0 || c >= 8 ? vlen(c) : 0;
-  if (c === 0) return n;
-  n += vlen(offs[0]);
-  for (let i = 1; i < c; i++) n += vlen(offs[i] - offs[i - 1]);
-  return n;
-}
-
-function writeObjBody(b: Uint8Array, o: number, offs: number[]): void {
-  const c = offs.length;
-  if (c === 0 || c >= 8) o = wvar(b, o, c);
-  if (c === 0) return;
-  o = wvar(b, o, offs[0]);
-  for (let i = 1; i < c; i++) o = wvar(b, o, offs[i] - offs[i - 1]);
 }
 
 /** Reflog message as git's `reftable_writer_add_log` stores it (unless exactLogMessage). */
@@ -613,6 +703,29 @@ function cleanMessage(msg: string | undefined, exact: boolean, name: string): st
   const m = msg.slice(0, end);
   if (m.indexOf('\n') >= 0) throw new WriterError(`log message of ${JSON.stringify(name)}: multiple lines are not allowed`);
   return m + '\n';
+}
+
+/** Rough size of the table (to allocate the output once): records plus restart tables, padding, obj records. */
+function estimateSize(refs: readonly RefRecordIn[], logs: readonly LogRecordIn[], hs: number, indexObjects: boolean): { bytes: number; ids: number } {
+  let n = 0;
+  let ids = 0;
+  for (let i = 0; i < refs.length; i++) {
+    const r = refs[i];
+    n += (r.name.length >> 1) + 6; // names share prefixes
+    if (r.type === 1) {
+      n += hs;
+      ids++;
+    } else if (r.type === 2) {
+      n += 2 * hs;
+      ids += 2;
+    } else if (r.type === 3) n += (r.target?.length ?? 0) + 3;
+  }
+  if (indexObjects) n += ids * 10;
+  for (let i = 0; i < logs.length; i++) {
+    const l = logs[i];
+    n += l.name.length + 14 + (l.type === 1 ? 2 * hs + 16 + (l.committerName?.length ?? 0) + (l.email?.length ?? 0) + (l.message?.length ?? 0) : 0);
+  }
+  return { bytes: n, ids };
 }
 
 /**
@@ -628,10 +741,11 @@ function cleanMessage(msg: string | undefined, exact: boolean, name: string): st
  *   record that does not fit an empty block.
  */
 export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly LogRecordIn[], opts: WriterOptions): WrittenTable {
-  const w = new TableWriter(opts);
-  const hs = w.hs;
   const indexObjects = opts.indexObjects ?? true;
-  const oids = new OidCollector(hs);
+  const est = estimateSize(refs, logs, opts.hashId === 's256' ? 32 : 20, indexObjects);
+  const w = new TableWriter(opts, est.bytes);
+  const hs = w.hs;
+  const oids = new OidCollector(hs, indexObjects ? est.ids : 0);
   let refIndexPosition = 0;
   let refIndexLevels = 0;
   let objIdLen = 0;
@@ -652,40 +766,32 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
     const ui = rec.updateIndex;
     if (!(ui >= w.minUI && ui <= w.maxUI)) throw new WriterError(`ref ${JSON.stringify(name)}: update index ${ui} outside [${w.minUI}, ${w.maxUI}]`);
     const delta = ui - w.minUI;
-    const kl = name.length;
-    w.ensureKey(kl);
-    const kb = w.keyBuf;
-    for (let i = 0; i < kl; i++) {
-      const c = name.charCodeAt(i);
-      if (c > 0xff) throw new WriterError(`ref ${r}: name is not a byte string; use textToKey`);
-      kb[i] = c;
-    }
-    w.keyLen = kl;
+    w.ensureKey(name.length);
     const t = rec.type;
     let bodyLen = vlen(delta);
     let value: Uint8Array | undefined;
     let peeled: Uint8Array | undefined;
     let target = '';
     if (t === 1) {
-      value = checkOid(rec.value, hs, `ref ${JSON.stringify(name)} value`);
+      value = checkOid(rec.value, hs, 'ref', name, 'value');
       bodyLen += hs;
     } else if (t === 2) {
-      value = checkOid(rec.value, hs, `ref ${JSON.stringify(name)} value`);
-      peeled = checkOid(rec.peeled, hs, `ref ${JSON.stringify(name)} peeled`);
+      value = checkOid(rec.value, hs, 'ref', name, 'value');
+      peeled = checkOid(rec.peeled, hs, 'ref', name, 'peeled');
       bodyLen += 2 * hs;
     } else if (t === 3) {
       if (rec.target === undefined) throw new WriterError(`ref ${JSON.stringify(name)}: symref without target`);
       target = rec.target;
-      const tl = byteLen(target, `ref ${JSON.stringify(name)} target`);
+      const tl = byteLen(target, 'symref target');
       bodyLen += vlen(tl) + tl;
     } else if (t !== 0) {
       throw new WriterError(`ref ${JSON.stringify(name)}: value type ${t as number} (0..3)`);
     }
-    let o = w.add(t, bodyLen);
+    let o = w.addName(name, t, bodyLen);
     if (o < 0) {
       w.flush();
       w.begin(T_REF, 'ref');
-      o = w.add(t, bodyLen);
+      o = w.addName(name, t, bodyLen);
       if (o < 0) throw new WriterError(`ref ${JSON.stringify(name)}: record does not fit a ${w.limit}-byte block`);
     }
     const b = w.blk;
@@ -698,8 +804,8 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
         o += hs;
       }
       if (indexObjects) {
-        oids.push(value, w.next);
-        if (peeled) oids.push(peeled, w.next);
+        oids.push(value, w.blocks.length);
+        if (peeled) oids.push(peeled, w.blocks.length);
       }
     } else if (t === 3) {
       o = wvar(b, o, target.length);
@@ -773,8 +879,8 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
       const t = rec.type;
       if (t === 1) {
         if (ui > w.maxUI) throw new WriterError(`log ${JSON.stringify(name)}: update index ${ui} > max ${w.maxUI}`);
-        if (rec.oldId) checkOid(rec.oldId, hs, `log ${JSON.stringify(name)} old id`);
-        if (rec.newId) checkOid(rec.newId, hs, `log ${JSON.stringify(name)} new id`);
+        if (rec.oldId) checkOid(rec.oldId, hs, 'log', name, 'old id');
+        if (rec.newId) checkOid(rec.newId, hs, 'log', name, 'new id');
         who = rec.committerName ?? '';
         email = rec.email ?? '';
         msg = cleanMessage(rec.message, exact, name);
@@ -842,7 +948,8 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
   putU32(out, p, crc32(out, end, p));
   p += 4;
   return {
-    bytes: out.slice(0, p),
+    // a view when the buffer is nearly full, else a tight copy
+    bytes: p >= out.length * 0.7 ? out.subarray(0, p) : out.slice(0, p),
     blocks: w.blocks,
     refIndexPosition,
     objPosition,
