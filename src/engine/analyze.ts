@@ -31,7 +31,9 @@ export function registerFilesBackend(h: FilesBackendHook): void {
 
 /**
  * Analyse the given files. Throws `FormatError` only when nothing usable was found
- * (no reftable, packed-refs or git directory); per-table errors are in `stack.broken`.
+ * (no reftable, packed-refs or git directory) or `tables.list` itself is malformed; per-table
+ * errors are in `stack.broken`. With `opts.deadline` / `opts.maxRecords` (see `OpenOptions`) it
+ * throws a `BudgetError` (a `FormatError`) when the reftable analysis exceeds them.
  */
 export function analyzeFiles(files: InputFile[], opts: OpenOptions = {}): Analysis {
   const input = classifyInput(files);
@@ -45,7 +47,7 @@ export function analyzeFiles(files: InputFile[], opts: OpenOptions = {}): Analys
   }
   if (input.kind === 'reftable') {
     const stack = loadStack(input.tablesList, input.tableFiles, opts);
-    findings.push(...stack.findings);
+    for (const f of stack.findings) findings.push(f);
     const merged = mergeTables(stack.tables);
     // A tombstone table with nothing under it: all its records are tombstones and none hides anything.
     stack.tables.forEach((t, i) => {

@@ -50,9 +50,56 @@ export class FormatError extends Error {
     public readonly offset: number,
     public readonly expected: string,
   ) {
-    super(`${file}: offset ${offset}: ${expected}`);
+    // `message` is always one line: control characters (a file name may hold a newline) are
+    // escaped there; `file` and `expected` keep the raw text.
+    super(oneLine(`${file}: offset ${offset}: ${expected}`));
     this.name = 'FormatError';
   }
+}
+
+/**
+ * The analysis exceeded its time or record budget (`OpenOptions.deadline` / `maxRecords`).
+ * A `FormatError` so that every caller that reports bad input reports this too (the CLI: exit 3,
+ * one line), but a whole-analysis stop: `loadStack` does not treat it as one broken table.
+ * `file`/`offset` say where the work stopped.
+ */
+export class BudgetError extends FormatError {
+  constructor(file: string, offset: number, expected: string) {
+    super(file, offset, expected);
+    this.name = 'BudgetError';
+  }
+}
+
+/**
+ * Limits shared by every table of one analysis. `deadline` is a `Date.now()` time in ms;
+ * `maxRecords` bounds the records decoded (ref, index, obj and log records, all tables together),
+ * which bounds the memory the decoded columns take. Checked once per block and every 65,536
+ * records inside a block.
+ */
+export class Budget {
+  /** Records decoded so far. */
+  records = 0;
+  constructor(readonly deadline: number = Infinity, readonly maxRecords: number = Infinity) {}
+  /** Throws `BudgetError` (at `file`, `offset`) when a limit is exceeded. */
+  check(file: string, offset: number): void {
+    if (this.records > this.maxRecords) {
+      throw new BudgetError(file, offset, `at most ${this.maxRecords} records in this analysis (maxRecords budget); stopped here`);
+    }
+    if (this.deadline !== Infinity && Date.now() > this.deadline) {
+      throw new BudgetError(file, offset, `the analysis to finish before its deadline (time budget exceeded); stopped here after ${this.records} records`);
+    }
+  }
+}
+
+// C0 controls (newlines, ESC), DEL and the Unicode line/paragraph separators. C1 controls are
+// left alone: in a byte string (see `bytesToKey`) they are UTF-8 continuation bytes.
+const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/g;
+/** `s` with every character that could break a line or a terminal escaped as `\xNN` / `\uNNNN`. */
+export function oneLine(s: string): string {
+  return s.replace(CONTROL, (c) => {
+    const n = c.charCodeAt(0);
+    return n < 0x100 ? '\\x' + n.toString(16).padStart(2, '0') : '\\u' + n.toString(16).padStart(4, '0');
+  });
 }
 
 /** A warning: something git accepts but that is suspect. Same addressing as `FormatError`. */
@@ -198,9 +245,13 @@ export function bytesToKey(b: Uint8Array, start: number, end: number): string {
     for (let i = start; i < end; i++) s += String.fromCharCode(b[i]);
     return s;
   }
-  return latin1.decode(b.subarray(start, end));
+  // Not TextDecoder('latin1'): browsers decode that as windows-1252, remapping 0x80-0x9F.
+  let s = '';
+  for (let i = start; i < end; i += 8192) {
+    s += String.fromCharCode.apply(null, b.subarray(i, Math.min(end, i + 8192)) as unknown as number[]);
+  }
+  return s;
 }
-const latin1 = new TextDecoder('latin1');
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 /** Byte string (one char per byte) → bytes. */
 export function keyToBytes(k: string): Uint8Array {
@@ -208,11 +259,19 @@ export function keyToBytes(k: string): Uint8Array {
   for (let i = 0; i < k.length; i++) out[i] = k.charCodeAt(i);
   return out;
 }
-/** Byte string → Unicode text (UTF-8 decoded; invalid sequences become U+FFFD). */
+/**
+ * Byte string → Unicode text (UTF-8 decoded; invalid sequences become U+FFFD). A string with a
+ * character above U+00FF is not a byte string (e.g. an error message with '≥'): returned as is.
+ */
 export function displayName(k: string): string {
   // Fast path: pure ASCII is its own UTF-8.
-  for (let i = 0; i < k.length; i++) if (k.charCodeAt(i) > 0x7f) return utf8.decode(keyToBytes(k));
-  return k;
+  let high = false;
+  for (let i = 0; i < k.length; i++) {
+    const c = k.charCodeAt(i);
+    if (c > 0xff) return k;
+    if (c > 0x7f) high = true;
+  }
+  return high ? utf8.decode(keyToBytes(k)) : k;
 }
 /** Unicode text → byte string (UTF-8 encoded). */
 export function textToKey(s: string): string {

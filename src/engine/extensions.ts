@@ -4,7 +4,11 @@
  */
 import { registerReportExtension, type Report } from './report.ts';
 import type { Analysis } from './analyze.ts';
+import { registerFilesBackend } from './analyze.ts';
 import { gitAutoCompaction, geometryByCount, jgitCompaction, type Segment } from './compaction.ts';
+import { loadFilesRepo, filesRefs, filesRepoSection, packedRefsSection, type FilesRepo, type PackedRefsJson } from './files.ts';
+import { FormatError } from './basics.ts';
+import { compactAll, compactSegment, type CompactResult } from './compact.ts';
 
 /** `stack.compaction` of the report (docs/report.md). */
 export interface CompactionReport {
@@ -22,6 +26,43 @@ export interface CompactionReport {
   jgit: { segment: Segment | null; reasons: string[]; error?: string };
   /** Whether the segment git picks starts at the base table, so tombstones would be dropped. */
   dropsTombstones: boolean;
+  /** The stack after a real `git pack-refs` (`compactAll`: written and measured); null when skipped (`afterSkipped`). */
+  afterPackRefs: AfterCompaction | null;
+  /** The stack after a real `git pack-refs --auto` of `segment`; null when there is no segment or when skipped. */
+  afterAuto: AfterCompaction | null;
+  /** Why `afterPackRefs` / `afterAuto` were not computed (stack too large, unreadable table, git's writer would fail). */
+  afterSkipped?: string;
+}
+
+/** A stack after a real compaction (docs/report.md, `stack.compaction`). */
+export interface AfterCompaction {
+  /** Tables in the stack afterwards (`afterPackRefs`: 1, or 0 when everything cancelled out). */
+  tables: number;
+  /** Total file size of the stack afterwards. */
+  bytes: number;
+  /** Ref + log records in the stack afterwards. */
+  records: number;
+  /** The compacted table alone: its file size and records (0 when git would not list it: empty). */
+  newTableBytes: number;
+  newTableRecords: number;
+}
+
+/** Stacks with more records than this get no `afterPackRefs` / `afterAuto` (the write costs time). */
+export const AFTER_COMPACTION_MAX_RECORDS = 2_000_000;
+
+/** The stack after `res`, from the report's per-table figures and the written table. */
+function afterOf(res: CompactResult, sizes: number[], recs: number[]): AfterCompaction {
+  const { start, end } = res.segment;
+  const keep = (v: number[]): number => v.reduce((s, x, i) => (i < start || i > end ? s + x : s), 0);
+  const newBytes = res.empty ? 0 : res.bytes.length;
+  const newRecs = res.empty ? 0 : res.stats.refsOut + res.stats.logsOut;
+  return {
+    tables: res.names.length,
+    bytes: keep(sizes) + newBytes,
+    records: keep(recs) + newRecs,
+    newTableBytes: newBytes,
+    newTableRecords: newRecs,
+  };
 }
 
 function fmt(n: number): string {
@@ -50,6 +91,21 @@ function compactionReport(r: Report, a: Analysis, factor: number): CompactionRep
   const live = liveWinners(a, ok.length);
   const byLive = geometryByCount(live, factor);
   const jg = jgitCompaction(sizes);
+  let afterPackRefs: AfterCompaction | null = null;
+  let afterAuto: AfterCompaction | null = null;
+  let afterSkipped: string | undefined;
+  const total = recs.reduce((s, x) => s + x, 0);
+  if (a.stack.tables.some((t) => !t)) afterSkipped = 'a table could not be read';
+  else if (total > AFTER_COMPACTION_MAX_RECORDS) afterSkipped = `more than ${fmt(AFTER_COMPACTION_MAX_RECORDS)} records`;
+  else if (ok.length > 0) {
+    try {
+      afterPackRefs = afterOf(compactAll(a.stack, { random: 0 }), sizes, recs);
+      if (git.segment) afterAuto = afterOf(compactSegment(a.stack, git.segment, { random: 0 }), sizes, recs);
+    } catch (e) {
+      afterPackRefs = afterAuto = null;
+      afterSkipped = `git's compaction would fail: ${(e as Error).message}`;
+    }
+  }
   return {
     factor, segment: git.segment,
     bySize: { values: git.netSizes, reasons: git.reasons },
@@ -57,6 +113,7 @@ function compactionReport(r: Report, a: Analysis, factor: number): CompactionRep
     byLive: { values: live, segment: byLive.segment },
     jgit: { segment: jg.segment, reasons: jg.reasons, ...(jg.error ? { error: jg.error } : {}) },
     dropsTombstones: git.segment?.start === 0,
+    afterPackRefs, afterAuto, ...(afterSkipped ? { afterSkipped } : {}),
   };
 }
 
@@ -114,6 +171,58 @@ function diagnoseStack(r: Report, c: CompactionReport | null): string {
   }
   return parts.join(' ');
 }
+
+registerFilesBackend({
+  analyze(input) {
+    const repo = loadFilesRepo(input.gitFiles);
+    const findings = [...(repo.packed?.findings ?? []), ...repo.findings].map((f) => ({
+      severity: f.severity, file: f.file, offset: f.offset, message: f.message,
+    }));
+    return { files: repo, findings };
+  },
+  refs(files) {
+    const repo = files as FilesRepo;
+    if (repo.fatal) throw new FormatError(repo.fatal.file, repo.fatal.offset, repo.fatal.message);
+    return filesRefs(repo);
+  },
+});
+
+/** The diagnosis paragraph for a files-backend input (packed-refs, loose refs). */
+function diagnoseFiles(p: PackedRefsJson): string {
+  const parts: string[] = [];
+  if (p.present) {
+    parts.push(`packed-refs: ${plural(p.records, 'record')} in ${kb(p.bytes)}, ${plural(p.peeled, 'peeled value')}, header ${p.header === null ? 'absent' : `"${p.traits.join(' ')}"`}.`);
+    if (p.gitDies) parts.push(`git dies on this file (${p.gitDies.when}): line ${p.gitDies.line}, offset ${p.gitDies.offset}: ${p.gitDies.message}.`);
+    if (p.claimsSorted && !p.sorted) {
+      parts.push(`The header claims "sorted" but the records are not byte-sorted, so git's binary search over the file misses ${plural(p.unfoundByBinarySearch.length, 'ref')} that are in it.`);
+    } else if (!p.claimsSorted && p.records > 1) {
+      parts.push(`Without the "sorted" trait git sorts a copy of all ${fmt(p.records)} records on every load.`);
+    }
+    if (p.duplicates.length) parts.push(`${plural(p.duplicates.length, 'name')} appear twice (git lists them twice).`);
+    const pc = p.peelCoverage;
+    parts.push(`Peeling: ${fmt(pc.tagsWithPeeled)} of ${fmt(pc.tags)} tags carry their peeled value; the ref advertisement must open ${plural(pc.mustOpen, 'object')} (${pc.rule}).`);
+  } else {
+    parts.push('No packed-refs file.');
+  }
+  if (p.loose) {
+    parts.push(`${plural(p.loose.looseRefs, 'loose ref')} (${fmt(p.loose.shadowing)} shadow a packed ref) in ${plural(p.loose.directories, 'directory', 'directories')}.`);
+  }
+  if (p.packRefsAuto) {
+    const a = p.packRefsAuto;
+    parts.push(`\`git pack-refs --auto\` ${a.wouldPack ? 'would pack now' : 'would not pack yet'}: ${fmt(a.candidatesTags)} loose tags against a limit of ${fmt(a.limit)}${a.wouldPackAll !== a.wouldPack ? ` (with --all: ${fmt(a.candidatesAll)} loose refs, ${a.wouldPackAll ? 'would pack' : 'would not'})` : ''}.`);
+  }
+  const e = p.reftableEstimate;
+  parts.push(`As a reftable these ${plural(e.refs, 'ref')} would take about ${kb(e.bytes)} in ${plural(e.blocks, 'block')} (estimate).`);
+  return parts.join(' ');
+}
+
+registerReportExtension((r, a) => {
+  if (!a.files) return;
+  const repo = a.files as FilesRepo;
+  const p = repo.kind === 'packed-refs' && repo.packed ? packedRefsSection(repo.packed) : filesRepoSection(repo);
+  r.packedRefs = p;
+  r.diagnosis = diagnoseFiles(p);
+});
 
 registerReportExtension((r, a, opts) => {
   if (!r.stack) return;

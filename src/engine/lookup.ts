@@ -10,7 +10,7 @@
  *   linear scan from the chosen restart point to the first key ≥ the wanted key.
  * Counters are the ones the simulator and benchmarks use.
  */
-import { cursor, getVarint, u24, keyToBytes, toHex } from './basics.ts';
+import { cursor, getVarint, u24, keyToBytes } from './basics.ts';
 import type { BlockInfo, SectionName, Table } from './table.ts';
 
 /** Work counted by lookups (add-only; reset by creating a new object). */
@@ -59,17 +59,30 @@ function cacheOf(t: Table): TableIndexCache {
   return c;
 }
 
-/** Block bytes from its start (file byte 0 for the first block) to its restart count. */
+/**
+ * Block bytes from its start (file byte 0 for the first block) to its restart count. `openTable`
+ * checked them; should the source have shrunk since, the missing bytes read as zeros (the
+ * decoders below then stop early instead of throwing).
+ */
 function blockBytes(t: Table, b: BlockInfo): Uint8Array {
-  return t.source.read(b.offset, b.blockLen);
+  const blk = t.source.read(b.offset, b.blockLen);
+  if (blk.length >= b.blockLen) return blk;
+  const z = new Uint8Array(b.blockLen);
+  z.set(blk);
+  return z;
 }
 
-/** Read the standalone key (prefix 0) of the record at `pos`; sets `cursor.pos` after the key. */
+/**
+ * Read the key of the record at `pos` (prefix taken from `prev`); sets `cursor.pos` after the key
+ * and `lastValueType`. Never reads at or past `end`: a record that does not decode (impossible
+ * in a block `openTable` accepted) sets `cursor.pos` to `end`, so every scan loop terminates.
+ */
 function keyAt(blk: Uint8Array, pos: number, end: number, prev: string): string {
   const prefix = getVarint(blk, pos, end);
-  const sw = getVarint(blk, cursor.pos, end);
-  let p = cursor.pos;
-  const slen = sw >>> 3;
+  const sw = prefix < 0 ? -1 : getVarint(blk, cursor.pos, end);
+  if (sw < 0) { cursor.pos = end; lastValueType = 0; return prev; }
+  const p = cursor.pos;
+  const slen = Math.min((sw - (sw & 7)) / 8, end - p);
   let s = prefix ? prev.substring(0, prefix) : '';
   for (let i = 0; i < slen; i++) s += String.fromCharCode(blk[p + i]);
   cursor.pos = p + slen;
@@ -78,21 +91,28 @@ function keyAt(blk: Uint8Array, pos: number, end: number, prev: string): string 
 }
 let lastValueType = 0;
 
-/** Skip the value of a record whose key was just read (type-specific body). */
+/** `getVarint` that yields 0 and moves to `end` instead of failing (see `keyAt`). */
+function varintOr(blk: Uint8Array, pos: number, end: number): number {
+  const v = getVarint(blk, pos, end);
+  if (v < 0) { cursor.pos = end; return 0; }
+  return v;
+}
+
+/** Skip the value of a record whose key was just read (type-specific body); never past `end`. */
 function skipValue(t: Table, type: 'ref' | 'index' | 'obj', blk: Uint8Array, pos: number, end: number): number {
   const vt = lastValueType;
-  if (type === 'index') { getVarint(blk, pos, end); return cursor.pos; }
+  if (type === 'index') { varintOr(blk, pos, end); return cursor.pos; }
   if (type === 'ref') {
-    getVarint(blk, pos, end); pos = cursor.pos;
+    varintOr(blk, pos, end); pos = cursor.pos;
     const hs = t.header.hashSize;
-    if (vt === 1) return pos + hs;
-    if (vt === 2) return pos + 2 * hs;
-    if (vt === 3) { const l = getVarint(blk, pos, end); return cursor.pos + l; }
+    if (vt === 1) return Math.min(end, pos + hs);
+    if (vt === 2) return Math.min(end, pos + 2 * hs);
+    if (vt === 3) { const l = varintOr(blk, pos, end); return Math.min(end, cursor.pos + l); }
     return pos;
   }
   let cnt = vt;
-  if (cnt === 0) { cnt = getVarint(blk, pos, end); pos = cursor.pos; }
-  for (let i = 0; i < cnt; i++) { getVarint(blk, pos, end); pos = cursor.pos; }
+  if (cnt === 0) { cnt = varintOr(blk, pos, end); pos = cursor.pos; }
+  for (let i = 0; i < cnt && pos < end; i++) { varintOr(blk, pos, end); pos = cursor.pos; }
   return pos;
 }
 
@@ -128,7 +148,7 @@ function seekInBlock(t: Table, b: BlockInfo, want: string, c: SeekCounters): Blo
   // (git does not need ordinals; we do, to map to decoded columns. Not counted as work.)
   let ordinal = ordinalAt(t, b, blk, pos);
   let prev = '';
-  while (pos < rt) {
+  while (pos < rt && ordinal < b.recordCount) {
     c.recordsDecoded++;
     const k = keyAt(blk, pos, rt, prev);
     const vpos = cursor.pos;
@@ -206,13 +226,15 @@ export function seekRef(t: Table, want: string, c: SeekCounters): SeekResult {
   const roots = rootIndexBlocks(t, cache, 'refIndex');
   if (roots.length) {
     let blk = linearBlock(t, roots, want, c, true);
+    // openTable checked that index positions point back at lower index blocks or ref blocks, at
+    // most 64 levels: the bound here is a second guard.
     for (let depth = 0; depth < 64; depth++) {
       const s = seekInBlock(t, blk, want, c);
       if (s.key === null) return { index: t.refs.count, exact: false };
       const pos = getVarint(s.blk, s.valuePos, blk.restartTableOffset);
       const next = cache.byOffset.get(pos);
       if (!next) return { index: t.refs.count, exact: false };
-      if (next.type === 'index') { c.indexBlocks++; blk = next; continue; }
+      if (next.type === 'index' && next.section === 'refIndex') { c.indexBlocks++; blk = next; continue; }
       c.leafBlocks++;
       leaf = next;
       break;
@@ -220,9 +242,9 @@ export function seekRef(t: Table, want: string, c: SeekCounters): SeekResult {
   } else {
     leaf = linearBlock(t, leaves, want, c, false);
   }
-  if (!leaf) return { index: t.refs.count, exact: false };
+  if (!leaf || leaf.type !== 'ref') return { index: t.refs.count, exact: false };
   const s = seekInBlock(t, leaf, want, c);
-  const base = cache.firstRec.get(leaf.offset)!;
+  const base = cache.firstRec.get(leaf.offset) ?? 0;
   if (s.key === null) {
     // Past the end of this block: the answer is the next block's first record.
     return { index: base + leaf.recordCount, exact: false };
@@ -252,14 +274,22 @@ export function refsForObject(t: Table, oid: string, c: SeekCounters): number[] 
   const cache = cacheOf(t);
   const hs = t.header.hashSize;
   const out: number[] = [];
+  // Compared as bytes (no string per record). Only records with a value (types 1 and 2) match,
+  // as in git's filtering iterator: tombstones and symrefs have no object id.
+  const id = oid.length === 2 * hs && /^[0-9a-fA-F]*$/.test(oid) ? hexToBytes(oid) : null;
+  const oids = t.refs.oids, types = t.refs.types;
+  const sameId = (b: Uint8Array, at: number): boolean => {
+    for (let k = 0; k < hs; k++) if (b[at + k] !== id![k]) return false;
+    return true;
+  };
   const matchBlock = (b: BlockInfo) => {
+    const first = cache.firstRec.get(b.offset);
+    if (first === undefined) return; // not a ref block (openTable allows only ref block positions)
     c.leafBlocks++;
-    const first = cache.firstRec.get(b.offset)!;
     for (let i = first; i < first + b.recordCount; i++) {
       c.recordsDecoded++;
-      const v = toHex(t.refs.oids, i * hs, (i + 1) * hs);
-      const p = t.refs.peeled.get(i);
-      if (v === oid || (p && toHex(p) === oid)) out.push(i);
+      if (!id || (types[i] !== 1 && types[i] !== 2)) continue;
+      if (sameId(oids, i * hs) || (types[i] === 2 && sameId(t.refs.peeled.get(i)!, 0))) out.push(i);
     }
   };
   const objLeaves = cache.sections.get('obj');
@@ -273,16 +303,19 @@ export function refsForObject(t: Table, oid: string, c: SeekCounters): number[] 
   const roots = rootIndexBlocks(t, cache, 'objIndex');
   if (roots.length) {
     let blk = linearBlock(t, roots, want, c, true);
-    for (;;) {
+    let found: BlockInfo | null = null;
+    for (let depth = 0; depth < 64; depth++) {
       const s = seekInBlock(t, blk, want, c);
       if (s.key === null) return out;
       const next = cache.byOffset.get(getVarint(s.blk, s.valuePos, blk.restartTableOffset));
       if (!next) return out;
-      if (next.type === 'index') { c.indexBlocks++; blk = next; continue; }
+      if (next.type === 'index' && next.section === 'objIndex') { c.indexBlocks++; blk = next; continue; }
       c.leafBlocks++;
-      leaf = next;
+      found = next;
       break;
     }
+    if (!found || found.type !== 'obj') return out;
+    leaf = found;
   } else leaf = linearBlock(t, objLeaves, want, c, false);
   const s = seekInBlock(t, leaf, want, c);
   if (s.key !== want) return out;
@@ -291,14 +324,14 @@ export function refsForObject(t: Table, oid: string, c: SeekCounters): number[] 
   const end = leaf.restartTableOffset;
   let pos = s.valuePos;
   let cnt = lastValueType;
-  if (cnt === 0) { cnt = getVarint(blk, pos, end); pos = cursor.pos; }
+  if (cnt === 0) { cnt = varintOr(blk, pos, end); pos = cursor.pos; }
   if (cnt === 0) {
     for (const b of cache.sections.get('ref') ?? []) matchBlock(b);
     return out;
   }
   let last = 0;
-  for (let i = 0; i < cnt; i++) {
-    const d = getVarint(blk, pos, end); pos = cursor.pos;
+  for (let i = 0; i < cnt && pos < end; i++) {
+    const d = varintOr(blk, pos, end); pos = cursor.pos;
     last = i === 0 ? d : last + d;
     const b = cache.byOffset.get(last);
     if (b) matchBlock(b);

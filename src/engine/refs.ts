@@ -2,7 +2,7 @@
  * refs: the live refs of a merged reftable view as `git for-each-ref --include-root-refs` lists
  * them: byte-sorted by name, symrefs printing their target's object id (followed up to 5 levels,
  * git's SYMREF_MAXDEPTH), symrefs whose target does not exist left out, and among names outside
- * `refs/` only root refs (git's `is_root_ref`: upper-case letters and `_`, either ending in
+ * `refs/` only root refs (git's `is_root_ref`: upper-case letters, `-` and `_`, either ending in
  * `_HEAD` or one of HEAD, AUTO_MERGE, BISECT_EXPECTED_REV, NOTES_MERGE_PARTIAL, NOTES_MERGE_REF,
  * MERGE_AUTOSTASH).
  */
@@ -14,7 +14,7 @@ const IRREGULAR_ROOT_REFS = new Set(['HEAD', 'AUTO_MERGE', 'BISECT_EXPECTED_REV'
 
 /** git's root-ref rule (refs.c `is_root_ref`): see the module comment. */
 export function isRootRef(name: string): boolean {
-  if (!/^[A-Z_]+$/.test(name)) return false;
+  if (!/^[A-Z_-]+$/.test(name)) return false;
   return name.endsWith('_HEAD') || IRREGULAR_ROOT_REFS.has(name);
 }
 

@@ -44,6 +44,11 @@ export interface TableReport {
   /** Records of this table that win in the merged view (live refs plus winning tombstones). */
   winners: number;
   error: null | { file: string; offset: number; expected: string };
+  /**
+   * Present when an unreadable table may change this table's merge figures: `shadowed`,
+   * `hiddenByTombstone` and `winners` when it is newer, `tombstonesHiding` when it is older.
+   */
+  incomplete?: string[];
 }
 
 /** The whole report. */
@@ -65,6 +70,11 @@ export interface Report {
     continuity: { table: number; expectedMin: number; actualMin: number; status: 'ok' | 'gap' | 'overlap' }[];
     /** True when some table could not be parsed: stack-wide figures leave it out. */
     incomplete: boolean;
+    /**
+     * The figures of `stack` that leave out the unreadable tables (empty when `incomplete` is
+     * false). `tables` and `totalBytes` never do: file sizes are known.
+     */
+    incompleteFigures: string[];
     /** Filled by the compaction module (issue #5). */
     compaction?: unknown;
   } | null;
@@ -105,6 +115,21 @@ const extensions: ReportExtension[] = [];
 /** Register a report extension; run in registration order by `buildReport`. */
 export function registerReportExtension(e: ReportExtension): void {
   extensions.push(e);
+}
+
+/** Sets `incomplete` on readable tables that an unreadable newer or older table may affect. */
+function markIncomplete(tables: TableReport[]): void {
+  const firstBroken = tables.findIndex((t) => t.error);
+  if (firstBroken < 0) return;
+  let lastBroken = firstBroken;
+  tables.forEach((t, i) => { if (t.error) lastBroken = i; });
+  tables.forEach((t, i) => {
+    if (t.error) return;
+    const figs: string[] = [];
+    if (i < lastBroken) figs.push('shadowed', 'hiddenByTombstone', 'winners');
+    if (i > firstBroken) figs.push('tombstonesHiding');
+    if (figs.length) t.incomplete = figs;
+  });
 }
 
 /** Build the `refscope.report/1` document for an analysis. */
@@ -156,7 +181,9 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
       totalBytes: r.tables.reduce((x, t) => x + t.fileSize, 0),
       live: m.live, tombstones: m.tombstones, tombstonesHiding: m.tombstonesHiding,
       refRecords, logRecords, namespaces, continuity, incomplete: s.broken.length > 0,
+      incompleteFigures: s.broken.length ? ['live', 'tombstones', 'tombstonesHiding', 'refRecords', 'logRecords', 'namespaces', 'continuity'] : [],
     };
+    markIncomplete(r.tables);
   }
   for (const e of extensions) e(r, a, opts);
   return r;

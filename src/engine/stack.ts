@@ -6,7 +6,7 @@
  * wins; a winning deletion (tombstone) hides every older record of that key. Tables not listed
  * are garbage (reported as a warning, not read).
  */
-import { type InputFile, FormatError, type Finding, readAll, displayName } from './basics.ts';
+import { type InputFile, FormatError, BudgetError, Budget, type Finding, readAll } from './basics.ts';
 import { type Table, openTable, type OpenOptions } from './table.ts';
 
 /** A table that could not be parsed: the rest of the stack is still analysed. */
@@ -36,20 +36,28 @@ const SAFE_NAME = /^[^/\\]+$/;
  * unsafe name (containing `/`, `\\` or equal to `.`/`..`), an empty line or a missing final newline.
  */
 export function parseTablesList(path: string, bytes: Uint8Array): string[] {
+  return parseTablesListAt(path, bytes).names;
+}
+
+const utf8 = new TextDecoder();
+/** `parseTablesList` with the byte offset of each line (for errors and warnings about a name). */
+function parseTablesListAt(path: string, bytes: Uint8Array): { names: string[]; offsets: number[] } {
   const names: string[] = [];
+  const offsets: number[] = [];
   let start = 0;
   for (let i = 0; i < bytes.length; i++) {
     if (bytes[i] !== 0x0a) continue;
-    const name = new TextDecoder().decode(bytes.subarray(start, i));
+    const name = utf8.decode(bytes.subarray(start, i));
     if (!name) throw new FormatError(path, start, 'a table file name on every line, found an empty line');
     if (!SAFE_NAME.test(name) || name === '.' || name === '..') {
       throw new FormatError(path, start, `a plain file name (no '/', no '..'), found ${JSON.stringify(name)}`);
     }
     names.push(name);
+    offsets.push(start);
     start = i + 1;
   }
   if (start !== bytes.length) throw new FormatError(path, start, 'a newline at the end of the last line');
-  return names;
+  return { names, offsets };
 }
 
 /**
@@ -60,10 +68,17 @@ export function parseTablesList(path: string, bytes: Uint8Array): string[] {
 export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: OpenOptions = {}): Stack {
   const byName = new Map(refFiles.map((f) => [f.path.split('/').pop()!, f]));
   const findings: Finding[] = [];
+  // One budget for every table of the stack (see OpenOptions.deadline / maxRecords).
+  const budget = opts.budget ?? new Budget(opts.deadline, opts.maxRecords);
   let names: string[];
+  let lineAt: number[] = [];
   if (list) {
-    names = parseTablesList(list.path, readAll(list.source));
-    const listed = new Set(names);
+    ({ names, offsets: lineAt } = parseTablesListAt(list.path, readAll(list.source)));
+    const listed = new Set<string>();
+    names.forEach((n, i) => {
+      if (listed.has(n)) findings.push({ severity: 'warning', file: list.path, offset: lineAt[i], message: `table ${JSON.stringify(n)} is listed twice` });
+      listed.add(n);
+    });
     for (const n of byName.keys()) {
       if (!listed.has(n) && n.endsWith('.ref')) {
         findings.push({ severity: 'warning', file: byName.get(n)!.path, offset: -1, message: 'table file not listed in tables.list (garbage git would delete on the next compaction)' });
@@ -75,46 +90,43 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
   const tables: (Table | null)[] = [];
   const broken: BrokenTable[] = [];
   let done = 0;
-  for (const n of names) {
+  names.forEach((n, i) => {
     const f = byName.get(n);
     if (!f) {
-      const e = new FormatError(list ? list.path : n, -1, `table file ${JSON.stringify(n)} named in tables.list to exist`);
+      // Only reachable with a list: lone tables are named after the files themselves.
+      const e = new FormatError(list ? list.path : n, lineAt[i] ?? 0, `table file ${JSON.stringify(n)} named in tables.list to exist`);
       broken.push({ name: n, path: n, fileSize: 0, error: e });
       tables.push(null);
-      continue;
+      return;
     }
     try {
       const base = done;
-      const t = openTable(f, { ...opts, onProgress: opts.onProgress ? (b) => opts.onProgress!(base + b) : undefined });
+      const t = openTable(f, { ...opts, budget, onProgress: opts.onProgress ? (b) => opts.onProgress!(base + b) : undefined });
       tables.push(t);
+      for (const w of t.findings) findings.push(w);
     } catch (e) {
-      if (!(e instanceof FormatError)) throw e;
+      // A budget stop ends the whole analysis; any other format error breaks this table only.
+      if (!(e instanceof FormatError) || e instanceof BudgetError) throw e;
       broken.push({ name: n, path: f.path, fileSize: f.source.size, error: e });
       tables.push(null);
     }
     done += f.source.size;
-  }
+  });
   if (!list) {
     // Lone tables: order by update index, as they would be listed.
     const order = tables.map((t, i) => i).sort((a, b) => (tables[a]?.header.minUpdateIndex ?? 0) - (tables[b]?.header.minUpdateIndex ?? 0));
     names = order.map((i) => names[i]);
     const t2 = order.map((i) => tables[i]);
-    tables.splice(0, tables.length, ...t2);
+    for (let i = 0; i < t2.length; i++) tables[i] = t2[i];
   }
-  // Update-index continuity: each table's min should be the previous max + 1; overlaps are suspect.
+  // Update-index continuity: each table's min should be the previous max + 1; overlaps are suspect
+  // (git accepts them). Records outside their own table's range are rejected by `openTable`.
   let prev: Table | null = null;
   for (const t of tables) {
     if (!t) continue;
     if (prev) {
       if (t.header.minUpdateIndex <= prev.header.maxUpdateIndex) {
         findings.push({ severity: 'warning', file: t.path, offset: 8, message: `update-index range ${t.header.minUpdateIndex}..${t.header.maxUpdateIndex} overlaps the older table ${prev.name} (${prev.header.minUpdateIndex}..${prev.header.maxUpdateIndex})` });
-      }
-    }
-    for (let i = 0; i < t.refs.count; i++) {
-      const u = t.refs.updateIndex[i];
-      if (u > t.header.maxUpdateIndex) {
-        findings.push({ severity: 'warning', file: t.path, offset: -1, message: `record ${JSON.stringify(displayName(t.refs.names[i]))} has update_index ${u} outside the table's range ${t.header.minUpdateIndex}..${t.header.maxUpdateIndex}` });
-        break;
       }
     }
     prev = t;

@@ -8,7 +8,7 @@
  */
 import { Inflate } from 'fflate';
 import {
-  type ByteSource, type InputFile, FormatError, type Finding,
+  type ByteSource, type InputFile, FormatError, BudgetError, Budget, type Finding,
   u16, u24, u32, u64Safe, crc32, cursor, getVarint, toHex,
 } from './basics.ts';
 
@@ -179,14 +179,10 @@ export function parseFooter(file: string, h: TableHeader, head: Uint8Array, fb: 
     logIndexPosition: u64Safe(fb, hs + 32, file, base, 'log_index_position'),
     crc,
   };
-  const names: [keyof TableFooter, number][] = [
-    ['refIndexPosition', hs], ['objPosition', hs + 8], ['objIndexPosition', hs + 16],
-    ['logPosition', hs + 24], ['logIndexPosition', hs + 32],
-  ];
-  for (const [k, at] of names) {
+  for (const [k, name, rel] of FOOTER_FIELDS) {
     const v = f[k];
     if (v !== 0 && (v < hs || v >= base)) {
-      throw new FormatError(file, base + at, `${k} inside the file's blocks [${hs}, ${base}), found ${v}`);
+      throw new FormatError(file, base + hs + rel, `${name} 0 or inside the blocks [${hs}, ${base}), found ${v}`);
     }
   }
   if (f.objPosition && (f.objIdLen < 2 || f.objIdLen > h.hashSize)) {
@@ -195,16 +191,45 @@ export function parseFooter(file: string, h: TableHeader, head: Uint8Array, fb: 
   return f;
 }
 
+/** Footer position fields: key, spec name, offset after the header copy. */
+const FOOTER_FIELDS: [keyof TableFooter & `${string}Position`, string, number][] = [
+  ['refIndexPosition', 'ref_index_position', 0], ['objPosition', 'obj_position', 8],
+  ['objIndexPosition', 'obj_index_position', 16], ['logPosition', 'log_position', 24],
+  ['logIndexPosition', 'log_index_position', 32],
+];
+
 function hex8(n: number): string {
   return '0x' + n.toString(16).padStart(8, '0');
 }
 
-/** Options for `openTable`. */
+/** Options for `openTable` (and `loadStack` / `analyzeFiles`, which pass them on). */
 export interface OpenOptions {
   /** Decode log records (inflate log blocks). Default true. */
   logs?: boolean;
   /** Called with bytes done, for progress bars. */
   onProgress?: (bytesDone: number) => void;
+  /**
+   * Tables up to this many bytes are read into memory with one `read`; larger ones block by
+   * block (never more than one block, or 16 KiB of a log block's compressed stream, at a time).
+   * Default `WHOLE_READ_LIMIT`. 0 forces the sliced path.
+   */
+  wholeReadLimit?: number;
+  /**
+   * Time budget: a `Date.now()` time in ms. Past it, the analysis stops with a `BudgetError`
+   * (a `FormatError`: file, offset where it stopped, "the analysis to finish before its
+   * deadline"). Checked per block and every 65,536 records. Default: none.
+   */
+  deadline?: number;
+  /**
+   * Memory budget, as a number of decoded records (ref, index, obj and log records of every table
+   * of the analysis together). More stops the analysis with a `BudgetError`. Default: none.
+   */
+  maxRecords?: number;
+  /**
+   * The budget state shared by the tables of one analysis. `loadStack` and `analyzeFiles` create
+   * it from `deadline` and `maxRecords`; set it only to share one budget across several calls.
+   */
+  budget?: Budget;
 }
 
 /** Size above which a table is read block by block instead of as one buffer (bytes). */
@@ -227,9 +252,16 @@ export function openTable(input: InputFile, opts: OpenOptions = {}): Table {
   }
   const footerBase = size - h.footerSize;
   const fb = src.read(footerBase, h.footerSize);
+  if (fb.length !== h.footerSize) throw shortRead(file, footerBase, fb.length, h.footerSize);
   const footer = parseFooter(file, h, head, fb, footerBase);
-  const whole = size <= WHOLE_READ_LIMIT ? src.read(0, size) : null;
-  const p = new Parser(file, src, whole, h, footer, size, opts);
+  const budget = opts.budget ?? new Budget(opts.deadline, opts.maxRecords);
+  budget.check(file, 0);
+  let whole: Uint8Array | null = null;
+  if (size <= (opts.wholeReadLimit ?? WHOLE_READ_LIMIT)) {
+    whole = src.read(0, size);
+    if (whole.length !== size) throw shortRead(file, 0, whole.length, size);
+  }
+  const p = new Parser(file, src, whole, h, footer, size, opts, budget);
   p.run();
   const name = file.split('/').pop() || file;
   return {
@@ -239,11 +271,21 @@ export function openTable(input: InputFile, opts: OpenOptions = {}): Table {
   };
 }
 
-/** Section boundaries from the footer: sorted starts, each section ends where the next begins. */
+function shortRead(file: string, off: number, got: number, want: number): FormatError {
+  return new FormatError(file, off + got, `${want} readable bytes at offset ${off}, got ${got} (the file changed while being read?)`);
+}
+
+/**
+ * Section boundaries from the footer: sorted starts, each section ends where the next begins.
+ * The ref section, when the first block is a ref block, starts at 0. A log-only table (first
+ * block a log block) has `log_position` 0 as git writes it, its log section then starts at 0
+ * (git's reader: `log_offsets.is_present = first_block_typ == BLOCK_TYPE_LOG || offset > 0`).
+ */
 export function sectionRanges(h: TableHeader, f: TableFooter, size: number, firstType: number): { name: SectionName; start: number; end: number }[] {
   const starts: { name: SectionName; start: number }[] = [];
   const hasRefs = firstType === LETTER.ref;
   if (hasRefs) starts.push({ name: 'ref', start: 0 });
+  else if (firstType === LETTER.log && !f.logPosition) starts.push({ name: 'log', start: 0 });
   if (f.refIndexPosition) starts.push({ name: 'refIndex', start: f.refIndexPosition });
   if (f.objPosition) starts.push({ name: 'obj', start: f.objPosition });
   if (f.objIndexPosition) starts.push({ name: 'objIndex', start: f.objIndexPosition });
@@ -287,6 +329,16 @@ class RefBuilder {
   }
 }
 
+/** Canonical order of the sections in a file (spec "File format"). */
+const SECTION_RANK: Record<SectionName, number> = { ref: 0, refIndex: 1, obj: 2, objIndex: 3, log: 4, logIndex: 5 };
+/** The footer field naming each section's start (the ref section has none: it starts at 0). */
+const SECTION_FIELD: Record<SectionName, [string, number]> = {
+  ref: ['first block type', -1], refIndex: ['ref_index_position', 0], obj: ['obj_position', 8],
+  objIndex: ['obj_index_position', 16], log: ['log_position', 24], logIndex: ['log_index_position', 32],
+};
+/** Records decoded between two budget checks inside one block. */
+const BUDGET_STRIDE = 0xffff;
+
 /** The block walk and record decoder for one table. */
 class Parser {
   blocks: BlockInfo[] = [];
@@ -299,20 +351,25 @@ class Parser {
   refBlockOffsets = new Set<number>();
   blockTypeAt = new Map<number, BlockType>();
   sectionAt = new Map<number, SectionName>();
-  indexChildren = new Map<number, number[]>();
+  /** Index of each block in `blocks`, by offset. */
+  blockAt = new Map<number, number>();
+  /** Per index block (by offset): its records' block positions, file offsets and keys. */
+  indexChildren = new Map<number, { pos: number[]; at: number[]; keys: string[] }>();
 
   constructor(
     readonly file: string, readonly src: ByteSource, readonly whole: Uint8Array | null,
     readonly h: TableHeader, readonly f: TableFooter, readonly size: number, readonly opts: OpenOptions,
+    readonly budget: Budget,
   ) {
-    // ~40 bytes per ref record in git's layout: a capacity hint that avoids most regrowth.
-    this.rb = new RefBuilder(h.hashSize, Math.min(1 << 24, Math.ceil(size / 40)));
+    this.rb = new RefBuilder(h.hashSize, 0);
   }
 
-  /** Bytes [off, off+len) of the file, from the whole buffer or a slice read. */
+  /** Bytes [off, off+len) of the file (clamped to its end), from the whole buffer or a slice read. */
   bytes(off: number, len: number): Uint8Array {
-    if (this.whole) return this.whole.subarray(off, Math.min(this.size, off + len));
-    return this.src.read(off, len);
+    const want = Math.max(0, Math.min(len, this.size - off));
+    const b = this.whole ? this.whole.subarray(off, off + want) : this.src.read(off, want);
+    if (b.length !== want) throw shortRead(this.file, off, b.length, want);
+    return b;
   }
 
   refsColumns(): RefColumns {
@@ -325,18 +382,38 @@ class Parser {
   }
 
   run(): void {
-    const { h, f, size } = this;
+    const { h, f, size, file } = this;
+    const footerBase = size - h.footerSize;
     const firstType = this.bytes(h.headerSize, 1)[0];
     const sections = sectionRanges(h, f, size, firstType);
-    if (sections.length === 0 && size - h.footerSize > h.headerSize) {
-      throw new FormatError(this.file, h.headerSize, `block type 'r' or 'g' after the header, found 0x${firstType.toString(16)}`);
+    if (sections.length === 0 && footerBase > h.headerSize) {
+      throw new FormatError(file, h.headerSize, `block type 'r' or 'g' after the header, found 0x${firstType.toString(16)}`);
     }
     if (sections.length && sections[0].start !== 0 && sections[0].start !== h.headerSize) {
-      throw new FormatError(this.file, h.headerSize, `the first section to start right after the header`);
+      const [name, rel] = SECTION_FIELD[sections[0].name];
+      throw new FormatError(file, footerBase + h.headerSize + rel, `the first section (${name}) to start right after the header at ${h.headerSize}, found ${sections[0].start}`);
     }
+    const present = new Set(sections.map((s) => s.name));
+    for (const [idx, leaf] of [['refIndex', 'ref'], ['objIndex', 'obj'], ['logIndex', 'log']] as [SectionName, SectionName][]) {
+      if (present.has(idx) && !present.has(leaf)) {
+        const [name, rel] = SECTION_FIELD[idx];
+        throw new FormatError(file, footerBase + h.headerSize + rel, `${name} 0 when the table has no ${leaf} section`);
+      }
+    }
+    for (let i = 1; i < sections.length; i++) {
+      if (SECTION_RANK[sections[i].name] < SECTION_RANK[sections[i - 1].name]) {
+        const [name, rel] = SECTION_FIELD[sections[i].name];
+        throw new FormatError(file, footerBase + h.headerSize + rel, `sections in the order ref, ref index, obj, obj index, log, log index (${name} ${sections[i].start} is after ${SECTION_FIELD[sections[i - 1].name][0]} ${sections[i - 1].start})`);
+      }
+    }
+    // Capacity hint for the ref columns: ~40 bytes per ref record in git's layout, at most 2^18
+    // up front (the columns double as needed: a damaged file claiming a huge ref section does not
+    // allocate for it before its blocks are read).
+    const refSection = sections.find((s) => s.name === 'ref');
+    if (refSection) this.rb = new RefBuilder(h.hashSize, Math.min(1 << 18, Math.ceil(refSection.end / 40)));
     let done = 0;
     for (const s of sections) {
-      if (s.end <= s.start) throw new FormatError(this.file, s.start, `section ${s.name} to be non-empty`);
+      if (s.end <= s.start) throw new FormatError(file, s.start, `section ${s.name} to be non-empty`);
       this.walkSection(s.name, s.start, s.end);
       done = s.end;
       this.opts.onProgress?.(done);
@@ -350,13 +427,14 @@ class Parser {
     let off = start;
     let prevLastKey: string | null = null;
     while (off < end) {
+      this.budget.check(file, off);
       const hdrAt = off === 0 ? h.headerSize : off;
       if (hdrAt + 4 > end) throw new FormatError(file, hdrAt, `a 4-byte block header before ${section} section end ${end}`);
       const bh = this.bytes(hdrAt, 4);
       const type = TYPE_OF[bh[0]];
       if (type === 'index' && want !== 'index' && off > start) {
         // Lower index levels sit between the leaf blocks and the root that the footer names
-        // (JGit writes them so): from here on the blocks are this section's index.
+        // (git and JGit write them so): from here on the blocks are this section's index.
         section = INDEX_OF[section];
         want = 'index';
       }
@@ -385,17 +463,17 @@ class Parser {
         info.padding = next - off - blockLen;
         info.fileBytes = next - off;
       }
-      if (type !== 'index' && prevLastKey !== null && info.recordCount && !(prevLastKey < info.firstKey)) {
-        throw new FormatError(file, off, `keys increasing across blocks (first key of this block after the previous block's last key)`);
+      if (type !== 'index' && prevLastKey !== null && !(prevLastKey < info.firstKey)) {
+        throw new FormatError(file, type === 'log' ? hdrAt : hdrAt + 4, `keys increasing across blocks (this block's first key after the previous block's last key)`);
       }
-      if (info.recordCount) prevLastKey = info.lastKey;
+      prevLastKey = info.lastKey;
+      this.blockAt.set(off, this.blocks.length);
       this.blocks.push(info);
       this.blockTypeAt.set(off, type);
       this.sectionAt.set(off, info.section);
       if (type === 'ref') this.refBlockOffsets.add(off);
       this.sectionBytes[section] += info.fileBytes;
       off += info.fileBytes;
-      if (info.fileBytes <= 0) throw new FormatError(file, off, 'a block of non-zero length');
     }
   }
 
@@ -405,7 +483,7 @@ class Parser {
     const rc = u16(blk, blockLen - 2);
     if (rc === 0) throw new FormatError(file, base + blockLen - 2, 'restart_count ≥ 1, found 0');
     const rt = blockLen - 2 - 3 * rc;
-    if (rt < firstRec) throw new FormatError(file, base + blockLen - 2, `restart table (${rc} × 3 bytes) inside the block`);
+    if (rt <= firstRec) throw new FormatError(file, base + blockLen - 2, `a restart table (${rc} × 3 bytes) that leaves room for records in block_len ${blockLen}`);
     let prev = -1;
     for (let i = 0; i < rc; i++) {
       const r = u24(blk, rt + 3 * i);
@@ -415,6 +493,12 @@ class Parser {
       prev = r;
     }
     return [rc, rt];
+  }
+
+  /** The record budget, checked inside big blocks. */
+  spend(n: number, at: number): void {
+    this.budget.records += n;
+    this.budget.check(this.file, at);
   }
 
   /**
@@ -435,9 +519,12 @@ class Parser {
     const rb = this.rb;
     const hs = this.h.hashSize;
     const minUpd = this.h.minUpdateIndex;
-    const children: number[] = [];
+    const maxUpd = this.h.maxUpdateIndex;
+    const children = type === 'index' ? { pos: [] as number[], at: [] as number[], keys: [] as string[] } : null;
+    let spent = 0;
     while (pos < rt) {
       const recStart = pos;
+      if (n - spent === BUDGET_STRIDE) { this.spend(n - spent, base + recStart); spent = n; }
       const prefix = getVarint(blk, pos, rt);
       if (prefix < 0) throw varintError(file, base + pos, prefix);
       const sw = getVarint(blk, cursor.pos, rt);
@@ -447,20 +534,20 @@ class Parser {
       const slen = (sw - vtype) / 8;
       if (prefix > key.length) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${key.length}, found ${prefix}`);
       if (recStart === nextRestart) {
-        if (prefix !== 0) throw new FormatError(file, base + recStart, 'prefix length 0 at a restart point');
+        if (prefix !== 0) throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
         ri++;
         nextRestart = ri < rc ? u24(blk, rt + 3 * ri) : -1;
       } else if (n === 0) {
         throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
       } else if (nextRestart !== -1 && recStart > nextRestart) {
-        throw new FormatError(file, base + nextRestart, 'restart offset at a record boundary');
+        throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
       }
-      if (pos + slen > rt) throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the block`);
+      if (pos + slen > rt) throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
       let suffix = '';
       for (let i = 0; i < slen; i++) suffix += String.fromCharCode(blk[pos + i]);
       pos += slen;
       const newKey = prefix === key.length ? key + suffix : key.substring(0, prefix) + suffix;
-      if (n > 0 && !(newKey > key)) throw new FormatError(file, base + recStart, 'keys strictly increasing');
+      if (n > 0 && !(newKey > key)) throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
       key = newKey;
       if (n === 0) firstKey = key;
       n++;
@@ -468,15 +555,17 @@ class Parser {
         if (vtype > 3) throw new FormatError(file, base + recStart, `ref value type 0..3, found ${vtype}`);
         const delta = getVarint(blk, pos, rt);
         if (delta < 0) throw varintError(file, base + pos, delta);
+        const upd = minUpd + delta;
+        if (upd > maxUpd) throw new FormatError(file, base + pos, `update_index within the table's range ${minUpd}..${maxUpd}, found ${upd}`);
         pos = cursor.pos;
         const i = rb.count;
         if (i === rb.types.length) rb.grow();
         rb.names.push(key);
         rb.types[i] = vtype;
-        rb.upd[i] = minUpd + delta;
+        rb.upd[i] = upd;
         rb.block[i] = blockIndex;
         if (vtype === 1 || vtype === 2) {
-          if (pos + hs * (vtype === 2 ? 2 : 1) > rt) throw new FormatError(file, base + pos, `object id of ${hs} bytes inside the block`);
+          if (pos + hs * vtype > rt) throw new FormatError(file, base + pos, `${vtype === 2 ? 'object id and peeled id' : 'object id'} of ${hs * vtype} bytes inside the records (${rt - pos} left)`);
           rb.oids.set(blk.subarray(pos, pos + hs), i * hs);
           pos += hs;
           if (vtype === 2) {
@@ -488,7 +577,7 @@ class Parser {
           const tl = getVarint(blk, pos, rt);
           if (tl < 0) throw varintError(file, base + pos, tl);
           pos = cursor.pos;
-          if (pos + tl > rt) throw new FormatError(file, base + pos, `symref target of ${tl} bytes inside the block`);
+          if (pos + tl > rt) throw new FormatError(file, base + pos, `symref target of ${tl} bytes inside the records (${rt - pos} left)`);
           let t = '';
           for (let k = 0; k < tl; k++) t += String.fromCharCode(blk[pos + k]);
           rb.targets.set(i, t);
@@ -496,13 +585,15 @@ class Parser {
           this.counts.symref++;
         } else this.counts.tombstone++;
         rb.count++;
-      } else if (type === 'index') {
+      } else if (children) {
         if (vtype !== 0) throw new FormatError(file, base + recStart, `index record value type 0, found ${vtype}`);
         const bp = getVarint(blk, pos, rt);
         if (bp < 0) throw varintError(file, base + pos, bp);
+        if (bp === base) throw new FormatError(file, base + pos, `index position pointing at another block, not itself (${bp})`);
+        children.pos.push(bp);
+        children.at.push(base + pos);
+        children.keys.push(key);
         pos = cursor.pos;
-        if (bp === base) throw new FormatError(file, base + recStart, 'index position pointing at another block, not itself');
-        children.push(bp);
         this.counts.index++;
       } else {
         // obj record: value type holds cnt_3; 0 means a varint cnt_large follows.
@@ -526,19 +617,33 @@ class Parser {
         this.counts.obj++;
       }
     }
-    if (ri !== rc) throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary`);
-    if (type === 'index') this.indexChildren.set(base, children);
+    if (ri !== rc) throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
+    this.spend(n - spent, base);
+    if (children) this.indexChildren.set(base, children);
     return {
       offset: base, type, section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: blockLen,
       restartTableOffset: rt, firstKey, lastKey: key,
     };
   }
 
-  /** Inflate and decode one log block. The compressed stream's end is found from its Adler-32 trailer. */
+  /**
+   * Inflate and decode one log block. Inflation is capped at block_len: the stream is fed in
+   * slices of at most 16 KiB (at most 1 KiB past the expected size), so a crafted stream cannot
+   * make more than one slice's worth of output (~16 MiB at deflate's 1:1032 limit) before it is
+   * stopped. The compressed stream ends where the inflater's bit position says (fflate's stream
+   * state), checked by its Adler-32 trailer; without that state, by searching for the trailer.
+   * Errors inside the inflated bytes are reported at the block header, with the inflated offset.
+   */
   logBlock(off: number, hdrAt: number, blockLen: number, end: number, section: SectionName): BlockInfo {
     const file = this.file;
     const hl = hdrAt - off + 4;
     if (blockLen < hl + 2) throw new FormatError(file, hdrAt + 1, `log block_len ≥ ${hl + 2}, found ${blockLen}`);
+    const zStart = hdrAt + 4;
+    if (zStart + 2 > end) throw new FormatError(file, zStart, `a zlib stream header (2 bytes) inside the ${section} section (ends at ${end})`);
+    const zh = this.bytes(zStart, 2);
+    if ((zh[0] & 0x0f) !== 8 || (zh[0] >> 4) > 7 || ((zh[0] << 8) | zh[1]) % 31 !== 0 || (zh[1] & 0x20)) {
+      throw new FormatError(file, zStart, `a zlib header (deflate, window ≤ 32 KiB, check bits, no dictionary), found 0x${toHex(zh)}`);
+    }
     const outLen = blockLen - hl;
     const out = new Uint8Array(blockLen);
     out.set(this.bytes(off, hl), 0);
@@ -549,47 +654,80 @@ class Parser {
       out.set(chunk, hl + got);
       got += chunk.length;
     });
-    const zStart = hdrAt + 4;
-    if (zStart + 2 > end) throw new FormatError(file, zStart, 'a zlib stream header');
-    const zh = this.bytes(zStart, 2);
-    if ((zh[0] & 0x0f) !== 8 || ((zh[0] << 8) | zh[1]) % 31 !== 0 || (zh[1] & 0x20)) {
-      throw new FormatError(file, zStart, 'a zlib header (deflate, no dictionary)');
-    }
-    const CH = 65536;
+    const state = inf as unknown as { s?: { f?: number; l?: unknown; p?: number }; p?: Uint8Array; o?: Uint8Array };
+    // fflate grows its output buffer to 160 KiB on the first push of every stream; lend it a
+    // reused one (it copies what it keeps: its 32 KiB window) so small log blocks stay cheap.
+    if (state.o instanceof Uint8Array && state.o.length === 32768) state.o = inflateScratch();
+    const dStart = zStart + 2;
+    let fed = dStart;
+    let deflateEnd = -1;
     try {
-      for (let p = zStart + 2; p < end && got < outLen; p += CH) {
-        inf.push(this.bytes(p, Math.min(CH, end - p)), false);
+      while (fed < end) {
+        this.budget.check(file, fed);
+        const n = Math.min(end - fed, Math.min(16384, Math.max(1024, outLen - got)));
+        const chunk = this.bytes(fed, n);
+        const at = fed;
+        fed += n;
+        try {
+          inf.push(chunk, false);
+        } catch (e) {
+          if (overflow) throw new FormatError(file, at, `log block to inflate to exactly block_len ${blockLen} bytes (it inflates to more)`);
+          throw new FormatError(file, at, `a valid zlib stream (${(e as Error).message})`);
+        }
+        const s = state.s, pend = state.p;
+        if (s && typeof s.p === 'number' && pend instanceof Uint8Array) {
+          if (s.f && !s.l) { deflateEnd = fed - pend.length + (s.p ? 1 : 0); break; }
+        } else if (got === outLen) break; // no stream state: the trailer search below finds the end
       }
     } catch (e) {
-      if (overflow) throw new FormatError(file, zStart, `log block to inflate to exactly block_len ${blockLen} bytes (it inflates to more)`);
-      throw new FormatError(file, zStart, `a valid zlib stream (${(e as Error).message})`);
+      if (e instanceof FormatError) throw e;
+      throw new FormatError(file, fed, `a valid zlib stream (${(e as Error).message})`);
     }
-    if (got !== outLen) throw new FormatError(file, zStart, `log block to inflate to block_len ${blockLen} bytes, got ${got + hl}`);
-    // Find the stream end: its Adler-32 of the inflated bytes, followed by the next block or the section end.
+    if (got !== outLen) {
+      throw new FormatError(file, zStart, `log block to inflate to block_len ${blockLen} bytes, got ${got + hl}${deflateEnd < 0 ? ' (the stream does not end inside the section)' : ''}`);
+    }
     const adler = adler32(out, hl, blockLen);
-    const a0 = adler >>> 24, a1 = (adler >>> 16) & 0xff, a2 = (adler >>> 8) & 0xff, a3 = adler & 0xff;
-    const rest = this.bytes(zStart + 2, end - zStart - 2);
     let streamEnd = -1;
-    for (let i = 0; i + 4 <= rest.length; i++) {
-      if (rest[i] === a0 && rest[i + 1] === a1 && rest[i + 2] === a2 && rest[i + 3] === a3) {
-        const after = zStart + 2 + i + 4;
-        if (after === end || (after < end && rest[i + 4] === 0x67)) { streamEnd = after; break; }
+    if (deflateEnd >= 0) {
+      if (deflateEnd + 4 > end) throw new FormatError(file, deflateEnd, `the zlib stream's Adler-32 (4 bytes) inside the ${section} section (ends at ${end})`);
+      const found = u32(this.bytes(deflateEnd, 4), 0);
+      if (found !== adler) throw new FormatError(file, deflateEnd, `zlib Adler-32 ${hex8(adler)} of the inflated block, found ${hex8(found)}`);
+      streamEnd = deflateEnd + 4;
+    } else if (!(state.s && typeof state.s.p === 'number')) {
+      // Fallback without the inflater's state: the first place after the data pushed so far minus
+      // one slice where the trailer is followed by the next log block or the section end.
+      const from = Math.max(dStart, fed - 16384 - 4);
+      const rest = this.bytes(from, end - from);
+      const a0 = adler >>> 24, a1 = (adler >>> 16) & 0xff, a2 = (adler >>> 8) & 0xff, a3 = adler & 0xff;
+      for (let i = 0; i + 4 <= rest.length; i++) {
+        if (rest[i] === a0 && rest[i + 1] === a1 && rest[i + 2] === a2 && rest[i + 3] === a3) {
+          const after = from + i + 4;
+          if (after === end || rest[i + 4] === 0x67) { streamEnd = after; break; }
+        }
       }
     }
-    if (streamEnd < 0) throw new FormatError(file, zStart, 'the zlib stream to end with its Adler-32 checksum before the next block');
-    const info = this.decodeLog(out, off, hl, blockLen, section);
+    if (streamEnd < 0) throw new FormatError(file, zStart, `the zlib stream to end with its Adler-32 before the ${section} section end ${end}`);
+    let info: BlockInfo;
+    try {
+      info = this.decodeLog(out, off, hl, blockLen, section);
+    } catch (e) {
+      if (!(e instanceof FormatError) || e instanceof BudgetError) throw e;
+      throw new FormatError(file, hdrAt, `${e.expected} (at byte ${e.offset - off} of the inflated log block)`);
+    }
     info.fileBytes = streamEnd - off;
     return info;
   }
 
+  /** Decode the records of an inflated log block. Error offsets are `base` + inflated offsets. */
   decodeLog(blk: Uint8Array, base: number, hl: number, blockLen: number, section: SectionName): BlockInfo {
     const file = this.file;
     const [rc, rt] = this.restarts(blk, base, hl, blockLen);
-    let pos = hl, key = '', firstKey = '', n = 0, ri = 0;
+    let pos = hl, key = '', firstKey = '', n = 0, ri = 0, spent = 0;
     let nextRestart = u24(blk, rt);
     const hs = this.h.hashSize;
     while (pos < rt) {
       const recStart = pos;
+      if (n - spent === BUDGET_STRIDE) { this.spend(n - spent, base); spent = n; }
       const prefix = getVarint(blk, pos, rt);
       if (prefix < 0) throw varintError(file, base + pos, prefix);
       const sw = getVarint(blk, cursor.pos, rt);
@@ -599,16 +737,20 @@ class Parser {
       const slen = (sw - vtype) / 8;
       if (prefix > key.length) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${key.length}, found ${prefix}`);
       if (recStart === nextRestart) {
-        if (prefix !== 0) throw new FormatError(file, base + recStart, 'prefix length 0 at a restart point');
+        if (prefix !== 0) throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
         ri++;
         nextRestart = ri < rc ? u24(blk, rt + 3 * ri) : -1;
-      } else if (n === 0) throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
-      if (pos + slen > rt) throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the block`);
+      } else if (n === 0) {
+        throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
+      } else if (nextRestart !== -1 && recStart > nextRestart) {
+        throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
+      }
+      if (pos + slen > rt) throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
       let suffix = '';
       for (let i = 0; i < slen; i++) suffix += String.fromCharCode(blk[pos + i]);
       pos += slen;
       const newKey = key.substring(0, prefix) + suffix;
-      if (n > 0 && !(newKey > key)) throw new FormatError(file, base + recStart, 'keys strictly increasing');
+      if (n > 0 && !(newKey > key)) throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
       if (newKey.length < 9 || newKey.charCodeAt(newKey.length - 9) !== 0) {
         throw new FormatError(file, base + recStart, 'log key: refname, NUL, 8-byte reversed update index');
       }
@@ -618,58 +760,69 @@ class Parser {
       if (vtype === 0) this.counts.logDeletion++;
       else if (vtype === 1) {
         this.counts.log++;
+        if (pos + 2 * hs > rt) throw new FormatError(file, base + pos, `old and new object ids (${2 * hs} bytes) inside the records (${rt - pos} left)`);
         pos += 2 * hs;
-        if (pos > rt) throw new FormatError(file, base + pos, 'old and new object ids inside the block');
         for (let k = 0; k < 2; k++) { // name, email
           const l = getVarint(blk, pos, rt);
           if (l < 0) throw varintError(file, base + pos, l);
+          if (cursor.pos + l > rt) throw new FormatError(file, base + pos, `log ${k ? 'email' : 'name'} of ${l} bytes inside the records (${rt - cursor.pos} left)`);
           pos = cursor.pos + l;
         }
         const t = getVarint(blk, pos, rt);
         if (t < 0) throw varintError(file, base + pos, t);
+        if (cursor.pos + 2 > rt) throw new FormatError(file, base + cursor.pos, 'log tz_offset (2 bytes) inside the records');
         pos = cursor.pos + 2; // time, tz offset
         const ml = getVarint(blk, pos, rt);
         if (ml < 0) throw varintError(file, base + pos, ml);
+        if (cursor.pos + ml > rt) throw new FormatError(file, base + pos, `log message of ${ml} bytes inside the records (${rt - cursor.pos} left)`);
         pos = cursor.pos + ml;
-        if (pos > rt) throw new FormatError(file, base + recStart, 'log record fields inside the block');
       } else throw new FormatError(file, base + recStart, `log value type 0 or 1, found ${vtype}`);
     }
-    if (ri !== rc) throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary`);
+    if (ri !== rc) throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
+    this.spend(n - spent, base);
     return {
       offset: base, type: 'log', section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: 0,
       restartTableOffset: rt, firstKey, lastKey: key,
     };
   }
 
-  /** Every index position points at a block of the section it indexes (or another index block); no cycles. */
+  /**
+   * Every index position points at a block of the section it indexes or at a lower index block
+   * of the same index (multi-level), never forwards (so no cycles), at most 64 levels deep.
+   * An index key that is not the last key of the block it points at is a warning: git does not
+   * check it, but its lookups through that index then miss refs.
+   */
   checkIndexes(sections: { name: SectionName; start: number; end: number }[]): void {
     const file = this.file;
     for (const s of sections) {
       if (s.name !== 'refIndex' && s.name !== 'objIndex' && s.name !== 'logIndex') continue;
       const leaf: BlockType = s.name === 'refIndex' ? 'ref' : s.name === 'objIndex' ? 'obj' : 'log';
       let levels = 1;
-      // Index blocks in this section may point at leaves or at other index blocks (multi-level).
-      const depth = new Map<number, number>();
-      const visit = (off: number, d: number): number => {
-        if (d > 64) throw new FormatError(file, off, 'index depth ≤ 64 (a cycle?)');
-        const seen = depth.get(off);
-        if (seen !== undefined) return seen;
-        depth.set(off, 1);
-        let max = 1;
-        for (const c of this.indexChildren.get(off) ?? []) {
+      let keyWarned = false;
+      // Levels by block, in file order: a lower index block (always earlier) is done first.
+      const height = new Map<number, number>();
+      for (const b of this.blocks) {
+        if (b.section !== s.name || b.type !== 'index') continue;
+        const ch = this.indexChildren.get(b.offset)!;
+        let hgt = 1;
+        for (let i = 0; i < ch.pos.length; i++) {
+          const c = ch.pos[i];
           const t = this.blockTypeAt.get(c);
-          if (t === leaf) continue;
           if (t === 'index' && this.sectionAt.get(c) === s.name) {
-            if (c >= off) throw new FormatError(file, off, `index positions pointing backwards to ${leaf} or lower index blocks (no cycles), found ${c}`);
-            max = Math.max(max, 1 + visit(c, d + 1));
-            continue;
+            if (c >= b.offset) throw new FormatError(file, ch.at[i], `index position pointing back to a ${leaf} block or a lower index block (no cycles), found ${c} (this block is at ${b.offset})`);
+            hgt = Math.max(hgt, 1 + height.get(c)!);
+            if (hgt > 64) throw new FormatError(file, ch.at[i], 'index depth ≤ 64 levels');
+          } else if (t !== leaf) {
+            throw new FormatError(file, ch.at[i], `index position at the start of a ${leaf} block${leaf === 'log' ? '' : ' or a lower index block'}, found ${c}${t ? ` (a ${t} block)` : ''}`);
           }
-          throw new FormatError(file, off, `index position at the start of a ${leaf} block, found ${c}`);
+          if (!keyWarned && this.blocks[this.blockAt.get(c)!].lastKey !== ch.keys[i]) {
+            keyWarned = true;
+            this.findings.push({ severity: 'warning', file, offset: ch.at[i], message: `index key equal to the last key of the block it points at (${c}); git's lookups through this ${s.name} can miss records` });
+          }
         }
-        depth.set(off, max);
-        return max;
-      };
-      for (const b of this.blocks) if (b.section === s.name) levels = Math.max(levels, visit(b.offset, 0));
+        height.set(b.offset, hgt);
+        levels = Math.max(levels, hgt);
+      }
       if (s.name === 'refIndex') this.refIndexLevels = levels;
     }
   }
@@ -677,6 +830,11 @@ class Parser {
 
 function varintError(file: string, at: number, code: number): FormatError {
   return new FormatError(file, at, code === -2 ? 'a varint below 2^53' : 'a varint that ends inside the block');
+}
+
+let scratch: Uint8Array | null = null;
+function inflateScratch(): Uint8Array {
+  return (scratch ??= new Uint8Array(32768 + 131072));
 }
 
 /** Adler-32 of b[start, end) (zlib trailer). */

@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// `npm start`: build the web app (vite build) and serve the production build on 127.0.0.1.
+// Installs nothing. Port: $PORT or 4173, or the next free one. Prints the URL.
+//
+//   node scripts/start.mjs [--port N] [--no-build] [--base /sub/path/]
+//
+// The server is a tiny static file server (no dependencies) that sends the same Content Security
+// Policy the built page carries, and never lists directories.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+  '.wasm': 'application/wasm',
+};
+
+/**
+ * Serve `dir` under URL prefix `base` (e.g. '/' or '/some/path/') on 127.0.0.1:`port`
+ * (or the next free port when `strict` is false). Resolves to { server, url }.
+ */
+export function serveStatic(dir, { port = 4173, base = '/', strict = false, host = '127.0.0.1', headers = {} } = {}) {
+  const root = path.resolve(dir);
+  if (!base.startsWith('/')) base = '/' + base;
+  if (!base.endsWith('/')) base += '/';
+  const handler = (req, res) => {
+    let pathname;
+    try {
+      pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    } catch {
+      res.writeHead(400).end('bad request');
+      return;
+    }
+    if (pathname + '/' === base) {
+      res.writeHead(301, { location: base }).end();
+      return;
+    }
+    if (!pathname.startsWith(base)) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    let rel = pathname.slice(base.length);
+    if (rel === '' || rel.endsWith('/')) rel += 'index.html';
+    const file = path.resolve(root, rel);
+    if (file !== root && !file.startsWith(root + path.sep)) {
+      res.writeHead(403).end('forbidden');
+      return;
+    }
+    fs.stat(file, (err, st) => {
+      if (err || !st.isFile()) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+        return;
+      }
+      const type = TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+      const h = {
+        'content-type': type,
+        'content-length': st.size,
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'cache-control': rel === 'index.html' ? 'no-cache' : 'public, max-age=300',
+        ...headers,
+      };
+      if (req.method === 'HEAD') {
+        res.writeHead(200, h).end();
+        return;
+      }
+      res.writeHead(200, h);
+      fs.createReadStream(file).pipe(res);
+    });
+  };
+  return new Promise((resolve, reject) => {
+    const tryPort = (p, left) => {
+      const server = http.createServer(handler);
+      server.once('error', (e) => {
+        if (e.code === 'EADDRINUSE' && !strict && left > 0) tryPort(p + 1, left - 1);
+        else reject(e);
+      });
+      server.listen(p, host, () => {
+        const addr = server.address();
+        resolve({ server, url: `http://${host}:${addr.port}${base}` });
+      });
+    };
+    tryPort(port, 50);
+  });
+}
+
+/** Build the app with Vite's JS API into `outDir`. */
+export async function buildApp({ outDir = path.join(ROOT, 'dist'), base = './', logLevel = 'warn' } = {}) {
+  const { build } = await import('vite');
+  await build({ root: ROOT, configFile: path.join(ROOT, 'vite.config.ts'), base, logLevel, build: { outDir, emptyOutDir: true } });
+  return outDir;
+}
+
+async function main(argv) {
+  const args = { port: Number(process.env.PORT) || 4173, build: true, base: '/' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--port') args.port = Number(argv[++i]);
+    else if (a === '--no-build') args.build = false;
+    else if (a === '--base') args.base = argv[++i];
+    else if (a === '--help' || a === '-h') {
+      console.log('usage: node scripts/start.mjs [--port N] [--no-build] [--base /sub/path/]');
+      return;
+    } else {
+      console.error(`start: unknown argument ${a}`);
+      process.exitCode = 2;
+      return;
+    }
+  }
+  const dist = path.join(ROOT, 'dist');
+  if (args.build) {
+    process.stdout.write('Building the web app… ');
+    const t0 = Date.now();
+    await buildApp({ outDir: dist });
+    console.log(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  } else if (!fs.existsSync(path.join(dist, 'index.html'))) {
+    console.error('start: no build in dist/ (run without --no-build)');
+    process.exitCode = 1;
+    return;
+  }
+  const { url } = await serveStatic(dist, { port: args.port, base: args.base });
+  console.log(`\n  refscope is running at ${url}\n`);
+  console.log('  It opens with a sample stack; drop your own reftable/ folder, .git folder or .ref files onto the page.');
+  console.log('  Press Ctrl+C to stop.\n');
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

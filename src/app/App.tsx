@@ -1,0 +1,309 @@
+import { useCallback, useEffect, useRef, type KeyboardEvent as ReactKeyboardEvent } from 'react';
+import { useApp, startUp, watchHash } from './store.ts';
+import { VIEWS, type ViewId } from './route.ts';
+import { inputsFromFiles, pickFiles, pickFolder, pickersSupported, takeDrop, walkDrop } from './input.ts';
+import type { WorkerInput } from './engine.ts';
+import { fmtBytes, fmtInt } from './format.ts';
+import { isTyping } from './util.ts';
+import { OverviewView } from './views/OverviewView.tsx';
+import { StackView } from './views/StackView.tsx';
+import { TableView } from './views/TableView.tsx';
+import { RefsView } from './views/RefsView.tsx';
+import { CompactionView } from './views/CompactionView.tsx';
+import { SimulatorView } from './views/SimulatorView.tsx';
+import { ShareView } from './views/ShareView.tsx';
+
+const TAB_LABEL: Record<ViewId, string> = {
+  overview: 'Overview', stack: 'Stack', table: 'Tables', refs: 'Refs',
+  compaction: 'Compaction', simulator: 'Simulator', share: 'Share',
+};
+
+function labelFor(inputs: WorkerInput[], how: string): string {
+  const tops = new Set(inputs.map((i) => i.path.split('/')[0]));
+  if (inputs.length && [...tops].length === 1 && inputs[0].path.includes('/')) return `${how} folder ${[...tops][0]}/`;
+  if (inputs.length === 1) return `${how} ${inputs[0].path}`;
+  return `${how} ${inputs.length} files`;
+}
+
+export function App() {
+  const route = useApp((s) => s.route);
+  const status = useApp((s) => s.status);
+  const loaded = useApp((s) => s.loaded);
+  const dragging = useApp((s) => s.dragging);
+  const appError = useApp((s) => s.appError);
+  const filesInput = useRef<HTMLInputElement>(null);
+  const folderInput = useRef<HTMLInputElement>(null);
+  const tabsRef = useRef<HTMLDivElement>(null);
+
+  const loadInputs = useCallback((inputs: WorkerInput[], how: string) => {
+    if (!inputs.length) {
+      useApp.setState({ appError: 'Nothing to read: no files were given (empty folder?).' });
+      return;
+    }
+    void useApp.getState().load(inputs, labelFor(inputs, how));
+  }, []);
+
+  const openFiles = useCallback(async () => {
+    if (!pickersSupported) { filesInput.current?.click(); return; }
+    try {
+      const r = await pickFiles();
+      if (r) loadInputs(r, 'opened');
+    } catch { filesInput.current?.click(); }
+  }, [loadInputs]);
+
+  const openFolder = useCallback(async () => {
+    if (!pickersSupported) { folderInput.current?.click(); return; }
+    try {
+      const r = await pickFolder();
+      if (r) loadInputs(r, 'opened');
+    } catch { folderInput.current?.click(); }
+  }, [loadInputs]);
+
+  useEffect(() => {
+    const unwatch = watchHash();
+    void startUp();
+    return unwatch;
+  }, []);
+
+  // Keyboard: Ctrl/Cmd+O open files, Ctrl/Cmd+Shift+O open folder, 1–7 switch views.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'o') {
+        e.preventDefault();
+        if (e.shiftKey) void openFolder(); else void openFiles();
+        return;
+      }
+      if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
+      if (/^[1-7]$/.test(e.key)) {
+        useApp.getState().navigate({ view: VIEWS[Number(e.key) - 1] });
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [openFiles, openFolder]);
+
+  // Drop anywhere on the window.
+  useEffect(() => {
+    let depth = 0;
+    const hasFiles = (e: DragEvent) => !!e.dataTransfer && Array.from(e.dataTransfer.types).includes('Files');
+    const enter = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      depth++;
+      useApp.getState().setDragging(true);
+    };
+    const over = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
+    };
+    const leave = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      depth = Math.max(0, depth - 1);
+      if (!depth) useApp.getState().setDragging(false);
+    };
+    const drop = (e: DragEvent) => {
+      if (!e.dataTransfer) return;
+      e.preventDefault();
+      depth = 0;
+      useApp.getState().setDragging(false);
+      const pending = takeDrop(e.dataTransfer);
+      walkDrop(pending).then(
+        (inputs) => loadInputs(inputs, 'dropped'),
+        (err: unknown) => useApp.setState({ appError: `Could not read the dropped files: ${(err as Error)?.message ?? err}` }),
+      );
+    };
+    window.addEventListener('dragenter', enter);
+    window.addEventListener('dragover', over);
+    window.addEventListener('dragleave', leave);
+    window.addEventListener('drop', drop);
+    return () => {
+      window.removeEventListener('dragenter', enter);
+      window.removeEventListener('dragover', over);
+      window.removeEventListener('dragleave', leave);
+      window.removeEventListener('drop', drop);
+    };
+  }, [loadInputs]);
+
+  const onTabKey = (e: ReactKeyboardEvent) => {
+    if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft' && e.key !== 'Home' && e.key !== 'End') return;
+    e.preventDefault();
+    const i = VIEWS.indexOf(route.view);
+    const n = VIEWS.length;
+    const j = e.key === 'Home' ? 0 : e.key === 'End' ? n - 1 : (i + (e.key === 'ArrowRight' ? 1 : n - 1)) % n;
+    useApp.getState().navigate({ view: VIEWS[j] });
+    requestAnimationFrame(() => tabsRef.current?.querySelector<HTMLElement>(`[data-view="${VIEWS[j]}"]`)?.focus());
+  };
+
+  const result = loaded?.result;
+  const view = route.view;
+  return (
+    <div className="app">
+      <header className="topbar">
+        <a className="brand" href="#/overview" aria-label="refscope overview">
+          <svg className="logo" viewBox="0 0 24 24" aria-hidden="true">
+            <rect x="3" y="15" width="18" height="5" rx="1" />
+            <rect x="5" y="9" width="14" height="4" rx="1" />
+            <rect x="8" y="4" width="8" height="3" rx="1" />
+          </svg>
+          <span>refscope</span>
+        </a>
+        <div className="source" aria-live="polite">
+          {status === 'loading' ? <span className="muted">Loading {useApp.getState().loadingLabel}…</span>
+            : result ? (
+              <>
+                <span className="source-label">{loaded!.label}</span>
+                <span className="muted"> · {result.description || result.kind}</span>
+              </>
+            ) : <span className="muted">No input yet</span>}
+        </div>
+        <div className="actions">
+          <button type="button" className="btn" data-testid="open-files" onClick={() => void openFiles()} title="Open files (Ctrl/⌘+O)">
+            Open files
+          </button>
+          <button type="button" className="btn" data-testid="open-folder" onClick={() => void openFolder()} title="Open folder (Ctrl/⌘+Shift+O)">
+            Open folder
+          </button>
+          <SamplesMenu />
+          <input
+            ref={filesInput} type="file" multiple hidden data-testid="open-files-input" aria-hidden="true" tabIndex={-1}
+            onChange={(e) => { const f = e.currentTarget.files; if (f?.length) loadInputs(inputsFromFiles(f), 'opened'); e.currentTarget.value = ''; }}
+          />
+          <input
+            ref={folderInput} type="file" hidden data-testid="open-folder-input" aria-hidden="true" tabIndex={-1}
+            {...({ webkitdirectory: '', directory: '' } as Record<string, string>)}
+            onChange={(e) => { const f = e.currentTarget.files; if (f?.length) loadInputs(inputsFromFiles(f), 'opened'); e.currentTarget.value = ''; }}
+          />
+        </div>
+      </header>
+      <ProgressBar />
+      <nav className="tabs" role="tablist" aria-label="Views" ref={tabsRef} onKeyDown={onTabKey}>
+        {VIEWS.map((v, i) => (
+          <a
+            key={v} role="tab" href={`#/${v}`} data-view={v} data-testid={`tab-${v}`} aria-selected={view === v}
+            tabIndex={view === v ? 0 : -1} className={view === v ? 'tab active' : 'tab'}
+            onClick={(e) => { e.preventDefault(); useApp.getState().navigate({ view: v }); }}
+            title={`${TAB_LABEL[v]} (${i + 1})`}
+          >
+            {TAB_LABEL[v]}
+          </a>
+        ))}
+      </nav>
+      {appError && (
+        <div className="banner error" role="alert" data-testid="app-error">
+          <span>{appError}</span>
+          <button type="button" className="btn small" onClick={() => useApp.setState({ appError: null })} aria-label="Dismiss">Dismiss</button>
+        </div>
+      )}
+      <main
+        className={status === 'loading' && loaded ? 'content stale' : 'content'} role="tabpanel" aria-label={TAB_LABEL[view]}
+        data-testid="main" data-status={status} data-load-id={loaded?.id ?? 0} aria-busy={status === 'loading'}
+      >
+        {!loaded ? <Welcome onOpenFiles={openFiles} onOpenFolder={openFolder} />
+          : view === 'overview' ? <OverviewView />
+            : view === 'stack' ? <StackView />
+              : view === 'table' ? <TableView />
+                : view === 'refs' ? <RefsView />
+                  : view === 'compaction' ? <CompactionView />
+                    : view === 'simulator' ? <SimulatorView />
+                      : <ShareView />}
+      </main>
+      <footer className="statusbar">
+        <span>Everything stays in this browser: files are read locally by a worker, nothing is uploaded.</span>
+        <span className="muted">Keys: 1–7 views · Ctrl/⌘+O open files · Ctrl/⌘+Shift+O open folder</span>
+      </footer>
+      {dragging && (
+        <div className="drop-overlay" aria-hidden="true">
+          <div className="drop-card">
+            <div className="drop-title">Drop to analyse</div>
+            <div className="muted">a <code>reftable/</code> folder, a <code>.git</code> folder or bare repository, <code>.ref</code> files with or without <code>tables.list</code>, or a <code>packed-refs</code> file</div>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function ProgressBar() {
+  const status = useApp((s) => s.status);
+  const p = useApp((s) => s.progress);
+  if (status !== 'loading') return <div className="progress idle" />;
+  const frac = p && p.bytesTotal ? (p.bytesRead + p.bytesParsed) / (2 * p.bytesTotal) : 0;
+  const text = p
+    ? `${p.phase === 'merging' ? 'Merging tables' : p.phase === 'reading' ? 'Reading' : 'Parsing'} · ${fmtBytes(p.bytesParsed)} of ${fmtBytes(p.bytesTotal)}${p.tablesTotal ? ` · table ${fmtInt(Math.min(p.tablesDone + 1, p.tablesTotal))} of ${fmtInt(p.tablesTotal)}` : ''}`
+    : 'Starting…';
+  return (
+    <div className="progress" role="progressbar" aria-label="Analysis progress" aria-valuemin={0} aria-valuemax={100}
+      aria-valuenow={Math.round(frac * 100)} aria-valuetext={text} data-testid="progress">
+      <div className={p ? 'progress-fill' : 'progress-fill indeterminate'} style={{ width: p ? `${Math.max(2, frac * 100)}%` : undefined }} />
+      <div className="progress-text">{text}</div>
+    </div>
+  );
+}
+
+function SamplesMenu() {
+  const samples = useApp((s) => s.samples);
+  const caps = useApp((s) => s.capabilities);
+  const ref = useRef<HTMLDetailsElement>(null);
+  useEffect(() => {
+    const close = (e: MouseEvent) => {
+      if (ref.current && !ref.current.contains(e.target as Node)) ref.current.open = false;
+    };
+    document.addEventListener('click', close);
+    return () => document.removeEventListener('click', close);
+  }, []);
+  return (
+    <details className="menu" ref={ref} onKeyDown={(e) => { if (e.key === 'Escape' && ref.current) { ref.current.open = false; ref.current.querySelector('summary')?.focus(); } }}>
+      <summary className="btn" data-testid="samples-menu">Samples</summary>
+      <div className="menu-list" role="menu">
+        {samples.map((s) => {
+          const missing = !!s.requires && !!caps && !(caps as unknown as Record<string, boolean>)[s.requires];
+          return (
+            <button
+              type="button" role="menuitem" key={s.name} className="menu-item" data-testid={`sample-${s.name}`}
+              onClick={() => { if (ref.current) ref.current.open = false; void useApp.getState().loadSample(s.name); }}
+              disabled={missing} title={missing ? 'Needs packed-refs support in the engine (not in this build yet)' : s.description}
+            >
+              <span className="menu-title">{s.title}</span>
+              <span className="menu-desc">{missing ? 'not available in this build yet' : s.description}</span>
+            </button>
+          );
+        })}
+        {!samples.length && <div className="menu-item muted">No samples found</div>}
+      </div>
+    </details>
+  );
+}
+
+function Welcome({ onOpenFiles, onOpenFolder }: { onOpenFiles: () => void; onOpenFolder: () => void }) {
+  const status = useApp((s) => s.status);
+  const samples = useApp((s) => s.samples);
+  const caps = useApp((s) => s.capabilities);
+  if (status === 'loading') return <div className="welcome"><div className="spinner" aria-hidden="true" /><p className="muted">Analysing…</p></div>;
+  return (
+    <div className="welcome">
+      <h1>Why is this ref store slow?</h1>
+      <p className="lead">
+        Drop a <code>reftable/</code> folder, a <code>.git</code> folder, <code>.ref</code> files or a <code>packed-refs</code> file
+        anywhere on this page. Nothing leaves your machine.
+      </p>
+      <div className="welcome-actions">
+        <button type="button" className="btn primary" onClick={onOpenFolder}>Open folder</button>
+        <button type="button" className="btn" onClick={onOpenFiles}>Open files</button>
+      </div>
+      {samples.length > 0 && (
+        <div className="welcome-samples">
+          <div className="muted">or try a sample:</div>
+          {samples.map((s) => (
+            <button
+              type="button" key={s.name} className="btn small" onClick={() => void useApp.getState().loadSample(s.name)}
+              disabled={!!s.requires && !!caps && !(caps as unknown as Record<string, boolean>)[s.requires]} title={s.description}
+            >
+              {s.title}
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+/**
+ * Deep links: the selected view, table, block and record, and the refs filter, kept in the URL
+ * fragment as `#/<view>?t=1&b=3&r=5&q=refs%2Fheads%2F&m=prefix&x=1&sample=basic-sha1`.
+ *
+ * The `#/` prefix marks a route; any other fragment (e.g. `#s=…`, a shared report payload) is left
+ * alone for the feature that owns it. The older `#view=table&t=1` form is accepted too.
+ */
+export const VIEWS = ['overview', 'stack', 'table', 'refs', 'compaction', 'simulator', 'share'] as const;
+export type ViewId = (typeof VIEWS)[number];
+
+export interface Route {
+  view: ViewId;
+  /** Selected table (index into report.tables), or null. */
+  t: number | null;
+  /** Selected block of that table, or null. */
+  b: number | null;
+  /** Selected record within that block, or null. */
+  r: number | null;
+  /** Refs view: filter text, mode, tombstones shown. */
+  q: string;
+  m: 'prefix' | 'substring';
+  x: boolean;
+  /** Sample asked for by the link ('none' = start empty), or null. */
+  sample: string | null;
+}
+
+export const DEFAULT_ROUTE: Route = { view: 'overview', t: null, b: null, r: null, q: '', m: 'prefix', x: false, sample: null };
+
+function int(v: string | null): number | null {
+  if (v === null || !/^\d{1,9}$/.test(v)) return null;
+  return Number(v);
+}
+
+/** True when the fragment is a route (or empty), false when it belongs to someone else (e.g. `#s=`). */
+export function isRouteHash(hash: string): boolean {
+  const h = hash.replace(/^#/, '');
+  return h === '' || h.startsWith('/') || h.startsWith('view=');
+}
+
+/** Parse a fragment (with or without the leading `#`). Unknown or foreign fragments give the default route. */
+export function parseRoute(hash: string): Route {
+  let h = hash.replace(/^#/, '');
+  let view: string | null = null;
+  let query = '';
+  if (h.startsWith('/')) {
+    h = h.slice(1);
+    const qi = h.indexOf('?');
+    view = qi < 0 ? h : h.slice(0, qi);
+    query = qi < 0 ? '' : h.slice(qi + 1);
+  } else if (h.startsWith('view=')) {
+    query = h;
+  } else return { ...DEFAULT_ROUTE };
+  const p = new URLSearchParams(query);
+  if (p.has('view')) view = p.get('view');
+  const v = (VIEWS as readonly string[]).includes(view ?? '') ? (view as ViewId) : 'overview';
+  const m = p.get('m') === 'substring' ? 'substring' : 'prefix';
+  return {
+    view: v, t: int(p.get('t')), b: int(p.get('b')), r: int(p.get('r')), q: p.get('q') ?? '', m, x: p.get('x') === '1',
+    sample: p.get('sample'),
+  };
+}
+
+/** Format a route as a fragment (`#/view?…`), leaving out defaults. */
+export function formatRoute(r: Route): string {
+  const p = new URLSearchParams();
+  if (r.t !== null) p.set('t', String(r.t));
+  if (r.b !== null) p.set('b', String(r.b));
+  if (r.r !== null) p.set('r', String(r.r));
+  if (r.view === 'refs') {
+    if (r.q) p.set('q', r.q);
+    if (r.m !== 'prefix') p.set('m', r.m);
+    if (r.x) p.set('x', '1');
+  }
+  if (r.sample) p.set('sample', r.sample);
+  const qs = p.toString();
+  return `#/${r.view}${qs ? '?' + qs : ''}`;
+}

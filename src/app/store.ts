@@ -1,0 +1,163 @@
+/**
+ * App state (zustand): the current load, its progress, the samples, the route.
+ * Only summaries live here; ref lists and blocks are asked from the worker page by page.
+ */
+import { create } from 'zustand';
+import type { Capabilities, LoadProgress, LoadResult } from '../engine/session.ts';
+import { engine, loadInWorker, type WorkerInput } from './engine.ts';
+import { fetchSample, fetchSamples, type SampleInfo } from './input.ts';
+import { DEFAULT_ROUTE, formatRoute, isRouteHash, parseRoute, type Route } from './route.ts';
+
+/** The analysis shown. */
+export interface Loaded {
+  /** Increases with every load: views use it to drop stale worker answers. */
+  id: number;
+  result: LoadResult;
+  /** What was loaded, e.g. "sample: tombstones-50k" or "dropped folder reftable/". */
+  label: string;
+  sample: string | null;
+}
+
+export interface AppState {
+  status: 'idle' | 'loading' | 'ready';
+  progress: LoadProgress | null;
+  /** Label of the load in progress. */
+  loadingLabel: string;
+  loaded: Loaded | null;
+  /** A problem outside any input file (sample missing, worker crashed). */
+  appError: string | null;
+  samples: SampleInfo[];
+  capabilities: Capabilities | null;
+  route: Route;
+  /** True while files are dragged over the window. */
+  dragging: boolean;
+
+  load(inputs: WorkerInput[], label: string, sample?: string | null): Promise<void>;
+  loadSample(name: string): Promise<void>;
+  navigate(patch: Partial<Route>, opts?: { replace?: boolean }): void;
+  setDragging(v: boolean): void;
+}
+
+let loadSeq = 0;
+
+export const useApp = create<AppState>((set, get) => ({
+  status: 'idle',
+  progress: null,
+  loadingLabel: '',
+  loaded: null,
+  appError: null,
+  samples: [],
+  capabilities: null,
+  route: isRouteHash(location.hash) ? parseRoute(location.hash) : { ...DEFAULT_ROUTE },
+  dragging: false,
+
+  async load(inputs, label, sample = null) {
+    const id = ++loadSeq;
+    set({ status: 'loading', progress: null, loadingLabel: label, appError: null });
+    let last = 0;
+    try {
+      const result = await loadInWorker(inputs, (p) => {
+        if (id !== loadSeq) return;
+        // The worker throttles; still never re-render more than every 50 ms.
+        const now = performance.now();
+        if (now - last < 50 && p.phase !== 'done') return;
+        last = now;
+        set({ progress: p });
+      });
+      if (id !== loadSeq) return;
+      const r = get().route;
+      // A new input: keep the view, drop selections that may not exist in it.
+      const keep = r.t !== null && result.report && r.t < result.report.tables.length;
+      set({
+        status: 'ready', progress: null, loaded: { id, result, label, sample },
+        route: keep ? r : { ...r, t: null, b: null, r: null },
+      });
+      writeHash(get().route, true);
+    } catch (e) {
+      if (id !== loadSeq) return;
+      set({ status: get().loaded ? 'ready' : 'idle', progress: null, appError: `The engine failed: ${(e as Error)?.message ?? String(e)}` });
+    }
+  },
+
+  async loadSample(name) {
+    let samples = get().samples;
+    if (!samples.length) {
+      samples = await fetchSamples();
+      set({ samples });
+    }
+    const s = samples.find((x) => x.name === name);
+    if (!s) {
+      set({ appError: `No built-in sample named “${name}”.` });
+      return;
+    }
+    const caps = get().capabilities;
+    if (s.requires && caps && !(caps as unknown as Record<string, boolean>)[s.requires]) {
+      set({ appError: `The sample “${s.title}” needs ${s.requires === 'filesBackend' ? 'packed-refs support' : s.requires}, which this build of the engine does not have yet.` });
+      return;
+    }
+    set({ status: 'loading', loadingLabel: `sample ${s.title}`, progress: null });
+    try {
+      const inputs = await fetchSample(s);
+      await get().load(inputs, `sample: ${s.title}`, s.name);
+    } catch (e) {
+      set({ status: get().loaded ? 'ready' : 'idle', appError: `Could not load the sample: ${(e as Error).message}` });
+    }
+  },
+
+  navigate(patch, opts = {}) {
+    const route = { ...get().route, ...patch };
+    set({ route });
+    writeHash(route, !!opts.replace);
+  },
+
+  setDragging(v) {
+    if (get().dragging !== v) set({ dragging: v });
+  },
+}));
+
+function writeHash(route: Route, replace: boolean): void {
+  // A link to a built-in sample names it, so that the link shows the same thing elsewhere.
+  const h = formatRoute({ ...route, sample: useApp.getState().loaded?.sample ?? null });
+  if (h === location.hash) return;
+  if (replace) history.replaceState(history.state, '', h);
+  else history.pushState(history.state, '', h);
+}
+
+/** Follow back/forward and edited fragments. Foreign fragments (e.g. `#s=…`) are left alone. */
+export function watchHash(): () => void {
+  const on = () => {
+    if (!isRouteHash(location.hash)) return;
+    useApp.setState({ route: parseRoute(location.hash) });
+  };
+  window.addEventListener('hashchange', on);
+  window.addEventListener('popstate', on);
+  return () => {
+    window.removeEventListener('hashchange', on);
+    window.removeEventListener('popstate', on);
+  };
+}
+
+/**
+ * Start-up: list the samples, ask the engine what it can do, and load the default sample unless
+ * the link asks for another one (`sample=<name>`), for none (`sample=none`), or carries a foreign
+ * payload (e.g. a shared report `#s=…`, handled by the share feature).
+ */
+export async function startUp(): Promise<void> {
+  const st = useApp.getState();
+  try {
+    const [samples, capabilities] = await Promise.all([fetchSamples(), engine().capabilities()]);
+    useApp.setState({ samples, capabilities });
+    if (!isRouteHash(location.hash)) return;
+    const want = st.route.sample;
+    if (want === 'none') return;
+    if (useApp.getState().loaded || useApp.getState().status === 'loading') return;
+    const pick = want ? samples.find((s) => s.name === want) : samples.find((s) => s.default) ?? samples[0];
+    if (!pick) {
+      if (want) useApp.setState({ appError: `No built-in sample named “${want}”.` });
+      return;
+    }
+    await useApp.getState().loadSample(pick.name);
+  } catch (e) {
+    useApp.setState({ appError: `Start-up failed: ${(e as Error).message}` });
+  }
+}

@@ -1,0 +1,231 @@
+import type { Finding } from '../../engine/basics.ts';
+import type { Report, TableReport } from '../../engine/report.ts';
+import type { LoadResult } from '../../engine/session.ts';
+import { useApp } from '../store.ts';
+import { fmtBytes, fmtInt, fmtMs, plural } from '../format.ts';
+import { baseName } from '../util.ts';
+
+/** The four headline figures (also the `data-testid` hooks). */
+export function headline(result: LoadResult): { live: number; tombstones: number; tables: number; totalBytes: number } {
+  const s = result.report?.stack;
+  if (s) return { live: s.live, tombstones: s.tombstones, tables: s.tables, totalBytes: s.totalBytes };
+  return {
+    live: result.report ? result.refCount : 0,
+    tombstones: 0,
+    tables: result.report?.tables.length ?? 0,
+    totalBytes: result.files.reduce((a, f) => a + f.size, 0),
+  };
+}
+
+/** A short summary used while the report's own diagnosis is empty. */
+function fallbackDiagnosis(r: Report): string {
+  const s = r.stack;
+  if (!s) return `${r.input.description}.`;
+  const parts: string[] = [];
+  parts.push(`${plural(s.tables, 'table')}, ${fmtBytes(s.totalBytes)}: ${fmtInt(s.live)} live ${s.live === 1 ? 'ref' : 'refs'}`);
+  if (s.tombstones) {
+    parts[0] += `, ${fmtInt(s.tombstones)} ${s.tombstones === 1 ? 'tombstone' : 'tombstones'}`;
+    if (s.tombstonesHiding) parts[0] += ` (${fmtInt(s.tombstonesHiding)} hide an older record)`;
+  }
+  if (s.tables > 1) parts.push(`every lookup walks ${plural(s.tables, 'table')}`);
+  if (s.incomplete) parts.push('some tables could not be read, so the figures leave them out');
+  return parts.join('; ') + '.';
+}
+
+function tableFindings(t: TableReport, findings: Finding[]): Finding[] {
+  return findings.filter((f) => baseName(f.file) === t.name && !(t.error && f.severity === 'error' && f.offset === t.error.offset && f.message === t.error.expected));
+}
+
+export function OverviewView() {
+  const loaded = useApp((s) => s.loaded)!;
+  const result = loaded.result;
+  const r = result.report;
+  const h = headline(result);
+  const navigate = useApp((s) => s.navigate);
+
+  if (!r) return <LoadErrorPanel result={result} />;
+
+  const tableNames = new Set(r.tables.map((t) => t.name));
+  const otherFindings = r.findings.filter((f) => !tableNames.has(baseName(f.file)));
+  const diagnosis = r.diagnosis?.trim() || fallbackDiagnosis(r);
+  const s = r.stack;
+
+  return (
+    <div className="overview">
+      <section className="stats" aria-label="Headline figures">
+        <Stat label="Live refs" testid="live-refs" value={h.live} tone="live" />
+        <Stat label="Tombstones" testid="tombstones" value={h.tombstones} tone="tomb"
+          note={s && s.tombstones ? `${fmtInt(s.tombstonesHiding)} hide an older record` : undefined} />
+        <Stat label="Tables" testid="table-count" value={h.tables}
+          note={s ? `${fmtInt(s.refRecords)} ref records, ${fmtInt(s.logRecords)} log records` : undefined} />
+        <Stat label="Total bytes" testid="total-bytes" value={h.totalBytes} text={fmtBytes(h.totalBytes)} note={`${fmtInt(h.totalBytes)} bytes`} />
+      </section>
+
+      <section className="panel diagnosis" aria-labelledby="diag-h">
+        <h2 id="diag-h">Diagnosis</h2>
+        <p data-testid="diagnosis">{diagnosis}</p>
+        <p className="muted small">{r.input.description} · analysed in {fmtMs(result.elapsed)} · {r.generator}</p>
+      </section>
+
+      {otherFindings.length > 0 && (
+        <section className="panel" aria-labelledby="findings-h">
+          <h2 id="findings-h">Findings</h2>
+          <FindingList findings={otherFindings} showFile />
+        </section>
+      )}
+
+      {r.tables.length > 0 && (
+        <section className="panel" aria-labelledby="tables-h">
+          <h2 id="tables-h">Tables <span className="muted">(tables.list order, oldest first)</span></h2>
+          {s?.incomplete && (
+            <p className="warn-text">
+              {plural(r.tables.filter((t) => t.error).length, 'table')} could not be read: the figures above leave {r.tables.filter((t) => t.error).length === 1 ? 'it' : 'them'} out.
+            </p>
+          )}
+          <div className="table-scroll">
+            <table className="grid tables-grid">
+              <thead>
+                <tr>
+                  <th scope="col">#</th>
+                  <th scope="col">Table</th>
+                  <th scope="col" className="num">Bytes</th>
+                  <th scope="col" className="num">Refs</th>
+                  <th scope="col" className="num">Tombstones</th>
+                  <th scope="col" className="num">Shadowed</th>
+                  <th scope="col" className="num">Logs</th>
+                  <th scope="col" className="num">Blocks</th>
+                  <th scope="col">Update index</th>
+                </tr>
+              </thead>
+              <tbody>
+                {r.tables.map((t, i) => {
+                  const fs = tableFindings(t, r.findings);
+                  const refs = t.records.ref + t.records.peeled + t.records.symref;
+                  return (
+                    <tr key={i} data-testid="table-row" data-name={t.name} className={t.error ? 'row-error' : undefined}>
+                      <td className="num muted">{i}</td>
+                      <td className="name-cell">
+                        <a href={`#/table?t=${i}`} className="mono" onClick={(e) => { e.preventDefault(); navigate({ view: 'table', t: i, b: null, r: null }); }}>{t.name}</a>
+                        {t.error && (
+                          <div className="inline-error" role="alert" data-testid="error">
+                            <strong>Cannot read this table:</strong> {t.error.offset >= 0 ? `at byte ${fmtInt(t.error.offset)}, ` : ''}expected {t.error.expected}
+                            {baseName(t.error.file) !== t.name && <span className="muted"> ({t.error.file})</span>}
+                          </div>
+                        )}
+                        {fs.length > 0 && <FindingList findings={fs} compact />}
+                      </td>
+                      <td className="num">{fmtInt(t.fileSize)}</td>
+                      <td className="num">{t.error ? '—' : fmtInt(refs)}</td>
+                      <td className="num">{t.error ? '—' : fmtInt(t.records.tombstone)}</td>
+                      <td className="num">{t.error ? '—' : fmtInt(t.shadowed)}</td>
+                      <td className="num">{t.error ? '—' : fmtInt(t.records.log + t.records.logDeletion)}</td>
+                      <td className="num">{t.error ? '—' : fmtInt(t.blocks.length)}</td>
+                      <td className="mono">{t.minUpdateIndex === null ? '—' : t.minUpdateIndex === t.maxUpdateIndex ? t.minUpdateIndex : `${t.minUpdateIndex}–${t.maxUpdateIndex}`}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      )}
+
+      {s && Object.keys(s.namespaces).length > 0 && (
+        <section className="panel" aria-labelledby="ns-h">
+          <h2 id="ns-h">Live refs by namespace</h2>
+          <Namespaces ns={s.namespaces} total={s.live} />
+        </section>
+      )}
+
+      {!s && <BackendSummary report={r} result={result} />}
+    </div>
+  );
+}
+
+function Stat({ label, testid, value, text, note, tone }: { label: string; testid: string; value: number; text?: string; note?: string; tone?: string }) {
+  return (
+    <div className={`stat${tone ? ' tone-' + tone : ''}`}>
+      <div className="stat-label">{label}</div>
+      <div className="stat-value" data-testid={testid} data-value={value}>{text ?? fmtInt(value)}</div>
+      {note && <div className="stat-note">{note}</div>}
+    </div>
+  );
+}
+
+function Namespaces({ ns, total }: { ns: Record<string, number>; total: number }) {
+  const rows = Object.entries(ns).sort((a, b) => b[1] - a[1]);
+  const shown = rows.slice(0, 12);
+  const rest = rows.slice(12).reduce((a, [, n]) => a + n, 0);
+  return (
+    <div className="ns-list">
+      {shown.map(([name, n]) => (
+        <div className="ns-row" key={name}>
+          <span className="mono ns-name">{name}</span>
+          <span className="ns-bar"><span className="ns-fill" style={{ width: `${total ? (100 * n) / total : 0}%` }} /></span>
+          <span className="num">{fmtInt(n)}</span>
+        </div>
+      ))}
+      {rest > 0 && <div className="ns-row muted"><span>{rows.length - 12} more namespaces</span><span /><span className="num">{fmtInt(rest)}</span></div>}
+    </div>
+  );
+}
+
+export function FindingList({ findings, showFile, compact }: { findings: Finding[]; showFile?: boolean; compact?: boolean }) {
+  return (
+    <ul className={compact ? 'findings compact' : 'findings'}>
+      {findings.map((f, i) => (
+        <li key={i} className={`finding sev-${f.severity}`} data-testid={f.severity === 'error' ? 'error' : 'finding'} data-severity={f.severity}>
+          <span className="sev">{f.severity}</span>
+          {showFile && <span className="mono file">{f.file}</span>}
+          {f.offset >= 0 && <span className="muted">byte {fmtInt(f.offset)}:</span>}
+          <span className="msg">{f.message}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function LoadErrorPanel({ result }: { result: LoadResult }) {
+  const e = result.error;
+  return (
+    <div className="overview">
+      <section className="panel">
+        <h2>This input could not be analysed</h2>
+        {e && (
+          <div className="inline-error big" role="alert" data-testid="error">
+            {e.file ? <span className="mono file">{e.file}</span> : null}
+            {e.file && e.offset >= 0 ? ` at byte ${fmtInt(e.offset)}` : ''}
+            {e.expected ? <>: expected {e.expected}</> : e.message}
+          </div>
+        )}
+        <h3>Files given</h3>
+        <ul className="file-list">
+          {result.files.map((f) => (
+            <li key={f.path} className={e && e.file === f.path ? 'has-error' : undefined}>
+              <span className="mono">{f.path}</span> <span className="muted">{fmtBytes(f.size)}</span>
+              {e && e.file === f.path && <span className="error-tag"> ← here</span>}
+            </li>
+          ))}
+          {!result.files.length && <li className="muted">none</li>}
+        </ul>
+      </section>
+    </div>
+  );
+}
+
+function BackendSummary({ report, result }: { report: Report; result: LoadResult }) {
+  const extra = (report.packedRefs ?? report.files) as Record<string, unknown> | undefined;
+  return (
+    <section className="panel">
+      <h2>{result.kind === 'packed-refs' ? 'packed-refs' : 'Files backend'}</h2>
+      <p>{fmtInt(result.refCount)} refs listed from {plural(result.files.length, 'file')}.</p>
+      {extra && typeof extra === 'object' && (
+        <dl className="kv">
+          {Object.entries(extra).filter(([, v]) => typeof v !== 'object' || v === null).map(([k, v]) => (
+            <div key={k}><dt>{k}</dt><dd className="mono">{String(v)}</dd></div>
+          ))}
+        </dl>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,29 @@
+/**
+ * files: the files ref backend (issue 4) — `packed-refs`, loose refs, root refs and reflogs, read
+ * as git reads them. Pure TypeScript, no DOM or Node APIs.
+ *
+ * - `files/packed.ts`: `parsePackedRefs` (header, traits, records, findings with line and byte
+ *   offset, sortedness as found, duplicates, replay of git's binary search), `lookupPacked`,
+ *   `peelCoverage`, `packedRefsForEachRef`.
+ * - `files/loose.ts`: `loadFilesRepo` (a `.git` directory's files), `filesRefs` (equals
+ *   `git for-each-ref --include-root-refs --format='%(objectname) %(refname)'`), `resolveName`,
+ *   `mergedEntries`, reflogs, `looseStats` / `packRefsAuto` (loose vs packed, lookup cost).
+ * - `files/estimate.ts`: `estimateReftable`, the same refs as a reftable (an estimate).
+ * - `files/json.ts`: `packedRefsSection` / `filesRepoSection`, the `packedRefs` JSON section
+ *   (docs/packed-refs.md).
+ * - `files/refname.ts`: git's refname rules (`checkRefnameFormat`, `refnameIsSafe`, root refs).
+ */
+export {
+  type HashKind, type GitDies, type FilesFinding, type PackedRecord, type PeeledTrait, type BisectStats,
+  type PackedRefs, type ParsePackedOptions, type PeelCoverage,
+  parsePackedRefs, lookupPacked, packedIterationOrder, peelCoverage, packedRefsForEachRef,
+} from './files/packed.ts';
+export {
+  type LooseContent, type LooseRef, type ReflogSummary, type ReflogEntry, type FilesRepo, type LoadFilesOptions,
+  type MergedEntry, type FilesRefsOptions, type PackRefsAuto, type FilesLookupCost, type LooseStats,
+  FILES_SYMREF_MAXDEPTH, parseLooseContent, parseReflog, loadFilesRepo, resolveName, mergedEntries, filesRefs,
+  packRefsAuto, looseStats,
+} from './files/loose.ts';
+export { type EstimateRef, type ReftableEstimate, estimateReftable } from './files/estimate.ts';
+export { type FilesFindingJson, type PackedRefsJson, packedRefsSection, filesRepoSection } from './files/json.ts';
+export { checkRefnameFormat, refnameIsSafe, isRootRefName, isPseudoRefName, listedByForEachRef } from './files/refname.ts';

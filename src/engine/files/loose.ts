@@ -1,0 +1,599 @@
+/**
+ * loose: a files-backend git directory (refs/files-backend.c) as git reads it: loose refs under
+ * `refs/`, root refs (HEAD, ORIG_HEAD, ...), `packed-refs`, reflogs under `logs/`, and the merged
+ * view `git for-each-ref --include-root-refs` prints.
+ *
+ * Facts used (files-backend.c, refs.c, ref-filter.c; observed with git 2.39 where noted):
+ * - Loose refs are the regular files below `refs/`; git skips every directory or file whose
+ *   name starts with '.' or ends in ".lock". Root refs are the regular files at the top of the
+ *   git directory whose name passes `is_root_ref` (FETCH_HEAD and MERGE_HEAD are pseudorefs and
+ *   never listed; ORIG_HEAD, CHERRY_PICK_HEAD, REBASE_HEAD... are listed).
+ * - A loose file is read whole, trailing whitespace (SP, TAB, LF, CR) removed. `ref:` + optional
+ *   whitespace + target makes a symref; otherwise it must start with a full hex object id
+ *   followed by the end or whitespace (anything may follow: FETCH_HEAD style). Anything else is
+ *   broken. A null object id (all zeros) in a loose ref is broken too.
+ * - Reading one name: the loose file if there is one (broken content is an error, not a
+ *   fall-through), else the packed-refs lookup (`lookupPacked`, git's binary search).
+ * - Symrefs are followed reading at most 5 names (SYMREF_MAXDEPTH): the 5th read must give an
+ *   object id. A symref whose target is missing, broken, invalid or too deep is "broken"; a
+ *   symref is itself listed with the object id it resolves to.
+ * - The merged view overlays loose on packed: both sorted by name, on equal names the loose
+ *   entry wins (even a broken one, which then hides the packed value). for-each-ref leaves out
+ *   broken symrefs silently and other broken refs with a warning, lists refs whose object does
+ *   not exist (not checked here), and sorts the output by name.
+ */
+import { type InputFile, readAll, bytesToKey, textToKey } from '../basics.ts';
+import {
+  type FilesFinding, type HashKind, type PackedRefs, type PackedRecord, FindingSink, parsePackedRefs, lookupPacked,
+  packedIterationOrder, stableSortByName, showName, type ParsePackedOptions,
+} from './packed.ts';
+import { checkRefnameFormat, refnameIsSafe, isRootRefName, isPseudoRefName, isSharedRefName, listedByForEachRef, isGitSpace, isHexDigit } from './refname.ts';
+
+/** Max names read while resolving a symref (git's SYMREF_MAXDEPTH). */
+export const FILES_SYMREF_MAXDEPTH = 5;
+
+/** Parsed content of one loose ref file. */
+export type LooseContent =
+  | { kind: 'oid'; oid: string }
+  | { kind: 'symref'; target: string }
+  | { kind: 'broken'; reason: string };
+
+/** One loose ref (a file under refs/ or a root ref). Names are byte strings. */
+export interface LooseRef {
+  name: string;
+  /** Input path (relative to the git directory). */
+  path: string;
+  /** A root ref (top-level file such as HEAD, ORIG_HEAD) rather than a file under refs/. */
+  root: boolean;
+  content: LooseContent;
+  /** Object id it resolves to (lower-case hex), or null when broken. */
+  resolved: string | null;
+  /** git's REF_ISBROKEN: unreadable content, null oid, bad name, or a symref that does not resolve. */
+  broken: boolean;
+  /** Why it is broken (null if not). */
+  brokenReason: string | null;
+  /** Name fails `check_refname_format` (git's REF_BAD_NAME). */
+  badName: boolean;
+  /** A packed-refs record has the same name: this loose file hides it. */
+  shadowsPacked: boolean;
+}
+
+/** Summary of one reflog file under logs/. */
+export interface ReflogSummary {
+  /** Ref name (byte string): the path below logs/. */
+  name: string;
+  path: string;
+  /** Lines (entries) in the file, malformed ones included. */
+  entries: number;
+  /** Lines not of the form `<old> <new> <ident> <time> <tz>[\t<msg>]`. */
+  malformed: number;
+  /** The ref itself exists (loose or packed). */
+  refExists: boolean;
+  /** Unix timestamps (seconds) of the first and last well-formed entries, or null. */
+  first: number | null;
+  last: number | null;
+}
+
+/** One reflog entry (see `parseReflog`). */
+export interface ReflogEntry {
+  old: string;
+  new: string;
+  /** "Name <email>" as a byte string. */
+  ident: string;
+  timestamp: number;
+  /** Time zone as written, e.g. "+0100". */
+  tz: string;
+  /** Message after the TAB (byte string), "" when there is none. */
+  message: string;
+  /** 1-based line and byte offset of the line. */
+  line: number;
+  offset: number;
+}
+
+/**
+ * A files-backend repository (or a lone packed-refs file) as loaded by `loadFilesRepo`.
+ * Engine-side: send `filesRefs` / `filesRepoSection` results across a worker boundary.
+ */
+export interface FilesRepo {
+  /** 'packed-refs' when the input is a lone packed-refs file (no HEAD, no refs/). */
+  kind: 'gitdir' | 'packed-refs';
+  hash: HashKind;
+  packed: PackedRefs | null;
+  /** Loose refs and root refs, sorted by name (byte order). */
+  loose: LooseRef[];
+  /** Files that look like refs but are not taken (pseudorefs, ".lock", dot files). */
+  ignored: { path: string; reason: string }[];
+  reflogs: ReflogSummary[];
+  /** Directories under refs/ that hold loose refs (with trailing '/'), sorted. */
+  directories: string[];
+  /** Findings on loose refs, reflogs and the merged view (packed-refs ones are in `packed`). */
+  findings: FilesFinding[];
+  findingCounts: Record<string, number>;
+  /** First problem that makes git die (packed-refs or loose), or null. */
+  fatal: FilesFinding | null;
+  /** Internal: every input file by byte-string path, for raw reads. */
+  readonly _files: Map<string, InputFile>;
+  readonly _contents: Map<string, LooseContent>;
+}
+
+/** Options for `loadFilesRepo`. */
+export interface LoadFilesOptions {
+  /** Repository hash; default from `config` (extensions.objectFormat), else detected. */
+  hash?: HashKind;
+  /** Passed to `parsePackedRefs`. */
+  packed?: Omit<ParsePackedOptions, 'hash'>;
+}
+
+/**
+ * Parse a loose ref file's bytes as git's `parse_loose_ref_contents` does after trimming
+ * trailing whitespace: `ref:` + whitespace + target → symref; `<hexsz hex digits>` followed by
+ * the end or whitespace → object id (lower-cased); else broken. Content after a NUL byte is
+ * ignored (git reads it as a C string).
+ */
+export function parseLooseContent(bytes: Uint8Array, hexsz: number): LooseContent {
+  let end = bytes.length;
+  const nul = bytes.indexOf(0);
+  while (end > 0 && isGitSpace(bytes[end - 1])) end--;
+  if (nul >= 0 && nul < end) end = nul;
+  if (end >= 4 && bytes[0] === 0x72 && bytes[1] === 0x65 && bytes[2] === 0x66 && bytes[3] === 0x3a) {
+    let p = 4;
+    while (p < end && isGitSpace(bytes[p])) p++;
+    return { kind: 'symref', target: bytesToKey(bytes, p, end) };
+  }
+  let h = 0;
+  while (h < hexsz && h < end && isHexDigit(bytes[h])) h++;
+  if (h === hexsz && (end === hexsz || isGitSpace(bytes[hexsz]))) {
+    return { kind: 'oid', oid: bytesToKey(bytes, 0, hexsz).toLowerCase() };
+  }
+  return { kind: 'broken', reason: end === 0 ? 'empty file' : `not "ref: <name>" nor a ${hexsz}-digit object id` };
+}
+
+/**
+ * Parse a reflog file: one entry per line,
+ * `<old hex> SP <new hex> SP <name> <<email>> SP <unix time> SP <tz> [TAB <message>] LF`.
+ * Malformed lines are skipped and counted in `malformed`.
+ */
+export function parseReflog(bytes: Uint8Array, hexsz: number): { entries: ReflogEntry[]; lines: number; malformed: number } {
+  const entries: ReflogEntry[] = [];
+  let pos = 0;
+  let line = 0;
+  let malformed = 0;
+  const end = bytes.length;
+  while (pos < end) {
+    const eol = bytes.indexOf(0x0a, pos);
+    const le = eol < 0 ? end : eol;
+    line++;
+    const e = parseReflogLine(bytes, pos, le, hexsz, line);
+    if (e) entries.push(e);
+    else malformed++;
+    pos = eol < 0 ? end : eol + 1;
+  }
+  return { entries, lines: line, malformed };
+}
+
+function parseReflogLine(b: Uint8Array, s: number, e: number, hexsz: number, line: number): ReflogEntry | null {
+  if (e - s < 2 * hexsz + 3) return null;
+  for (let i = 0; i < hexsz; i++) if (!isHexDigit(b[s + i]) || !isHexDigit(b[s + hexsz + 1 + i])) return null;
+  if (b[s + hexsz] !== 0x20 || b[s + 2 * hexsz + 1] !== 0x20) return null;
+  const identStart = s + 2 * hexsz + 2;
+  let tab = b.indexOf(0x09, identStart);
+  if (tab < 0 || tab > e) tab = e;
+  let gt = -1;
+  for (let i = tab - 1; i >= identStart; i--) if (b[i] === 0x3e) { gt = i; break; }
+  if (gt < 0 || b[gt + 1] !== 0x20) return null;
+  const rest = bytesToKey(b, gt + 2, tab);
+  const sp = rest.indexOf(' ');
+  if (sp <= 0) return null;
+  const ts = Number(rest.slice(0, sp));
+  if (!Number.isFinite(ts)) return null;
+  return {
+    old: bytesToKey(b, s, s + hexsz).toLowerCase(),
+    new: bytesToKey(b, s + hexsz + 1, s + 2 * hexsz + 1).toLowerCase(),
+    ident: bytesToKey(b, identStart, gt + 1),
+    timestamp: ts,
+    tz: rest.slice(sp + 1),
+    message: tab < e ? bytesToKey(b, tab + 1, e) : '',
+    line,
+    offset: s,
+  };
+}
+
+function detectConfigHash(cfg: Uint8Array): HashKind | null {
+  const text = bytesToKey(cfg, 0, cfg.length).toLowerCase();
+  const m = /(^|\n)\s*objectformat\s*=\s*"?(sha1|sha256)"?/.exec(text);
+  return m ? (m[2] as HashKind) : null;
+}
+
+/** Path component rule git applies when listing directories: no leading '.', no ".lock" suffix. */
+function skippedComponent(c: string): boolean {
+  return c.startsWith('.') || c.endsWith('.lock');
+}
+
+/**
+ * Load a files-backend git directory from its files (paths relative to the git directory:
+ * `HEAD`, `packed-refs`, `refs/heads/x`, `logs/HEAD`, `ORIG_HEAD`, `config`, ...). A lone
+ * `packed-refs` (no HEAD and nothing under refs/) gives `kind: 'packed-refs'`.
+ * The hash is taken from `opts.hash`, else `config` (extensions.objectFormat), else packed-refs,
+ * else the first loose ref with a 64-digit id, else SHA-1.
+ * Never throws on bad content: problems are findings (`fatal` = first one git dies on).
+ * Loose findings: `badRefContent` (warning: broken, for-each-ref warns "ignoring broken ref"),
+ * `refMissingNewline` (info), `badRefName` (warning, broken) / `looseRefDangerousName` (error,
+ * git dies "loose refname is dangerous"), `nullOidRef` (warning, broken), `danglingSymref`
+ * (info: left out silently), `symrefTooDeep` (info), `badReferentName` (info),
+ * `pseudorefIgnored` (info), `orphanReflog` (info), `badReflogEntry` (warning).
+ */
+export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): FilesRepo {
+  const byPath = new Map<string, InputFile>();
+  for (const f of files) {
+    const p = f.path.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+    byPath.set(textToKey(p), f);
+  }
+  const sink = new FindingSink('(git dir)', 50);
+  const ignored: FilesRepo['ignored'] = [];
+
+  // Hash.
+  let hash: HashKind | null = opts.hash ?? null;
+  const cfg = byPath.get('config');
+  if (!hash && cfg) hash = detectConfigHash(readAll(cfg.source));
+
+  // packed-refs.
+  const pf = byPath.get('packed-refs');
+  let packed: PackedRefs | null = null;
+  if (pf) {
+    packed = parsePackedRefs(pf.path, readAll(pf.source), { ...opts.packed, ...(hash ? { hash } : {}) });
+    if (!hash && packed.records.length > 0) hash = packed.hash;
+  }
+
+  // Candidates: loose refs, root refs, reflogs.
+  const refPaths: string[] = [];
+  const rootPaths: string[] = [];
+  const logPaths: string[] = [];
+  for (const name of byPath.keys()) {
+    if (name.startsWith('refs/')) {
+      const comps = name.split('/');
+      const bad = comps.find(skippedComponent);
+      if (bad !== undefined) ignored.push({ path: byPath.get(name)!.path, reason: `git skips names starting with '.' or ending in ".lock" ("${bad}")` });
+      else refPaths.push(name);
+    } else if (name.startsWith('logs/')) {
+      if (!name.split('/').some(skippedComponent)) logPaths.push(name);
+    } else if (!name.includes('/')) {
+      if (isRootRefName(name)) rootPaths.push(name);
+      else if (isPseudoRefName(name)) {
+        ignored.push({ path: byPath.get(name)!.path, reason: 'pseudoref: git for-each-ref never lists FETCH_HEAD or MERGE_HEAD' });
+        sink.add('pseudorefIgnored', 'info', 0, -1, null, `${name} is a pseudoref: for-each-ref does not list it`, byPath.get(name)!.path);
+      }
+    }
+  }
+  const kind: FilesRepo['kind'] = refPaths.length === 0 && !byPath.has('HEAD') && pf ? 'packed-refs' : 'gitdir';
+
+  if (!hash) {
+    for (const n of [...rootPaths, ...refPaths]) {
+      const b = readAll(byPath.get(n)!.source);
+      let h = 0;
+      while (h < b.length && isHexDigit(b[h])) h++;
+      if (h === 64) { hash = 'sha256'; break; }
+      if (h === 40) { hash = 'sha1'; break; }
+    }
+  }
+  const finalHash: HashKind = hash ?? 'sha1';
+  const hexsz = finalHash === 'sha256' ? 64 : 40;
+
+  const repo = {
+    kind, hash: finalHash, packed, loose: [], ignored, reflogs: [], directories: [],
+    findings: sink.findings, findingCounts: sink.counts, fatal: null,
+  } as unknown as FilesRepo;
+  // Internals are not enumerable: JSON / structured clone of a repo stays small.
+  Object.defineProperties(repo, {
+    _files: { value: byPath, enumerable: false },
+    _contents: { value: new Map<string, LooseContent>(), enumerable: false },
+  });
+
+  // Loose entries, sorted by name (git's ref cache order = byte order of full names).
+  const packedNames = new Set<string>();
+  if (packed) for (const r of packed.records) packedNames.add(r.name);
+  const dirs = new Set<string>();
+  const names = [...rootPaths, ...refPaths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const name of names) {
+    const f = byPath.get(name)!;
+    const bytes = readAll(f.source);
+    const content = contentOf(repo, name, hexsz)!;
+    if (name.startsWith('refs/')) {
+      for (let i = name.indexOf('/'); i >= 0; i = name.indexOf('/', i + 1)) dirs.add(name.slice(0, i + 1));
+    }
+    if (content.kind === 'broken') {
+      sink.add('badRefContent', 'warning', 0, -1, null, `${content.reason}: git treats the ref as broken (for-each-ref: "ignoring broken ref")`, f.path);
+    } else if (bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) {
+      sink.add('refMissingNewline', 'info', 0, bytes.length, null, 'no LF at the end (git always writes one; accepted)', f.path);
+    }
+    const res = resolveName(repo, name, hexsz);
+    let broken = false;
+    let reason: string | null = null;
+    if (res.oid === null) {
+      broken = true;
+      reason = res.failure;
+      if (content.kind === 'symref') {
+        const code = res.failure.startsWith('too deep') ? 'symrefTooDeep' : res.failure.startsWith('invalid target') ? 'badReferentName' : 'danglingSymref';
+        sink.add(code, 'info', 0, -1, null, `symref to "${showName(content.target)}" does not resolve (${res.failure}): for-each-ref leaves it out silently`, f.path);
+      }
+    } else if (/^0+$/.test(res.oid)) {
+      broken = true;
+      reason = 'null object id';
+      if (content.kind === 'symref') sink.add('danglingSymref', 'info', 0, -1, null, 'symref resolves to the null object id: git treats it as broken; for-each-ref leaves it out silently', f.path);
+      else sink.add('nullOidRef', 'warning', 0, -1, null, 'null object id (all zeros): git treats the ref as broken (for-each-ref: "ignoring broken ref")', f.path);
+    }
+    let badName = false;
+    if (!checkRefnameFormat(name)) {
+      badName = true;
+      if (!refnameIsSafe(name)) {
+        sink.add('looseRefDangerousName', 'error', 0, -1, 'iterate', 'invalid and unsafe name: git dies ("loose refname is dangerous") when listing refs', f.path);
+      } else {
+        sink.add('badRefName', 'warning', 0, -1, null, 'invalid ref name: git treats it as broken (for-each-ref: "ignoring ref with broken name")', f.path);
+      }
+      broken = true;
+      reason = reason ?? 'invalid name';
+    }
+    repo.loose.push({
+      name, path: f.path, root: !name.startsWith('refs/'), content,
+      resolved: broken ? null : res.oid, broken, brokenReason: broken ? reason : null, badName,
+      shadowsPacked: packedNames.has(name),
+    });
+  }
+  repo.directories = [...dirs].sort();
+
+  // Reflogs.
+  const refExists = new Set<string>(packedNames);
+  for (const l of repo.loose) refExists.add(l.name);
+  for (const lp of logPaths.sort()) {
+    const f = byPath.get(lp)!;
+    const name = lp.slice(5);
+    const r = parseReflog(readAll(f.source), hexsz);
+    const exists = refExists.has(name);
+    repo.reflogs.push({
+      name, path: f.path, entries: r.lines, malformed: r.malformed, refExists: exists,
+      first: r.entries.length ? r.entries[0].timestamp : null,
+      last: r.entries.length ? r.entries[r.entries.length - 1].timestamp : null,
+    });
+    if (r.malformed) sink.add('badReflogEntry', 'warning', 0, -1, null, `${r.malformed} malformed line(s)`, f.path);
+    if (!exists) sink.add('orphanReflog', 'info', 0, -1, null, 'reflog of a ref that does not exist', f.path);
+  }
+
+  repo.fatal = packed?.fatal ?? sink.fatal;
+  return repo;
+}
+
+function contentOf(repo: FilesRepo, name: string, hexsz: number): LooseContent | null {
+  let c = repo._contents.get(name);
+  if (c) return c;
+  const f = repo._files.get(name);
+  if (!f) return null;
+  c = parseLooseContent(readAll(f.source), hexsz);
+  repo._contents.set(name, c);
+  return c;
+}
+
+/**
+ * Resolve `name` (byte string) as git's `refs_resolve_ref_unsafe(name, RESOLVE_REF_READING)`
+ * does on a files backend: check the name, then read up to 5 names (loose file, else packed-refs
+ * lookup), following symrefs. Returns the object id or null with the reason, and the names read.
+ */
+export function resolveName(repo: FilesRepo, name: string, hexsz = repo.hash === 'sha256' ? 64 : 40): { oid: string | null; failure: string; chain: string[] } {
+  const chain: string[] = [];
+  if (!checkRefnameFormat(name)) return { oid: null, failure: 'invalid name', chain };
+  let cur = name;
+  for (let depth = 0; depth < FILES_SYMREF_MAXDEPTH; depth++) {
+    chain.push(cur);
+    const c = contentOf(repo, cur, hexsz);
+    if (c) {
+      if (c.kind === 'broken') return { oid: null, failure: `"${showName(cur)}" is broken`, chain };
+      if (c.kind === 'oid') return { oid: c.oid, failure: '', chain };
+      if (!checkRefnameFormat(c.target)) return { oid: null, failure: `invalid target "${showName(c.target)}"`, chain };
+      cur = c.target;
+      continue;
+    }
+    const hit = repo.packed ? lookupPacked(repo.packed, cur).record : null;
+    if (hit) return { oid: hit.oid, failure: '', chain };
+    const inFile = repo.packed?.records.some((r) => r.name === cur);
+    return { oid: null, failure: inFile ? `"${showName(cur)}" is in packed-refs but git's binary search misses it` : `"${showName(cur)}" does not exist`, chain };
+  }
+  return { oid: null, failure: `too deep (more than ${FILES_SYMREF_MAXDEPTH - 1} symref hops)`, chain };
+}
+
+/** One entry of the merged (loose over packed) iteration, before for-each-ref's filtering. */
+export interface MergedEntry {
+  name: string;
+  source: 'loose' | 'packed';
+  loose: LooseRef | null;
+  packed: PackedRecord | null;
+}
+
+/**
+ * git's overlay of loose refs on packed refs (`overlay_ref_iterator`): both inputs in their
+ * iteration order (loose sorted by name; packed in file order with `sorted`, else sorted), at
+ * each step the smaller name is taken; on equal names the loose entry is taken and the packed
+ * one dropped. With a packed file that claims `sorted` but is not, a loose ref can fail to hide
+ * its packed twin, exactly as in git.
+ */
+export function mergedEntries(repo: FilesRepo, includeRootRefs: boolean): MergedEntry[] {
+  const front = includeRootRefs ? repo.loose : repo.loose.filter((l) => !l.root);
+  const back = repo.packed ? packedIterationOrder(repo.packed) : [];
+  const out: MergedEntry[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < front.length || j < back.length) {
+    if (i >= front.length) {
+      const p = back[j++];
+      out.push({ name: p.name, source: 'packed', loose: null, packed: p });
+    } else if (j >= back.length || front[i].name < back[j].name) {
+      const l = front[i++];
+      out.push({ name: l.name, source: 'loose', loose: l, packed: null });
+    } else if (front[i].name > back[j].name) {
+      const p = back[j++];
+      out.push({ name: p.name, source: 'packed', loose: null, packed: p });
+    } else {
+      j++;
+      const l = front[i++];
+      out.push({ name: l.name, source: 'loose', loose: l, packed: null });
+    }
+  }
+  return out;
+}
+
+/** Options for `filesRefs`. */
+export interface FilesRefsOptions {
+  /** `--include-root-refs`; default true for a git directory, false for a lone packed-refs. */
+  includeRootRefs?: boolean;
+  /** Return the refs even when git would die (default false: git prints nothing then). */
+  bestEffort?: boolean;
+}
+
+/**
+ * The refs `git for-each-ref --include-root-refs --format='%(objectname) %(refname)'` prints
+ * (for a lone packed-refs file: `git for-each-ref` of a repository holding only that file):
+ * the merged iteration (`mergedEntries`), broken entries left out (dangling symrefs silently,
+ * others with git's warning), names for-each-ref does not list left out (pseudorefs; root refs
+ * without `includeRootRefs`), symrefs with the id they resolve to, stably sorted by name.
+ * Names are byte strings, oids lower-case hex. Empty when git dies (see `repo.fatal`) unless
+ * `bestEffort`.
+ */
+export function filesRefs(repo: FilesRepo, opts: FilesRefsOptions = {}): { name: string; oid: string }[] {
+  if (repo.fatal && !opts.bestEffort) return [];
+  const includeRoot = opts.includeRootRefs ?? repo.kind === 'gitdir';
+  const out: { name: string; oid: string }[] = [];
+  for (const e of mergedEntries(repo, includeRoot)) {
+    if (!listedByForEachRef(e.name, includeRoot)) continue;
+    if (e.loose) {
+      if (e.loose.broken || e.loose.resolved === null) continue;
+      out.push({ name: e.name, oid: e.loose.resolved });
+    } else if (e.packed && !e.packed.brokenName) {
+      out.push({ name: e.name, oid: e.packed.oid });
+    }
+  }
+  return stableSortByName(out);
+}
+
+/** `git pack-refs --auto` decision (files-backend.c `should_pack_refs`). */
+export interface PackRefsAuto {
+  /** packed-refs size in bytes (0 when absent). */
+  packedRefsBytes: number;
+  /** max(16, 5 × log2u(packedRefsBytes / 100)), integer division, log2u = floor(log2), log2u(0) = 0. */
+  limit: number;
+  /** Loose refs `git pack-refs --auto` would pack (default include pattern refs/tags/*). */
+  candidatesTags: number;
+  /** Loose refs `git pack-refs --auto --all` would pack (what `git maintenance`/`gc --auto` run). */
+  candidatesAll: number;
+  /** candidatesTags >= limit. */
+  wouldPack: boolean;
+  /** candidatesAll >= limit. */
+  wouldPackAll: boolean;
+  /** The rule, for reports. */
+  rule: string;
+}
+
+/** Lookup cost model for the files backend. */
+export interface FilesLookupCost {
+  packed: {
+    /** 'binary-search' over the file (header has `sorted`), 'sort-on-load' (no `sorted`: git sorts a copy on every load), or 'none'. */
+    mode: 'binary-search' | 'sort-on-load' | 'none';
+    records: number;
+    /** Bytes git reads or maps on load (the whole file). */
+    bytesOnLoad: number;
+    /** Probes per lookup from the bisection replay (see `BisectStats`). */
+    avgProbes: number;
+    maxProbes: number;
+    idealProbes: number;
+    /** For 'sort-on-load': comparisons of a merge sort, n × ceil(log2 n), on every load. */
+    sortComparisons: number;
+  };
+  loose: {
+    /** Loose ref files (root refs included). */
+    files: number;
+    /** Directories below refs/ holding them. */
+    directories: number;
+    /** opendir/readdir calls to list all loose refs: every directory, the git dir top level, plus refs/bisect/, refs/rewritten/, refs/worktree/ which git always tries. */
+    readdirsToList: number;
+    /** System calls to read one name: lstat + open/read of the loose file; on a miss, lstat then the packed lookup. */
+    syscallsPerLookup: number;
+  };
+}
+
+/** Loose vs packed statistics (issue 4, "Loose vs packed"). */
+export interface LooseStats {
+  looseRefs: number;
+  rootRefs: number;
+  looseSymrefs: number;
+  looseBroken: number;
+  /** Loose refs whose name is also in packed-refs (they shadow it). */
+  shadowing: number;
+  shadowingNames: string[];
+  packRefsAuto: PackRefsAuto;
+  lookupCost: FilesLookupCost;
+}
+
+/** floor(log2(n)) for n >= 1, 0 for 0 (git's `log2u`). */
+export function log2u(n: number): number {
+  let l = 0;
+  n = Math.floor(n);
+  while (n >= 2) {
+    n = Math.floor(n / 2);
+    l++;
+  }
+  return l;
+}
+
+/**
+ * Decide `git pack-refs --auto` as files-backend.c `should_pack_refs` does: limit =
+ * max(16, 5 × log2u(floor(packed-refs bytes / 100))); count loose refs under refs/ that git
+ * would pack (shared, i.e. not refs/bisect|worktree|rewritten/; not symrefs; not broken; matching
+ * the include pattern: refs/tags/* by default, * with --all; objects assumed present); pack if the
+ * count reaches the limit.
+ */
+export function packRefsAuto(repo: FilesRepo): PackRefsAuto {
+  const bytes = repo.packed ? repo.packed.size : 0;
+  const limit = Math.max(16, 5 * log2u(Math.floor(bytes / 100)));
+  let tags = 0;
+  let all = 0;
+  for (const l of repo.loose) {
+    if (l.root || l.broken || l.content.kind !== 'oid' || !isSharedRefName(l.name)) continue;
+    all++;
+    if (l.name.startsWith('refs/tags/')) tags++;
+  }
+  return {
+    packedRefsBytes: bytes, limit, candidatesTags: tags, candidatesAll: all,
+    wouldPack: tags >= limit, wouldPackAll: all >= limit,
+    rule: `pack when loose refs to pack >= max(16, 5 × floor(log2(floor(${bytes} / 100)))) = ${limit}`,
+  };
+}
+
+/** Loose vs packed statistics and lookup cost (see `LooseStats`, `FilesLookupCost`). */
+export function looseStats(repo: FilesRepo): LooseStats {
+  const p = repo.packed;
+  const n = p ? p.records.length : 0;
+  const shadowingNames = repo.loose.filter((l) => l.shadowsPacked).map((l) => l.name);
+  const perWorktree = ['refs/bisect/', 'refs/rewritten/', 'refs/worktree/'].filter((d) => !repo.directories.includes(d)).length;
+  return {
+    looseRefs: repo.loose.filter((l) => !l.root).length,
+    rootRefs: repo.loose.filter((l) => l.root).length,
+    looseSymrefs: repo.loose.filter((l) => l.content.kind === 'symref').length,
+    looseBroken: repo.loose.filter((l) => l.broken).length,
+    shadowing: shadowingNames.length,
+    shadowingNames,
+    packRefsAuto: packRefsAuto(repo),
+    lookupCost: {
+      packed: {
+        mode: !p || n === 0 ? 'none' : p.claimsSorted ? 'binary-search' : 'sort-on-load',
+        records: n,
+        bytesOnLoad: p ? p.size : 0,
+        avgProbes: p ? p.bisect.avgProbes : 0,
+        maxProbes: p ? p.bisect.maxProbes : 0,
+        idealProbes: p ? p.bisect.idealProbes : 0,
+        sortComparisons: p && !p.claimsSorted && n > 1 ? n * Math.ceil(Math.log2(n)) : 0,
+      },
+      loose: {
+        files: repo.loose.length,
+        directories: repo.directories.length,
+        readdirsToList: repo.directories.length + 1 + perWorktree,
+        syscallsPerLookup: 2,
+      },
+    },
+  };
+}

@@ -1,0 +1,1006 @@
+/**
+ * packed: the `packed-refs` file read as git reads it (refs/packed-backend.c), with findings
+ * for everything git rejects or treats specially, and an exact replay of git's binary search.
+ *
+ * File format (git writes exactly this): an optional header line
+ * `# pack-refs with: peeled fully-peeled sorted \n`, then one line per ref
+ * `<hex oid> SP <refname> LF`, each optionally followed by `^<hex peeled oid> LF`.
+ * Object ids are 40 hex digits (SHA-1) or 64 (SHA-256), per the repository's hash.
+ *
+ * What git does with a file (facts from packed-backend.c, checked against git 2.39 runs):
+ * - Load (every access, single lookups included): a first line starting with '#' must start with
+ *   "# pack-refs with:" and end in LF, else git dies ("unexpected line" / "unterminated line").
+ *   The last record (its ref line plus any '^' lines) must end in LF and be at least
+ *   hexsz + 2 bytes long, else git dies. Without the `sorted` trait git then splits the file
+ *   into records (a line plus at most one following '^' line), dies on any record line shorter
+ *   than hexsz + 2 bytes, and sorts the records in memory if they are not strictly increasing.
+ * - Lookup of one name (`packed_read_raw_ref`): a binary search over the bytes of the file
+ *   (`find_reference_location`), see `bisectLookup`. With `sorted` in the header the bytes are
+ *   the file itself, so an unsorted file makes lookups miss names that are in it.
+ * - Iteration (for-each-ref, pack-refs, upload-pack): each record line must be
+ *   `<hexsz hex digits><SP|TAB|CR><name>LF`, a following '^' line must be `^<hexsz hex>LF`;
+ *   anything else (a stray or doubled '^' line, a CR before the LF of a '^' line, garbage) makes
+ *   git die ("unexpected line in packed-refs"). A name that fails `check_refname_format` is
+ *   "broken": for-each-ref warns "ignoring ref with broken name" and leaves it out; a broken
+ *   name that is also not safe makes git die ("packed refname is dangerous").
+ */
+import { type Finding, displayName, keyToBytes } from '../basics.ts';
+import { checkRefnameBytes, refnameIsSafe, isGitSpace, isHexDigit, listedByForEachRef } from './refname.ts';
+
+/** Hash function of the object ids: SHA-1 (40 hex digits) or SHA-256 (64). */
+export type HashKind = 'sha1' | 'sha256';
+
+/** When git dies on a problem: on every access ("load"), only when iterating all refs ("iterate"), or never (null). */
+export type GitDies = 'load' | 'iterate' | null;
+
+/**
+ * A finding in a packed-refs file (or a loose ref / reflog): `Finding` plus a stable `code`
+ * (git's fsck message id where git has one: badPackedRefHeader, badPackedRefEntry,
+ * packedRefEntryNotTerminated, packedRefUnsorted; refscope's own ids otherwise), the 1-based
+ * `line` (0 when not about a line), and `gitDies`. Severity is 'error' exactly when git dies.
+ * `offset` is the byte offset of the start of the line (or of the exact byte when stated).
+ */
+export interface FilesFinding extends Finding {
+  code: string;
+  line: number;
+  gitDies: GitDies;
+}
+
+/** One ref line of a packed-refs file. */
+export interface PackedRecord {
+  /** Ref name as a byte string (bytes after the separator up to LF, CR included if present). */
+  readonly name: string;
+  /** Object id, lower-case hex (git accepts upper case and prints lower case). Read-only (a getter on parsed records). */
+  readonly oid: string;
+  /** Peeled object id from the following '^' line, lower-case hex, or null. Read-only (a getter). */
+  readonly peeled: string | null;
+  /** 1-based line number of the ref line. */
+  readonly line: number;
+  /** Byte offset of the start of the ref line. */
+  readonly offset: number;
+  /** Byte length of the record: the ref line, its LF, and its '^' line with LF if any. */
+  readonly length: number;
+  /** Name fails git's `check_refname_format`: git clears the oid and for-each-ref leaves it out. */
+  readonly brokenName: boolean;
+}
+
+/**
+ * Per-record columns (struct of arrays) filled by the parser; `PackedRefs.records` turns them
+ * into objects on first access, so parsing a million-ref file allocates almost nothing per line.
+ */
+interface Columns {
+  n: number;
+  /** Byte offset of the ref line. */
+  off: Float64Array;
+  /** Offset of the ref line's LF (or end of file). */
+  lineEnd: Float64Array;
+  /** Offset after the record (ref line, LF, '^' line and its LF). */
+  recEnd: Float64Array;
+  /** 1-based line number. */
+  line: Float64Array;
+  /** Offset of the peeled hex digits, -1 if none. */
+  peel: Float64Array;
+  /** Bit 0: broken name; bit 1: oid has upper-case digits; bit 2: peeled has. */
+  flags: Uint8Array;
+}
+
+function newColumns(cap: number): Columns {
+  return {
+    n: 0, off: new Float64Array(cap), lineEnd: new Float64Array(cap), recEnd: new Float64Array(cap),
+    line: new Float64Array(cap), peel: new Float64Array(cap), flags: new Uint8Array(cap),
+  };
+}
+
+function growColumns(c: Columns): void {
+  const cap = c.off.length * 2;
+  const g = <T extends Float64Array | Uint8Array>(a: T): T => {
+    const b = new (a.constructor as new (n: number) => T)(cap);
+    b.set(a);
+    return b;
+  };
+  c.off = g(c.off);
+  c.lineEnd = g(c.lineEnd);
+  c.recEnd = g(c.recEnd);
+  c.line = g(c.line);
+  c.peel = g(c.peel);
+  c.flags = g(c.flags);
+}
+
+/** What records are read from: the file as text (one char per byte) and its columns. */
+interface RecSource {
+  text: string;
+  hexsz: number;
+  cols: Columns;
+}
+
+/**
+ * `PackedRecord` as `records` materializes it: object ids are sliced from the file text on
+ * access. `toJSON` gives the plain fields.
+ */
+class Rec implements PackedRecord {
+  constructor(
+    readonly _s: RecSource,
+    readonly _i: number,
+    public name: string,
+  ) {}
+  get line(): number {
+    return this._s.cols.line[this._i];
+  }
+  get offset(): number {
+    return this._s.cols.off[this._i];
+  }
+  get length(): number {
+    return this._s.cols.recEnd[this._i] - this._s.cols.off[this._i];
+  }
+  get brokenName(): boolean {
+    return (this._s.cols.flags[this._i] & 1) !== 0;
+  }
+  get oid(): string {
+    const o = this._s.cols.off[this._i];
+    const v = this._s.text.slice(o, o + this._s.hexsz);
+    return this._s.cols.flags[this._i] & 2 ? v.toLowerCase() : v;
+  }
+  get peeled(): string | null {
+    const p = this._s.cols.peel[this._i];
+    if (p < 0) return null;
+    const v = this._s.text.slice(p, p + this._s.hexsz);
+    return this._s.cols.flags[this._i] & 4 ? v.toLowerCase() : v;
+  }
+  toJSON(): Omit<PackedRecord, never> {
+    return { name: this.name, oid: this.oid, peeled: this.peeled, line: this.line, offset: this.offset, length: this.length, brokenName: this.brokenName };
+  }
+}
+
+/** Peel state from the header (packed-backend.c `PEELED_NONE/TAGS/FULLY`). */
+export type PeeledTrait = 'none' | 'peeled' | 'fully-peeled';
+
+/** Statistics of the binary-search replay. Probes = iterations of git's bisection loop. */
+export interface BisectStats {
+  /** What the bisection ran over: the file's bytes (`sorted` in header) or git's in-memory sorted copy. */
+  over: 'file' | 'sorted-copy' | 'none';
+  /** True if every distinct record name was looked up; false if only a sample was (see `sampled`). */
+  replayedAll: boolean;
+  /** Number of lookups replayed. */
+  lookups: number;
+  /** True if `lookups` is an evenly spaced sample (the records were sorted, so all are found). */
+  sampled: boolean;
+  /** Mean and max probes per lookup over the replayed lookups (0 when none). */
+  avgProbes: number;
+  maxProbes: number;
+  /** ceil(log2(records + 1)): probes of an ideal binary search over the records. */
+  idealProbes: number;
+}
+
+/**
+ * A parsed packed-refs file. All names are byte strings; display them with `displayName`.
+ * An engine-side object: `records` are built lazily and read their ids from the file text, so
+ * send `packedRefsSection` / `packedRefsForEachRef` results across a worker boundary, not this.
+ */
+export interface PackedRefs {
+  file: string;
+  /** File size in bytes. */
+  size: number;
+  hash: HashKind;
+  /** Hex digits per object id: 40 or 64. */
+  hexLength: number;
+  /** Header line without LF as a byte string, or null if the file has none. */
+  header: string | null;
+  /** Traits in header order (empty strings from repeated spaces dropped), unknown ones included. */
+  traits: string[];
+  /** Traits git does not know (anything but peeled, fully-peeled, sorted); git ignores them. */
+  unknownTraits: string[];
+  peeledTrait: PeeledTrait;
+  /** Header has the `sorted` trait (git then binary-searches the file as it is). */
+  claimsSorted: boolean;
+  /** Byte offset of the first byte after the header (0 without header). */
+  start: number;
+  /** Valid ref lines in file order (built on first access; `recordCount` does not build them). */
+  readonly records: PackedRecord[];
+  /** Number of valid ref lines. */
+  recordCount: number;
+  /** Records with a '^' line. */
+  peeledCount: number;
+  /** Lines (ref lines, '^' lines, garbage) after the header. */
+  lines: number;
+  /** Records are strictly increasing by name (git's own test: a duplicate makes it unsorted). */
+  sorted: boolean;
+  /** First record that is not greater than the one before it, with that one's name. */
+  firstUnsorted: { line: number; offset: number; name: string; previous: string } | null;
+  /** Names that appear more than once, each listed once, in order of first appearance. */
+  duplicates: string[];
+  /** Distinct names that git's binary search does not find although they are in the file. */
+  unfoundByBinarySearch: string[];
+  bisect: BisectStats;
+  /** Findings, at most `maxFindingsPerCode` per code, in file order. */
+  findings: FilesFinding[];
+  /** Number of findings per code, including those not kept. */
+  findingCounts: Record<string, number>;
+  /** The first problem that makes git die: on load if any, else on iteration; null if none. */
+  fatal: FilesFinding | null;
+  /** Internal: bisection index (see `lookupPacked`). */
+  readonly _bisect: BisectIndex;
+  /** Internal: file bytes, text and record columns. */
+  readonly _src: RecSource;
+  readonly _bytes: Uint8Array;
+  /** Internal: record `i` (from `records` if built, else a fresh view). */
+  _record(i: number): PackedRecord;
+}
+
+/** Options for `parsePackedRefs`. */
+export interface ParsePackedOptions {
+  /** Hash of the repository. Default: detected from the first ref line (64 hex digits → sha256). */
+  hash?: HashKind;
+  /**
+   * Binary-search replay: 'auto' (default) replays every distinct name unless the file is
+   * sorted by git's bisection model, where all are provably found and a sample of 2048 lookups
+   * gives the probe statistics; 'always' replays every name; 'never' skips statistics.
+   */
+  replay?: 'auto' | 'always' | 'never';
+  /** Max findings kept per code (default 50); `findingCounts` has the totals. */
+  maxFindingsPerCode?: number;
+}
+
+/**
+ * Bisection index: the record starts git's `find_start_of_record` can land on.
+ * `bounds[0]` is the first byte after the header; the others are the offsets of every line that
+ * does not start with '^' (a byte after LF that is not '^'); `bounds[count] = end`.
+ * The key of bound i is what `cmp_record_to_refname` compares: the file bytes
+ * [keyStart[i], keyEnd[i]), i.e. from bounds[i] + hexsz + 1 up to the next LF (keyEnd -1 until
+ * computed). `recs[i]` is the record index when bounds[i] starts a valid ref line, else -1.
+ * For git's in-memory sorted copy (no `sorted` trait) the bounds are offsets in that virtual
+ * copy and the keys are the records' names.
+ */
+interface BisectIndex {
+  bounds: Float64Array;
+  count: number;
+  recs: Int32Array;
+  keyStart: Float64Array;
+  keyEnd: Float64Array;
+  bytes: Uint8Array;
+  text: string;
+  /** Bucket table: bucket[k] = last bound index j with bounds[j] <= k × bucketUnit. */
+  bucket?: Int32Array;
+  bucketUnit?: number;
+}
+
+const HEADER_PREFIX = '# pack-refs with:';
+const KNOWN_TRAITS = new Set(['peeled', 'fully-peeled', 'sorted']);
+
+/**
+ * The whole buffer as a byte string (one char per byte, true ISO-8859-1: TextDecoder('latin1')
+ * is windows-1252 in browsers, which remaps 0x80-0x9F). Names and ids are then cheap slices.
+ */
+export function latin1String(b: Uint8Array): string {
+  // Pure ASCII (the usual case): the UTF-8 decoder is the fastest and gives the same string.
+  // windows-1252 (what browsers give for 'latin1') equals ISO-8859-1 except for 0x80-0x9F.
+  const head = Math.min(b.length, (4 - (b.byteOffset & 3)) & 3);
+  const words = Math.floor((b.length - head) / 4);
+  const w32 = new Uint32Array(b.buffer, b.byteOffset + head, words);
+  let high = 0;
+  for (let i = 0; i < head; i++) high |= b[i];
+  for (let i = head + 4 * words; i < b.length; i++) high |= b[i];
+  high &= 0x80;
+  for (let i = 0; i < words && !high; i++) high = w32[i] & 0x80808080;
+  if (!high) return ASCII.decode(b);
+  let c1 = false;
+  for (let i = 0; i < b.length && !c1; i++) c1 = b[i] >= 0x80 && b[i] <= 0x9f;
+  if (!c1) return LATIN1.decode(b);
+  const w = new Uint16Array(b.length);
+  w.set(b);
+  return UTF16.decode(w);
+}
+const ASCII = new TextDecoder('utf-8');
+const LATIN1 = new TextDecoder('latin1');
+const UTF16 = new TextDecoder('utf-16le');
+
+/** Hex digits from `pos` (at most up to `end`); sets `sawUpper` if any is 'A'-'F'. */
+let sawUpper = false;
+function hexRunU(b: Uint8Array, pos: number, end: number): number {
+  let i = pos;
+  let up = false;
+  while (i < end) {
+    const c = b[i];
+    if ((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66)) i++;
+    else if (c >= 0x41 && c <= 0x46) {
+      up = true;
+      i++;
+    } else break;
+  }
+  sawUpper = up;
+  return i - pos;
+}
+
+function hexRun(b: Uint8Array, pos: number, end: number): number {
+  let i = pos;
+  while (i < end && isHexDigit(b[i])) i++;
+  return i - pos;
+}
+
+/** Show a byte string in a message: Unicode, with CR/LF/controls escaped. */
+export function showName(k: string): string {
+  // eslint-disable-next-line no-control-regex
+  return displayName(k).replace(/[\x00-\x1f\x7f]/g, (c) => (c === '\r' ? '\\r' : c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+}
+
+/** A finding collector with per-code caps and counts. */
+export class FindingSink {
+  readonly findings: FilesFinding[] = [];
+  readonly counts: Record<string, number> = {};
+  fatalLoad: FilesFinding | null = null;
+  fatalIterate: FilesFinding | null = null;
+  constructor(readonly file: string, readonly cap = 50) {}
+  add(code: string, severity: Finding['severity'], line: number, offset: number, gitDies: GitDies, message: string, file = this.file): FilesFinding {
+    const f: FilesFinding = { severity: gitDies ? 'error' : severity, file, offset, line, code, gitDies, message };
+    const n = (this.counts[code] = (this.counts[code] ?? 0) + 1);
+    if (n <= this.cap) this.findings.push(f);
+    if (gitDies === 'load' && !this.fatalLoad) this.fatalLoad = f;
+    if (gitDies === 'iterate' && !this.fatalIterate) this.fatalIterate = f;
+    return f;
+  }
+  get fatal(): FilesFinding | null {
+    return this.fatalLoad ?? this.fatalIterate;
+  }
+}
+
+/**
+ * Parse a packed-refs file (single pass over the bytes, no per-line regex).
+ *
+ * Returns the header, traits (unknown ones kept), every valid ref line as a `PackedRecord` (name
+ * as a byte string, oid/peeled lower-case hex, 1-based line, byte offset), sortedness as found,
+ * duplicates, the names git's binary search would miss, and findings. Never throws on bad
+ * content: everything is a finding, with `gitDies` saying whether git would die on load (every
+ * command), only when iterating all refs, or not at all. Findings (codes):
+ * - `badPackedRefHeader` (error, load): a first line starting with '#' that does not start with
+ *   "# pack-refs with:" ("unknown header"); (warning) "# pack-refs with:" without the space git
+ *   writes (git reads it; `git refs verify` flags it).
+ * - `packedRefUnterminatedHeader` (error, load): header without LF.
+ * - `packedRefUnknownTrait` (info): a trait git ignores.
+ * - `packedRefEntryNotTerminated` (error, load): the file does not end in LF (a record without
+ *   trailing newline).
+ * - `badPackedRefEntry` (error): a line that is not `<oid><SP><name>` (die "unexpected line";
+ *   on load when the file has no `sorted` trait and the line is shorter than hexsz + 2 bytes, or
+ *   when it is the file's last record and too short; otherwise on iteration).
+ * - `packedRefStrayPeeled` (error): a '^' line with no ref line above it; `packedRefDoubledPeeled`
+ *   (error): a second '^' line for one ref. Both die on iteration when the header says `sorted`
+ *   (lookups still work), on load otherwise (git's record split makes the '^' line a short record).
+ * - `badPackedRefPeeled` (error, iterate): a '^' line that is not `^<hexsz hex>LF`, including CR LF.
+ * - `packedRefCR` (warning): a ref line ending in CR LF: git reads the name with the CR, a broken
+ *   name (for-each-ref: "warning: ignoring ref with broken name"); the ref is invisible.
+ * - `packedRefBrokenName` (warning): any other name failing `check_refname_format`;
+ *   `packedRefDangerousName` (error, iterate): a broken name that is not safe.
+ * - `packedRefSeparator` (info): TAB or CR instead of SP after the oid (git accepts any isspace).
+ * - `packedRefUppercaseHex` (info): upper-case hex digits (accepted, printed lower case).
+ * - `packedRefUnsorted`: records not strictly increasing (warning with `sorted` in the header:
+ *   lookups can miss; info without: git sorts the whole file in memory on every load).
+ * - `packedRefNotFoundByBinarySearch` (warning): one per name git's lookup misses.
+ * - `packedRefDuplicate` (warning): a name seen before; git lists it twice.
+ */
+export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePackedOptions = {}): PackedRefs {
+  const sink = new FindingSink(file, opts.maxFindingsPerCode ?? 50);
+  const end = bytes.length;
+  const text = latin1String(bytes);
+  let pos = 0;
+  let lineNo = 0;
+  let header: string | null = null;
+  const traits: string[] = [];
+  let headerOk = true;
+
+  // --- header -----------------------------------------------------------------------------
+  if (end > 0 && bytes[0] === 0x23) {
+    lineNo = 1;
+    let eol = text.indexOf('\n');
+    const hdrEnd = eol < 0 ? end : eol;
+    header = text.slice(0, hdrEnd);
+    if (eol < 0) {
+      sink.add('packedRefUnterminatedHeader', 'error', 1, 0, 'load', `header line has no LF: git dies ("unterminated line in packed-refs")`);
+      headerOk = false;
+      eol = end - 1;
+    }
+    if (!header.startsWith(HEADER_PREFIX)) {
+      sink.add('badPackedRefHeader', 'error', 1, 0, 'load',
+        `unknown header "${showName(header)}": a first line starting with '#' must start with "${HEADER_PREFIX}"; git dies ("unexpected line in packed-refs")`);
+      headerOk = false;
+    } else {
+      if (!header.startsWith(HEADER_PREFIX + ' ')) {
+        sink.add('badPackedRefHeader', 'warning', 1, 0, null, `header lacks the space after "${HEADER_PREFIX}"; git reads the traits, \`git refs verify\` reports badPackedRefHeader`);
+      }
+      for (const t of header.slice(HEADER_PREFIX.length).split(' ')) if (t !== '') traits.push(t);
+    }
+    pos = eol + 1;
+  }
+  const start = Math.min(pos, end);
+  const unknownTraits = traits.filter((t) => !KNOWN_TRAITS.has(t));
+  for (const t of unknownTraits) {
+    sink.add('packedRefUnknownTrait', 'info', 1, 0, null, `unknown trait "${showName(t)}": git ignores it`);
+  }
+  const peeledTrait: PeeledTrait = traits.includes('fully-peeled') ? 'fully-peeled' : traits.includes('peeled') ? 'peeled' : 'none';
+  const claimsSorted = traits.includes('sorted');
+
+  // --- hash --------------------------------------------------------------------------------
+  let hash: HashKind = opts.hash ?? 'sha1';
+  if (!opts.hash) {
+    let p = start;
+    while (p < end && bytes[p] === 0x5e) {
+      const e = text.indexOf('\n', p);
+      p = e < 0 ? end : e + 1;
+    }
+    if (p < end && hexRun(bytes, p, Math.min(end, p + 65)) === 64) hash = 'sha256';
+  }
+  const hexsz = hash === 'sha256' ? 64 : 40;
+
+  // --- lines -------------------------------------------------------------------------------
+  const cols = newColumns(Math.max(16, Math.min(1 << 22, Math.ceil((end - start) / (hexsz + 20)))));
+  let boundsArr = new Float64Array(cols.off.length);
+  let recsArr = new Int32Array(cols.off.length);
+  let nb = 0;
+  const pushBound = (off: number, rec: number): void => {
+    if (nb === boundsArr.length) {
+      const nbArr = new Float64Array(nb * 2);
+      nbArr.set(boundsArr);
+      boundsArr = nbArr;
+      const nr = new Int32Array(nb * 2);
+      nr.set(recsArr);
+      recsArr = nr;
+    }
+    boundsArr[nb] = off;
+    recsArr[nb] = rec;
+    nb++;
+  };
+  // bounds[0] is always `start` (git's `lo` starts there even if that line is a '^' line).
+  let firstBoundPending = true;
+
+  let peeledCount = 0;
+  let lines = 0;
+  /** Previous line: 0 none, 1 ref line, 2 ref line + '^', 3 malformed, 4 malformed/stray + '^'. */
+  let prev = 0;
+  let sorted = true;
+  let nondecreasing = true;
+  let firstUnsortedAt = -1;
+  let lastNameStart = -1;
+  let lastNameEnd = -1;
+  let lastLineStart = start;
+  let lastLineNo = lineNo;
+  let malformedBounds = 0;
+
+  while (pos < end) {
+    const lineStart = pos;
+    const eolIdx = text.indexOf('\n', pos);
+    const lineEnd = eolIdx < 0 ? end : eolIdx;
+    lineNo++;
+    lines++;
+    lastLineStart = lineStart;
+    lastLineNo = lineNo;
+    pos = eolIdx < 0 ? end : eolIdx + 1;
+
+    if (bytes[lineStart] === 0x5e /* ^ */) {
+      if (firstBoundPending) {
+        pushBound(lineStart, -1);
+        malformedBounds++;
+        firstBoundPending = false;
+      }
+      const dies: GitDies = claimsSorted ? 'iterate' : 'load';
+      const when = claimsSorted ? ' when iterating refs; single lookups still work' : ' on load';
+      if (prev === 0) {
+        sink.add('packedRefStrayPeeled', 'error', lineNo, lineStart, dies,
+          `'^' line with no ref line above it: git dies ("unexpected line in packed-refs")${when}`);
+      } else if (prev === 2 || prev === 4) {
+        sink.add('packedRefDoubledPeeled', 'error', lineNo, lineStart, dies,
+          `another '^' line for the ref above: git dies ("unexpected line in packed-refs")${when}`);
+      } else if (prev === 1) {
+        const r = cols.n - 1;
+        if (lineEnd - lineStart === hexsz + 1 && hexRunU(bytes, lineStart + 1, lineEnd) === hexsz) {
+          cols.peel[r] = lineStart + 1;
+          if (sawUpper) cols.flags[r] |= 4;
+          peeledCount++;
+        } else {
+          const cr = lineEnd > lineStart && bytes[lineEnd - 1] === 0x0d;
+          sink.add('badPackedRefPeeled', 'error', lineNo, lineStart, 'iterate',
+            cr ? `'^' line ends in CR LF: git dies ("unexpected line in packed-refs") when iterating refs`
+              : `'^' line is not '^' + ${hexsz} hex digits + LF: git dies ("unexpected line in packed-refs") when iterating refs`);
+        }
+        cols.recEnd[r] = pos;
+        prev = 2;
+        continue;
+      }
+      // prev 3 (after a malformed line, already reported): the '^' line belongs to it.
+      prev = 4;
+      continue;
+    }
+
+    // A ref line (or garbage).
+    const lineLen = lineEnd - lineStart;
+    let valid = lineLen >= hexsz + 2;
+    let hr = 0;
+    if (valid) {
+      hr = hexRunU(bytes, lineStart, lineStart + hexsz);
+      valid = hr === hexsz && isGitSpace(bytes[lineStart + hexsz]);
+    }
+    if (!valid) {
+      pushBound(lineStart, -1);
+      malformedBounds++;
+      firstBoundPending = false;
+      const dies: GitDies = !claimsSorted && lineLen < hexsz + 2 ? 'load' : 'iterate';
+      let why: string;
+      if (lineLen === 0) why = 'empty line';
+      else if (hexRun(bytes, lineStart, lineEnd) >= 64 && hexsz === 40) why = `object id has more than 40 hex digits (file read as SHA-1)`;
+      else if (lineLen < hexsz + 2) why = `line shorter than ${hexsz + 2} bytes (${hexsz}-digit oid, separator, name)`;
+      else if (hr !== hexsz) why = `not ${hexsz} hex digits at the start`;
+      else why = `no space after the ${hexsz}-digit object id`;
+      sink.add('badPackedRefEntry', 'error', lineNo, lineStart, dies,
+        `malformed line (${why}): git dies ("unexpected line in packed-refs") ${dies === 'load' ? 'on load' : 'when iterating refs'}`);
+      prev = 3;
+      continue;
+    }
+
+    const r = cols.n;
+    if (r === cols.off.length) growColumns(cols);
+    let flags = sawUpper ? 2 : 0;
+    const nameStart = lineStart + hexsz + 1;
+    if (sawUpper) sink.add('packedRefUppercaseHex', 'info', lineNo, lineStart, null, 'object id in upper-case hex: git accepts it and prints it in lower case');
+    const sep = bytes[lineStart + hexsz];
+    if (sep !== 0x20) {
+      sink.add('packedRefSeparator', 'info', lineNo, lineStart + hexsz, null,
+        `${sep === 0x09 ? 'TAB' : 'CR'} between object id and name: git accepts any whitespace there, writes a space`);
+    }
+    if (!checkRefnameBytes(bytes, nameStart, lineEnd)) {
+      const name = text.slice(nameStart, lineEnd);
+      if (!refnameIsSafe(name)) {
+        sink.add('packedRefDangerousName', 'error', lineNo, lineStart, 'iterate',
+          `name "${showName(name)}" is invalid and unsafe: git dies ("packed refname is dangerous") when iterating refs`);
+      } else if (bytes[lineEnd - 1] === 0x0d) {
+        sink.add('packedRefCR', 'warning', lineNo, lineStart, null,
+          `line ends in CR LF: git reads the name as "${showName(name)}", a broken name; for-each-ref warns "ignoring ref with broken name" and leaves the ref out`);
+      } else {
+        sink.add('packedRefBrokenName', 'warning', lineNo, lineStart, null,
+          `invalid ref name "${showName(name)}": git treats the ref as broken; for-each-ref warns "ignoring ref with broken name" and leaves it out`);
+      }
+      flags |= 1;
+    }
+    cols.off[r] = lineStart;
+    cols.lineEnd[r] = lineEnd;
+    cols.recEnd[r] = pos;
+    cols.line[r] = lineNo;
+    cols.peel[r] = -1;
+    cols.flags[r] = flags;
+    cols.n = r + 1;
+    pushBound(lineStart, r);
+    firstBoundPending = false;
+    if (lastNameStart >= 0 && nondecreasing) {
+      const c = compareRange(bytes, lastNameStart, lastNameEnd, nameStart, lineEnd);
+      if (c >= 0 && sorted) {
+        sorted = false;
+        firstUnsortedAt = r;
+      }
+      if (c > 0) nondecreasing = false;
+    }
+    lastNameStart = nameStart;
+    lastNameEnd = lineEnd;
+    prev = 1;
+  }
+  const n = cols.n;
+  const src: RecSource = { text, hexsz, cols };
+  const nameAt = (i: number): string => text.slice(cols.off[i] + hexsz + 1, cols.lineEnd[i]);
+
+  // --- git's verify_buffer_safe: last record ends in LF and is >= hexsz + 2 bytes -----------
+  if (headerOk && start < end) {
+    // find_start_of_record(start, eof - 1): back to a byte after LF that is not '^'.
+    let p = end - 1;
+    while (p > start && (bytes[p - 1] !== 0x0a || bytes[p] === 0x5e)) p--;
+    if (bytes[end - 1] !== 0x0a) {
+      const unterminated = text.indexOf('\n', p) < 0;
+      sink.add('packedRefEntryNotTerminated', 'error', lastLineNo, lastLineStart, 'load',
+        `the file does not end in LF (record without trailing newline): git dies ("${unterminated ? 'unterminated' : 'unexpected'} line in packed-refs") on load`);
+    } else if (end - p < hexsz + 2) {
+      const f = sink.findings.find((x) => x.offset === p && x.code === 'badPackedRefEntry');
+      if (f) {
+        f.gitDies = 'load';
+        f.message = f.message.replace('when iterating refs', 'on load (it is the last record)');
+        if (!sink.fatalLoad) sink.fatalLoad = f;
+      } else {
+        sink.add('badPackedRefEntry', 'error', 0, p, 'load', `last record is shorter than ${hexsz + 2} bytes: git dies ("unexpected line in packed-refs") on load`);
+      }
+    }
+  }
+
+  // --- sortedness, duplicates ------------------------------------------------------------------
+  let firstUnsorted: PackedRefs['firstUnsorted'] = null;
+  if (!sorted) {
+    const i = firstUnsortedAt;
+    firstUnsorted = { line: cols.line[i], offset: cols.off[i], name: nameAt(i), previous: nameAt(i - 1) };
+    const fu = firstUnsorted;
+    if (claimsSorted) {
+      sink.add('packedRefUnsorted', 'warning', fu.line, fu.offset, null,
+        `header says "sorted" but "${showName(fu.name)}" is not greater than "${showName(fu.previous)}" on the line before: git's binary search runs over the file as it is and can miss refs`);
+    } else {
+      sink.add('packedRefUnsorted', 'info', fu.line, fu.offset, null,
+        `records are not sorted ("${showName(fu.name)}" after "${showName(fu.previous)}"): without the "sorted" trait git sorts a copy of the whole file in memory on every load`);
+    }
+  }
+  let names: string[] | null = null;
+  const allNames = (): string[] => {
+    if (!names) {
+      names = new Array(n);
+      for (let i = 0; i < n; i++) names[i] = nameAt(i);
+    }
+    return names;
+  };
+  const duplicates: string[] = [];
+  // first[i]: index of the first record with the same name (i itself for a first occurrence).
+  const first = sorted ? null : firstOccurrences(bytes, cols, hexsz);
+  if (first) {
+    const count = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      const f = first[i];
+      if (++count[f] === 2) duplicates.push(nameAt(f));
+      if (f !== i) sink.add('packedRefDuplicate', 'warning', cols.line[i], cols.off[i], null, `"${showName(nameAt(i))}" appears more than once: git lists it once per line`);
+    }
+  }
+
+  // --- bisection index ---------------------------------------------------------------------------
+  const idx: BisectIndex = claimsSorted
+    ? fileIndex(finishBounds(boundsArr, nb, end), nb, recsArr.subarray(0, nb), cols, bytes, text, hexsz)
+    : sortedCopyIndex(n, nondecreasing ? null : allNames, cols, bytes, text, hexsz);
+
+  let recordsCache: PackedRecord[] | null = null;
+  const pr = {
+    file, size: end, hash, hexLength: hexsz, header, traits, unknownTraits, peeledTrait, claimsSorted, start,
+    get records(): PackedRecord[] {
+      if (!recordsCache) {
+        const nm = allNames();
+        recordsCache = new Array(n);
+        for (let i = 0; i < n; i++) recordsCache[i] = new Rec(src, i, nm[i]);
+      }
+      return recordsCache;
+    },
+    recordCount: n, peeledCount, lines, sorted, firstUnsorted, duplicates,
+    unfoundByBinarySearch: [] as string[],
+    bisect: { over: 'none', replayedAll: false, lookups: 0, sampled: false, avgProbes: 0, maxProbes: 0, idealProbes: Math.ceil(Math.log2(n + 1)) } as BisectStats,
+    findings: sink.findings, findingCounts: sink.counts, fatal: null as FilesFinding | null,
+  } as unknown as PackedRefs;
+  // Internals are not enumerable: JSON / structured clone of `pr` does not copy the file text.
+  Object.defineProperties(pr, {
+    _bisect: { value: idx, enumerable: false },
+    _src: { value: src, enumerable: false },
+    _bytes: { value: bytes, enumerable: false },
+    _record: {
+      value: (i: number): PackedRecord => (recordsCache ? recordsCache[i] : new Rec(src, i, nameAt(i))),
+      enumerable: false,
+    },
+  });
+
+  // --- replay ---------------------------------------------------------------------------------------
+  const mode = opts.replay ?? 'auto';
+  if (mode !== 'never' && n > 0) {
+    pr.bisect.over = claimsSorted ? 'file' : 'sorted-copy';
+    // Record indices to look up: every distinct name, or an evenly spaced sample.
+    const lookups: number[] = [];
+    let all: boolean;
+    if (mode === 'always' || (claimsSorted && (malformedBounds > 0 || !nondecreasing))) {
+      for (let i = 0; i < n; i++) if (!first || first[i] === i) lookups.push(i);
+      all = true;
+    } else {
+      // Sorted by the bisection model (or git's sorted copy): every name is found; sample the cost.
+      const step = Math.max(1, Math.ceil(n / 2048));
+      for (let i = 0; i < n; i += step) if (!first || first[i] === i) lookups.push(i);
+      all = step === 1;
+      pr.bisect.sampled = !all;
+    }
+    if (lookups.length > 4096) buildBuckets(idx);
+    let total = 0;
+    let max = 0;
+    for (const i of lookups) {
+      const r = bisectIndex(idx, bytes, cols.off[i] + hexsz + 1, cols.lineEnd[i]);
+      total += r.probes;
+      if (r.probes > max) max = r.probes;
+      if (r.index < 0) {
+        const nm = nameAt(i);
+        pr.unfoundByBinarySearch.push(nm);
+        sink.add('packedRefNotFoundByBinarySearch', 'warning', cols.line[i], cols.off[i], null,
+          `git's binary search over the file does not find "${showName(nm)}" (the file is not sorted although its header says so): lookups of this ref fail`);
+      }
+    }
+    pr.bisect.replayedAll = all;
+    pr.bisect.lookups = lookups.length;
+    pr.bisect.avgProbes = lookups.length ? total / lookups.length : 0;
+    pr.bisect.maxProbes = max;
+  }
+  pr.fatal = sink.fatal;
+  // Keep findings in file order (the per-code passes above appended out of order).
+  pr.findings.sort((a, b) => (a.line || Infinity) - (b.line || Infinity) || a.offset - b.offset);
+  return pr;
+}
+
+/**
+ * For each record, the index of the first record with the same name bytes (open addressing on
+ * an FNV-1a hash of the name bytes; no strings are made).
+ */
+function firstOccurrences(b: Uint8Array, cols: Columns, hexsz: number): Int32Array {
+  const n = cols.n;
+  let size = 16;
+  while (size < 2 * n) size *= 2;
+  const mask = size - 1;
+  const table = new Int32Array(size).fill(-1);
+  const first = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const s0 = cols.off[i] + hexsz + 1;
+    const e0 = cols.lineEnd[i];
+    let h = 0x811c9dc5;
+    for (let k = s0; k < e0; k++) h = Math.imul(h ^ b[k], 0x01000193);
+    let slot = h & mask;
+    for (;;) {
+      const j = table[slot];
+      if (j < 0) {
+        table[slot] = i;
+        first[i] = i;
+        break;
+      }
+      const s1 = cols.off[j] + hexsz + 1;
+      if (compareRange(b, s1, cols.lineEnd[j], s0, e0) === 0) {
+        first[i] = j;
+        break;
+      }
+      slot = (slot + 1) & mask;
+    }
+  }
+  return first;
+}
+
+/** memcmp-style comparison of b[a0, a1) and b[b0, b1), shorter prefix first. */
+function compareRange(b: Uint8Array, a0: number, a1: number, b0: number, b1: number): number {
+  const la = a1 - a0;
+  const lb = b1 - b0;
+  const m = la < lb ? la : lb;
+  for (let i = 0; i < m; i++) {
+    const d = b[a0 + i] - b[b0 + i];
+    if (d !== 0) return d;
+  }
+  return la - lb;
+}
+
+function finishBounds(arr: Float64Array, n: number, end: number): Float64Array {
+  const out = new Float64Array(n + 1);
+  out.set(arr.subarray(0, n));
+  out[n] = end;
+  return out;
+}
+
+/** The index over the file's own bytes (header says `sorted`). */
+function fileIndex(bounds: Float64Array, count: number, recs: Int32Array, cols: Columns, bytes: Uint8Array, text: string, hexsz: number): BisectIndex {
+  const end = bounds[count];
+  const keyStart = new Float64Array(count);
+  const keyEnd = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    keyStart[i] = Math.min(bounds[i] + hexsz + 1, end);
+    keyEnd[i] = recs[i] >= 0 ? cols.lineEnd[recs[i]] : -1;
+  }
+  return { bounds, count, recs, keyStart, keyEnd, bytes, text };
+}
+
+/** The in-memory copy git makes without `sorted`: records stably sorted by name, back to back. */
+function sortedCopyIndex(n: number, allNames: (() => string[]) | null, cols: Columns, bytes: Uint8Array, text: string, hexsz: number): BisectIndex {
+  // Already non-decreasing (the stable sort keeps it as is): no sort needed.
+  const names = allNames ? allNames() : null;
+  const order = new Array<number>(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  if (names) {
+    order.sort((a, b) => {
+      const x = names[a];
+      const y = names[b];
+      return x < y ? -1 : x > y ? 1 : a - b;
+    });
+  }
+  const bounds = new Float64Array(n + 1);
+  const recs = new Int32Array(n);
+  const keyStart = new Float64Array(n);
+  const keyEnd = new Float64Array(n);
+  let off = 0;
+  for (let i = 0; i < n; i++) {
+    const r = order[i];
+    bounds[i] = off;
+    recs[i] = r;
+    keyStart[i] = cols.off[r] + hexsz + 1;
+    keyEnd[i] = cols.lineEnd[r];
+    off += cols.recEnd[r] - cols.off[r];
+  }
+  bounds[n] = off;
+  return { bounds, count: n, recs, keyStart, keyEnd, bytes, text };
+}
+
+/** Compare the key of bound i with target bytes t[t0, t1) (memcmp order, prefix first). */
+function cmpKey(idx: BisectIndex, i: number, t: Uint8Array, t0: number, t1: number): number {
+  let ke = idx.keyEnd[i];
+  const ks = idx.keyStart[i];
+  if (ke < 0) {
+    ke = idx.text.indexOf('\n', ks);
+    if (ke < 0) ke = idx.bytes.length;
+    idx.keyEnd[i] = ke;
+  }
+  const b = idx.bytes;
+  const la = ke - ks;
+  const lb = t1 - t0;
+  const m = la < lb ? la : lb;
+  for (let k = 0; k < m; k++) {
+    const d = b[ks + k] - t[t0 + k];
+    if (d !== 0) return d;
+  }
+  return la - lb;
+}
+
+/**
+ * Replay of git's `find_reference_location(snapshot, refname, mustexist=1)` (packed-backend.c)
+ * over the bisection index: `lo`/`hi` are byte offsets (start of data, end of file);
+ * `mid = lo + (hi - lo) / 2` (integer division); the record containing `mid` starts at the last
+ * byte <= mid that follows an LF and is not '^' (or at `lo`); its name (bytes from record start
+ * + hexsz + 1 to LF) is compared to `refname` byte by byte, a name that is a prefix of the
+ * other being smaller; on "less" `lo` moves to the next record start after `mid` (or `hi`), on
+ * "greater" `hi` moves to the record start, on "equal" the record is found. One probe = one
+ * iteration. Returns the bound index found (-1 if not) and the probe count.
+ */
+function bisectIndex(idx: BisectIndex, t: Uint8Array, t0: number, t1: number): { index: number; probes: number } {
+  const B = idx.bounds;
+  const bucket = idx.bucket;
+  const unit = idx.bucketUnit ?? 1;
+  let li = 0;
+  let hiI = idx.count;
+  let probes = 0;
+  while (li !== hiI) {
+    probes++;
+    const lo = B[li];
+    const mid = lo + Math.floor((B[hiI] - lo) / 2);
+    // r = last index in [li, hiI) with B[r] <= mid (find_start_of_record).
+    let r: number;
+    if (bucket) {
+      r = bucket[Math.floor(mid / unit)];
+      if (r < li) r = li;
+      while (r + 1 < hiI && B[r + 1] <= mid) r++;
+    } else {
+      let a = li;
+      let z = hiI - 1;
+      while (a < z) {
+        const m = (a + z + 1) >>> 1;
+        if (B[m] <= mid) a = m;
+        else z = m - 1;
+      }
+      r = a;
+    }
+    const c = cmpKey(idx, r, t, t0, t1);
+    if (c < 0) li = r + 1;
+    else if (c > 0) hiI = r;
+    else return { index: r, probes };
+  }
+  return { index: -1, probes };
+}
+
+/**
+ * Speed-up for many lookups: bucket[k] = last bound index j with bounds[j] <= k × unit, unit a
+ * power of two giving about two buckets per bound. Same result as the binary search it replaces.
+ */
+function buildBuckets(idx: BisectIndex): void {
+  const B = idx.bounds;
+  const n = idx.count;
+  const end = B[n];
+  let unit = 1;
+  while (n > 0 && unit * 4 * n <= end) unit *= 2;
+  const size = Math.floor(end / unit) + 1;
+  const bucket = new Int32Array(size);
+  let j = 0;
+  for (let k = 0, o = 0; k < size; k++, o += unit) {
+    while (j + 1 < n && B[j + 1] <= o) j++;
+    bucket[k] = j;
+  }
+  idx.bucket = bucket;
+  idx.bucketUnit = unit;
+}
+
+/**
+ * Look `refname` (byte string) up the way git's packed backend does (`packed_read_raw_ref`):
+ * binary search over the file's bytes when the header says `sorted`, over git's sorted
+ * in-memory copy otherwise. Returns the record found, or null (not found, or found on a line
+ * that is not a valid ref line, where git would die reading its oid), and the probe count.
+ */
+export function lookupPacked(pr: PackedRefs, refname: string): { record: PackedRecord | null; probes: number } {
+  if (pr._bisect.count === 0) return { record: null, probes: 0 };
+  const t = keyToBytes(refname);
+  const r = bisectIndex(pr._bisect, t, 0, t.length);
+  if (r.index < 0) return { record: null, probes: r.probes };
+  const ri = pr._bisect.recs[r.index];
+  return { record: ri >= 0 ? pr._record(ri) : null, probes: r.probes };
+}
+
+/**
+ * The records in the order git's packed iterator yields them: file order with the `sorted`
+ * trait, git's stable in-memory sort by name otherwise.
+ */
+export function packedIterationOrder(pr: PackedRefs): PackedRecord[] {
+  if (pr.claimsSorted) return pr.records;
+  const idx = pr._bisect;
+  const out: PackedRecord[] = new Array(idx.count);
+  for (let i = 0; i < idx.count; i++) out[i] = pr.records[idx.recs[i]];
+  return out;
+}
+
+/**
+ * Peel coverage (CONTEXT.md case 4, the ref advertisement). Over refs git lists (broken names
+ * excluded). Rule implemented (packed-backend.c `next_record`/`REF_KNOWS_PEELED`): git knows a
+ * ref's peeled value without opening its object when
+ * - the ref has a '^' line (whatever the traits say), or
+ * - the header has `fully-peeled` (no '^' line then means "not peelable"), or
+ * - the header has `peeled` and the ref is under refs/tags/.
+ * Every other ref (without traits: every ref lacking a '^' line; with only `peeled`: refs outside
+ * refs/tags/ lacking one) makes the advertisement open its object to peel it: `mustOpen`.
+ */
+export interface PeelCoverage {
+  /** Refs considered (records with valid names). */
+  refs: number;
+  /** Refs with a '^' line. */
+  withPeeled: number;
+  /** Refs under refs/tags/. */
+  tags: number;
+  tagsWithPeeled: number;
+  tagsWithoutPeeled: number;
+  /** Refs whose peeled value git knows from the file (see rule). */
+  known: number;
+  /** Refs the ref advertisement must open objects for. */
+  mustOpen: number;
+  peeledTrait: PeeledTrait;
+  /** The rule in one sentence, for reports. */
+  rule: string;
+}
+
+const TAGS = [...'refs/tags/'].map((c) => c.charCodeAt(0));
+
+/** Compute `PeelCoverage` for a packed-refs file (see the interface for the rule). */
+export function peelCoverage(pr: PackedRefs): PeelCoverage {
+  let refs = 0, withPeeled = 0, tags = 0, tagsWithPeeled = 0, known = 0;
+  const { cols, hexsz } = pr._src;
+  const b = pr._bytes;
+  for (let i = 0; i < cols.n; i++) {
+    if (cols.flags[i] & 1) continue;
+    refs++;
+    const ns = cols.off[i] + hexsz + 1;
+    const isTag = cols.lineEnd[i] - ns > TAGS.length && TAGS.every((c, k) => b[ns + k] === c);
+    if (isTag) tags++;
+    if (cols.peel[i] >= 0) {
+      withPeeled++;
+      if (isTag) tagsWithPeeled++;
+      known++;
+    } else if (pr.peeledTrait === 'fully-peeled' || (pr.peeledTrait === 'peeled' && isTag)) {
+      known++;
+    }
+  }
+  const rule =
+    pr.peeledTrait === 'fully-peeled'
+      ? 'fully-peeled: a ref without a ^ line is known not to peel; no object is opened'
+      : pr.peeledTrait === 'peeled'
+        ? 'peeled: refs/tags/* without a ^ line are known not to peel; other refs without a ^ line have their object opened'
+        : 'no peel trait: every ref without a ^ line has its object opened';
+  return { refs, withPeeled, tags, tagsWithPeeled, tagsWithoutPeeled: tags - tagsWithPeeled, known, mustOpen: refs - known, peeledTrait: pr.peeledTrait, rule };
+}
+
+/**
+ * `git for-each-ref --format='%(objectname) %(refname)'` of a repository holding only this
+ * packed-refs file (no loose refs): the records in git's iteration order, broken names left out
+ * (git warns), names for-each-ref does not list left out (HEAD and root refs unless
+ * `includeRootRefs`, FETCH_HEAD/MERGE_HEAD always), then stably sorted by name (for-each-ref's
+ * default sort; duplicates stay, in iteration order). A null object id is listed as is.
+ * This is what git prints when it does not die; check `pr.fatal` for whether it does.
+ */
+export function packedRefsForEachRef(pr: PackedRefs, includeRootRefs = false): { name: string; oid: string }[] {
+  const out: { name: string; oid: string }[] = [];
+  for (const r of packedIterationOrder(pr)) {
+    if (r.brokenName || !listedByForEachRef(r.name, includeRootRefs)) continue;
+    out.push({ name: r.name, oid: r.oid });
+  }
+  return stableSortByName(out);
+}
+
+/** Stable sort by byte-string name (for-each-ref's default `refname` key). */
+export function stableSortByName<T extends { name: string }>(a: T[]): T[] {
+  let sorted = true;
+  for (let i = 1; i < a.length && sorted; i++) if (a[i].name < a[i - 1].name) sorted = false;
+  if (sorted) return a;
+  return a
+    .map((v, i) => ({ v, i }))
+    .sort((x, y) => (x.v.name < y.v.name ? -1 : x.v.name > y.v.name ? 1 : x.i - y.i))
+    .map((x) => x.v);
+}

@@ -1,0 +1,566 @@
+/**
+ * session: the engine facade the web worker exposes (and tests drive directly).
+ *
+ * Holds the current `Analysis` and answers the page's questions about it in small pieces: the
+ * report, one page of the refs list (a million refs never cross to the page at once), one table's
+ * block list, one block decoded for a hex view. Names leave the session as Unicode text
+ * (`displayName`); inside they stay byte strings so that order and filters are git's byte order.
+ * Pure engine code: no DOM, no Node APIs.
+ */
+import {
+  type ByteSource, type InputFile, FormatError, displayName, memorySource, textToKey, toHex,
+} from './basics.ts';
+import { analyzeFiles, analysisRefs, type Analysis } from './analyze.ts';
+import { classifyInput } from './input.ts';
+import { buildReport, type Report } from './report.ts';
+import { resolveEntry } from './refs.ts';
+import { sectionRanges, type BlockType, type SectionName, type Table, type TableFooter, type TableHeader } from './table.ts';
+import { decodeBlockDetail, type BlockDetail } from './blockdetail.ts';
+import './index.ts';
+
+/** Where a load is. `bytesRead` counts bytes read from the inputs, `bytesParsed` bytes parsed. */
+export interface LoadProgress {
+  phase: 'reading' | 'parsing' | 'merging' | 'done';
+  bytesTotal: number;
+  bytesRead: number;
+  bytesParsed: number;
+  tablesTotal: number;
+  tablesDone: number;
+  /** Milliseconds since the load started. */
+  elapsed: number;
+}
+
+/** Per-table split of the ref records by what they are in the merged view (for the stack view). */
+export interface TableSplit {
+  /** Winning records that are not tombstones (live refs from this table). */
+  live: number;
+  /** Records a newer table's record of the same key overrides. */
+  shadowed: number;
+  /** Winning tombstones. */
+  tombstones: number;
+  /** Ref records in total (live + shadowed + tombstones). */
+  refRecords: number;
+  /** Bytes of the ref section, log section, and everything else (indexes, obj, header, footer). */
+  refBytes: number;
+  logBytes: number;
+  otherBytes: number;
+}
+
+/** An input-level error (nothing usable, or an exception). */
+export interface LoadError {
+  file: string;
+  offset: number;
+  expected: string;
+  message: string;
+}
+
+/** What `load` returns. */
+export interface LoadResult {
+  report: Report | null;
+  error: LoadError | null;
+  /** The input files (path and size), as given. */
+  files: { path: string; size: number }[];
+  kind: string;
+  description: string;
+  /** Per table (report order), null for a broken table. */
+  splits: (TableSplit | null)[];
+  /** Entries of the refs list: live refs, and with tombstones. */
+  refCount: number;
+  refCountWithTombstones: number;
+  /** Milliseconds the analysis took in the engine. */
+  elapsed: number;
+}
+
+/** A refs-list query. `filter` is Unicode text; `offset`/`limit` select rows of the filtered list. */
+export interface RefsQuery {
+  filter: string;
+  mode: 'prefix' | 'substring';
+  includeTombstones: boolean;
+  offset: number;
+  limit: number;
+}
+
+/** One row of the refs list. */
+export interface RefRow {
+  /** Position in the filtered list. */
+  index: number;
+  /** Ref name as Unicode text. */
+  name: string;
+  /** Object id (hex); for a symref the object id it resolves to, '' if it resolves to nothing. */
+  oid: string;
+  kind: 'ref' | 'peeled' | 'symref' | 'tombstone';
+  /** Peeled object id (kind 'peeled'). */
+  peeled?: string;
+  /** Symref target, Unicode (kind 'symref'). */
+  target?: string;
+  /** Index of the source table in `report.tables`, -1 when not from a table (packed-refs, loose). */
+  table: number;
+  /** File the ref comes from (table file name, or e.g. 'packed-refs'). */
+  source: string;
+  /** Update index of the record (-1 when not from a table). */
+  updateIndex: number;
+  /** Block of the source table holding the record (-1 when not from a table). */
+  block: number;
+  /** Ordinal of the record within that block (-1 when not from a table). */
+  blockRecord: number;
+}
+
+export interface RefsPage {
+  /** Rows in the filtered list. */
+  total: number;
+  offset: number;
+  rows: RefRow[];
+}
+
+/** One block as the table view lists it. */
+export interface BlockSummary {
+  index: number;
+  offset: number;
+  type: BlockType;
+  section: SectionName;
+  blockLen: number;
+  restartCount: number;
+  recordCount: number;
+  padding: number;
+  fileBytes: number;
+  /** First and last key, as display text. */
+  firstKey: string;
+  lastKey: string;
+}
+
+/** A table's layout for the drill-down view. */
+export interface TableLayout {
+  index: number;
+  name: string;
+  path: string;
+  fileSize: number;
+  header: TableHeader | null;
+  footer: TableFooter | null;
+  /** Byte ranges: header, each section present, footer. */
+  sections: { name: SectionName | 'header' | 'footer'; start: number; end: number }[];
+  blocks: BlockSummary[];
+  error: { file: string; offset: number; expected: string } | null;
+}
+
+export interface Capabilities {
+  /** packed-refs / files backend analysis available. */
+  filesBackend: boolean;
+}
+
+/** Called by the session with progress; throttled to about every `PROGRESS_MS`. */
+export type ProgressFn = (p: LoadProgress) => void;
+
+/** Progress is reported at most this often (and at every phase change). */
+export const PROGRESS_MS = 100;
+
+/** Size of the slices large reads are split into (each slice reports progress). */
+export const READ_SLICE = 4 * 1024 * 1024;
+
+function keyDisplay(t: Table | null, k: string, section: SectionName): string {
+  if (section === 'obj' || section === 'objIndex') {
+    let s = '';
+    for (let i = 0; i < k.length; i++) s += k.charCodeAt(i).toString(16).padStart(2, '0');
+    return s;
+  }
+  if (section === 'log' || section === 'logIndex') {
+    const j = k.length - 9;
+    if (j >= 0 && k.charCodeAt(j) === 0) return displayName(k.slice(0, j));
+  }
+  void t;
+  return displayName(k);
+}
+
+/** Index of the first position p in [lo, hi) of `idx` with keys[idx[p]] ≥ key. */
+function lowerBoundIdx(keys: string[], idx: Int32Array | null, key: string, lo: number, hi: number): number {
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    const k = keys[idx ? idx[m] : m];
+    if (k < key) lo = m + 1; else hi = m;
+  }
+  return lo;
+}
+
+/** Smallest byte string greater than every string starting with `p` (or null when there is none). */
+function prefixEnd(p: string): string | null {
+  let i = p.length - 1;
+  while (i >= 0 && p.charCodeAt(i) === 0xff) i--;
+  if (i < 0) return null;
+  return p.slice(0, i) + String.fromCharCode(p.charCodeAt(i) + 1);
+}
+
+/** A filtered list: either a contiguous range of the base list, or explicit positions. */
+type Selection = { base: Int32Array | null; from: number; to: number } | { list: Int32Array };
+
+/**
+ * The facade. One analysis at a time; `load` replaces it.
+ */
+export class EngineSession {
+  private analysis: Analysis | null = null;
+  private rep: Report | null = null;
+  private files: InputFile[] = [];
+  /** Keys of the refs list (byte strings, sorted): the merged view's keys, or listed refs for the files backend. */
+  private keys: string[] = [];
+  /** Positions (into `keys`) of live entries; null = every entry is live. */
+  private liveIdx: Int32Array | null = null;
+  private listed: { name: string; oid: string }[] | null = null;
+  private cache = new Map<string, Selection>();
+  private progress: LoadProgress | null = null;
+  private onProgress: ProgressFn | null = null;
+  private lastEmit = 0;
+  private started = 0;
+  private tableStarted = new Set<string>();
+  private tableNames = new Set<string>();
+
+  /** Count `n` bytes read from the inputs (called by byte sources while loading). */
+  noteRead(n: number): void {
+    if (!this.progress) return;
+    this.progress.bytesRead = Math.min(this.progress.bytesTotal, this.progress.bytesRead + n);
+    this.emit(false);
+  }
+
+  private emit(force: boolean): void {
+    if (!this.progress || !this.onProgress) return;
+    const now = Date.now();
+    if (!force && now - this.lastEmit < PROGRESS_MS) return;
+    this.lastEmit = now;
+    this.progress.elapsed = now - this.started;
+    this.onProgress({ ...this.progress });
+  }
+
+  private setPhase(phase: LoadProgress['phase']): void {
+    if (!this.progress) return;
+    this.progress.phase = phase;
+    this.emit(true);
+  }
+
+  /**
+   * Analyse `inputs` (replacing the current analysis). Never throws for bad input: an input-level
+   * problem comes back in `error`, a damaged table in `report.tables[i].error`.
+   */
+  load(inputs: InputFile[], onProgress?: ProgressFn): LoadResult {
+    const t0 = Date.now();
+    this.analysis = null;
+    this.rep = null;
+    this.keys = [];
+    this.liveIdx = null;
+    this.listed = null;
+    this.cache.clear();
+    this.files = inputs;
+    this.started = t0;
+    this.lastEmit = 0;
+    this.onProgress = onProgress ?? null;
+    this.tableStarted.clear();
+    this.tableNames.clear();
+    const filesInfo = inputs.map((f) => ({ path: f.path, size: f.source.size }));
+    const base: LoadResult = {
+      report: null, error: null, files: filesInfo, kind: 'empty', description: '', splits: [],
+      refCount: 0, refCountWithTombstones: 0, elapsed: 0,
+    };
+    let cls;
+    try {
+      cls = classifyInput(inputs);
+    } catch (e) {
+      return { ...base, error: toLoadError(e), elapsed: Date.now() - t0 };
+    }
+    const relevant = cls.kind === 'reftable' ? [...cls.tableFiles, ...(cls.tablesList ? [cls.tablesList] : [])] : cls.gitFiles;
+    for (const f of cls.tableFiles) this.tableNames.add(f.path.split('/').pop()!);
+    this.progress = {
+      phase: 'reading', bytesTotal: relevant.reduce((s, f) => s + f.source.size, 0), bytesRead: 0, bytesParsed: 0,
+      tablesTotal: cls.tableFiles.length, tablesDone: 0, elapsed: 0,
+    };
+    this.emit(true);
+    // Watch the first read of each table file to count tables as they are opened.
+    const watched = inputs.map((f): InputFile => {
+      const name = f.path.split('/').pop()!;
+      if (!f.path.endsWith('.ref')) return f;
+      const src = f.source;
+      return {
+        path: f.path,
+        source: {
+          size: src.size,
+          read: (o, l) => {
+            if (!this.tableStarted.has(name)) {
+              this.tableStarted.add(name);
+              if (this.progress) {
+                this.progress.tablesDone = Math.max(0, this.tableStarted.size - 1);
+                this.progress.phase = 'parsing';
+              }
+              this.emit(false);
+            }
+            return src.read(o, l);
+          },
+        },
+      };
+    });
+    let a: Analysis;
+    try {
+      a = analyzeFiles(watched, {
+        onProgress: (b) => {
+          if (!this.progress) return;
+          this.progress.bytesParsed = b;
+          this.progress.phase = 'parsing';
+          this.emit(false);
+        },
+      });
+    } catch (e) {
+      this.progress = null;
+      return { ...base, kind: cls.kind, description: cls.description, error: toLoadError(e), elapsed: Date.now() - t0 };
+    }
+    if (this.progress) {
+      this.progress.tablesDone = this.progress.tablesTotal;
+      this.progress.bytesParsed = this.progress.bytesTotal;
+      this.progress.bytesRead = this.progress.bytesTotal;
+    }
+    this.setPhase('merging');
+    let report: Report;
+    try {
+      report = buildReport(a);
+    } catch (e) {
+      this.progress = null;
+      return { ...base, kind: cls.kind, description: cls.description, error: toLoadError(e), elapsed: Date.now() - t0 };
+    }
+    this.analysis = a;
+    this.rep = report;
+    const splits: (TableSplit | null)[] = [];
+    if (a.stack && a.merged) {
+      const m = a.merged;
+      this.keys = m.keys;
+      const tables = a.stack.tables;
+      const tombWin = new Array(tables.length).fill(0);
+      const live = new Int32Array(m.live);
+      let j = 0;
+      for (let i = 0; i < m.count; i++) {
+        const t = tables[m.table[i]]!;
+        if (t.refs.types[m.rec[i]] === 0) tombWin[m.table[i]]++;
+        else live[j++] = i;
+      }
+      this.liveIdx = live.subarray(0, j);
+      tables.forEach((t, i) => {
+        if (!t) { splits.push(null); return; }
+        const sb = t.sectionBytes;
+        const refBytes = sb.ref;
+        const logBytes = sb.log;
+        splits.push({
+          live: m.winners[i] - tombWin[i], shadowed: m.shadowed[i], tombstones: tombWin[i], refRecords: t.refs.count,
+          refBytes, logBytes, otherBytes: Math.max(0, t.fileSize - refBytes - logBytes),
+        });
+      });
+    } else {
+      const refs = analysisRefs(a);
+      this.listed = refs;
+      this.keys = refs.map((r) => r.name);
+      this.liveIdx = null;
+    }
+    const refCount = this.liveIdx ? this.liveIdx.length : this.keys.length;
+    this.setPhase('done');
+    this.progress = null;
+    this.onProgress = null;
+    return {
+      ...base, report, kind: a.input.kind, description: a.input.description, splits,
+      refCount, refCountWithTombstones: this.keys.length, elapsed: Date.now() - t0,
+    };
+  }
+
+  /** The current report (null before a successful load). */
+  report(): Report | null {
+    return this.rep;
+  }
+
+  /** The current analysis (for other engine modules running in the same worker). */
+  current(): Analysis | null {
+    return this.analysis;
+  }
+
+  /** Inputs of the current load. */
+  inputs(): InputFile[] {
+    return this.files;
+  }
+
+  private select(filter: string, mode: 'prefix' | 'substring', includeTombstones: boolean): Selection {
+    const cacheKey = `${mode}\u0000${includeTombstones ? 1 : 0}\u0000${filter}`;
+    const hit = this.cache.get(cacheKey);
+    if (hit) {
+      // Keep recently used selections last (a tiny LRU).
+      this.cache.delete(cacheKey);
+      this.cache.set(cacheKey, hit);
+      return hit;
+    }
+    const base = includeTombstones ? null : this.liveIdx;
+    const n = base ? base.length : this.keys.length;
+    const key = textToKey(filter);
+    let sel: Selection;
+    if (!key) sel = { base, from: 0, to: n };
+    else if (mode === 'prefix') {
+      const from = lowerBoundIdx(this.keys, base, key, 0, n);
+      const endKey = prefixEnd(key);
+      const to = endKey === null ? n : lowerBoundIdx(this.keys, base, endKey, from, n);
+      sel = { base, from, to };
+    } else {
+      const out = new Int32Array(Math.min(n, 1 << 16));
+      let list = out;
+      let c = 0;
+      const keys = this.keys;
+      for (let p = 0; p < n; p++) {
+        const i = base ? base[p] : p;
+        if (keys[i].includes(key)) {
+          if (c === list.length) {
+            const bigger = new Int32Array(Math.min(n, list.length * 2));
+            bigger.set(list);
+            list = bigger;
+          }
+          list[c++] = i;
+        }
+      }
+      sel = { list: list.subarray(0, c) };
+    }
+    this.cache.set(cacheKey, sel);
+    while (this.cache.size > 8) this.cache.delete(this.cache.keys().next().value!);
+    return sel;
+  }
+
+  /** One page of the refs list (merged view, byte order), filtered. */
+  refsPage(q: RefsQuery): RefsPage {
+    const sel = this.select(q.filter, q.mode, q.includeTombstones);
+    const total = 'list' in sel ? sel.list.length : sel.to - sel.from;
+    const offset = Math.max(0, Math.min(q.offset | 0, total));
+    const limit = Math.max(0, Math.min(q.limit | 0, 5000, total - offset));
+    const rows: RefRow[] = [];
+    for (let r = offset; r < offset + limit; r++) {
+      const i = 'list' in sel ? sel.list[r] : sel.base ? sel.base[sel.from + r] : sel.from + r;
+      rows.push(this.row(i, r));
+    }
+    return { total, offset, rows };
+  }
+
+  private row(i: number, index: number): RefRow {
+    const a = this.analysis!;
+    if (this.listed) {
+      const r = this.listed[i];
+      return { index, name: displayName(r.name), oid: r.oid, kind: 'ref', table: -1, source: a.input.kind === 'packed-refs' ? 'packed-refs' : 'files backend', updateIndex: -1, block: -1, blockRecord: -1 };
+    }
+    const m = a.merged!;
+    const tables = a.stack!.tables;
+    const ti = m.table[i];
+    const t = tables[ti]!;
+    const rec = m.rec[i];
+    const type = t.refs.types[rec];
+    const hs = t.header.hashSize;
+    const row: RefRow = {
+      index, name: displayName(m.keys[i]), oid: '', kind: 'ref', table: ti, source: t.name,
+      updateIndex: t.refs.updateIndex[rec], block: t.refs.block[rec], blockRecord: rec - firstOfBlock(t.refs.block, rec),
+    };
+    if (type === 0) row.kind = 'tombstone';
+    else if (type === 3) {
+      row.kind = 'symref';
+      row.target = displayName(t.refs.targets.get(rec) ?? '');
+      row.oid = resolveEntry(tables, m, i) ?? '';
+    } else {
+      row.oid = toHex(t.refs.oids, rec * hs, (rec + 1) * hs);
+      if (type === 2) {
+        row.kind = 'peeled';
+        const p = t.refs.peeled.get(rec);
+        if (p) row.peeled = toHex(p);
+      }
+    }
+    return row;
+  }
+
+  private table(i: number): Table | null {
+    return this.analysis?.stack?.tables[i] ?? null;
+  }
+
+  /** The layout of table `i` (report order): sections and blocks. */
+  tableBlocks(i: number): TableLayout | null {
+    const a = this.analysis;
+    const s = a?.stack;
+    if (!s || i < 0 || i >= s.names.length) return null;
+    const t = s.tables[i];
+    if (!t) {
+      const b = s.broken.find((x) => x.name === s.names[i]);
+      return {
+        index: i, name: s.names[i], path: b?.path ?? s.names[i], fileSize: b?.fileSize ?? 0, header: null, footer: null,
+        sections: [], blocks: [], error: b ? { file: b.error.file, offset: b.error.offset, expected: b.error.expected } : null,
+      };
+    }
+    const h = t.header;
+    const firstType = t.source.read(h.headerSize, 1)[0] ?? 0;
+    const sections: TableLayout['sections'] = [{ name: 'header', start: 0, end: h.headerSize }];
+    for (const r of sectionRanges(h, t.footer, t.fileSize, firstType)) {
+      sections.push({ name: r.name, start: r.start === 0 ? h.headerSize : r.start, end: r.end });
+    }
+    sections.push({ name: 'footer', start: t.fileSize - h.footerSize, end: t.fileSize });
+    return {
+      index: i, name: t.name, path: t.path, fileSize: t.fileSize, header: { ...h }, footer: { ...t.footer }, sections,
+      blocks: t.blocks.map((b, k) => ({
+        index: k, offset: b.offset, type: b.type, section: b.section, blockLen: b.blockLen, restartCount: b.restartCount,
+        recordCount: b.recordCount, padding: b.padding, fileBytes: b.fileBytes,
+        firstKey: keyDisplay(t, b.firstKey, b.section), lastKey: keyDisplay(t, b.lastKey, b.section),
+      })),
+      error: null,
+    };
+  }
+
+  /** Block `b` of table `i` decoded for the hex view; null if out of range. */
+  blockDetail(i: number, b: number): BlockDetail | null {
+    const t = this.table(i);
+    if (!t || b < 0 || b >= t.blocks.length) return null;
+    return decodeBlockDetail(t, b, i);
+  }
+
+  /** What this engine build can do. */
+  capabilities(): Capabilities {
+    let filesBackend = true;
+    try {
+      analyzeFiles([{ path: 'packed-refs', source: memorySource(new TextEncoder().encode('# pack-refs with: peeled fully-peeled sorted \n')) }]);
+    } catch (e) {
+      if (!(e instanceof FormatError) && /files backend not registered/.test(String((e as Error)?.message))) filesBackend = false;
+    }
+    return { filesBackend };
+  }
+}
+
+/** First record index holding the same block as record `rec` (`blocks` is non-decreasing). */
+function firstOfBlock(blocks: Uint32Array, rec: number): number {
+  const want = blocks[rec];
+  let lo = 0, hi = rec;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (blocks[m] < want) lo = m + 1; else hi = m;
+  }
+  return lo;
+}
+
+function toLoadError(e: unknown): LoadError {
+  if (e instanceof FormatError) return { file: e.file, offset: e.offset, expected: e.expected, message: e.message };
+  const msg = e instanceof Error ? e.message : String(e);
+  return { file: '', offset: -1, expected: '', message: msg };
+}
+
+/**
+ * A `ByteSource` that splits reads larger than `slice` bytes into slices, reporting each to
+ * `onBytes` (so a long read of one big file still shows progress). `readSlice` does the reading.
+ */
+export function slicedSource(size: number, readSlice: (offset: number, length: number) => Uint8Array, onBytes: (n: number) => void, slice = READ_SLICE): ByteSource {
+  return {
+    size,
+    read(offset: number, length: number): Uint8Array {
+      const start = Math.max(0, Math.min(offset, size));
+      const n = Math.max(0, Math.min(length, size - start));
+      if (n <= slice) {
+        const r = readSlice(start, n);
+        onBytes(r.length);
+        return r;
+      }
+      const out = new Uint8Array(n);
+      let got = 0;
+      while (got < n) {
+        const part = readSlice(start + got, Math.min(slice, n - got));
+        if (!part.length) break;
+        out.set(part, got);
+        got += part.length;
+        onBytes(part.length);
+      }
+      return got === n ? out : out.subarray(0, got);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The engine worker: a thin comlink wrapper around `EngineSession` (src/engine/session.ts).
+ *
+ * Inputs arrive as File/Blob objects (structured clone shares their data, nothing is copied) or as
+ * transferred ArrayBuffers (e.g. the built-in samples). A Blob is read in slices with
+ * `FileReaderSync`, so a 2 GiB file is never copied whole.
+ */
+import * as Comlink from 'comlink';
+import type { ByteSource, InputFile } from '../src/engine/basics.ts';
+import { EngineSession, slicedSource, type ProgressFn } from '../src/engine/session.ts';
+
+/** One input file as the page sends it. */
+export type WorkerInput = { path: string; blob: Blob } | { path: string; buffer: ArrayBuffer };
+
+interface FileReaderSyncLike {
+  readAsArrayBuffer(b: Blob): ArrayBuffer;
+}
+const FRS = (globalThis as unknown as { FileReaderSync?: new () => FileReaderSyncLike }).FileReaderSync;
+
+const session = new EngineSession();
+
+function blobSource(blob: Blob): ByteSource {
+  if (!FRS) throw new Error('FileReaderSync is not available (not running in a worker?)');
+  const reader = new FRS();
+  return slicedSource(blob.size, (o, l) => new Uint8Array(reader.readAsArrayBuffer(blob.slice(o, o + l))), (n) => session.noteRead(n));
+}
+
+function bufferSource(buf: ArrayBuffer): ByteSource {
+  const bytes = new Uint8Array(buf);
+  return {
+    size: bytes.length,
+    read(o: number, l: number): Uint8Array {
+      const r = bytes.subarray(o, Math.min(bytes.length, o + l));
+      session.noteRead(r.length);
+      return r;
+    },
+  };
+}
+
+const api = {
+  /** Analyse the inputs; replaces the current analysis. */
+  load(inputs: WorkerInput[], onProgress?: ProgressFn) {
+    const files: InputFile[] = inputs.map((i) => ({ path: i.path, source: 'blob' in i ? blobSource(i.blob) : bufferSource(i.buffer) }));
+    return session.load(files, onProgress ? (p) => { void onProgress(p); } : undefined);
+  },
+  report: () => session.report(),
+  refsPage: (q: Parameters<EngineSession['refsPage']>[0]) => session.refsPage(q),
+  tableBlocks: (tableIndex: number) => session.tableBlocks(tableIndex),
+  blockDetail(tableIndex: number, blockIndex: number) {
+    const d = session.blockDetail(tableIndex, blockIndex);
+    if (!d) return null;
+    return Comlink.transfer(d, [d.bytes.buffer as ArrayBuffer, d.roles.buffer as ArrayBuffer, d.recordOf.buffer as ArrayBuffer]);
+  },
+  capabilities: () => session.capabilities(),
+};
+
+export type EngineApi = typeof api;
+
+Comlink.expose(api);
