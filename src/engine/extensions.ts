@@ -48,7 +48,7 @@ export interface AfterCompaction {
 }
 
 /** Stacks with more records than this get no `afterPackRefs` / `afterAuto` (the write costs time). */
-export const AFTER_COMPACTION_MAX_RECORDS = 2_000_000;
+export const AFTER_COMPACTION_MAX_RECORDS = 250_000;
 
 /** The stack after `res`, from the report's per-table figures and the written table. */
 function afterOf(res: CompactResult, sizes: number[], recs: number[]): AfterCompaction {
@@ -99,8 +99,11 @@ function compactionReport(r: Report, a: Analysis, factor: number): CompactionRep
   else if (total > AFTER_COMPACTION_MAX_RECORDS) afterSkipped = `more than ${fmt(AFTER_COMPACTION_MAX_RECORDS)} records`;
   else if (ok.length > 0) {
     try {
-      afterPackRefs = afterOf(compactAll(a.stack, { random: 0 }), sizes, recs);
-      if (git.segment) afterAuto = afterOf(compactSegment(a.stack, git.segment, { random: 0 }), sizes, recs);
+      const all = compactAll(a.stack, { random: 0 });
+      afterPackRefs = afterOf(all, sizes, recs);
+      // A segment spanning the whole stack is the same compaction: measured once.
+      const whole = git.segment && git.segment.start === 0 && git.segment.end === ok.length - 1;
+      if (git.segment) afterAuto = whole ? afterPackRefs : afterOf(compactSegment(a.stack, git.segment, { random: 0 }), sizes, recs);
     } catch (e) {
       afterPackRefs = afterAuto = null;
       afterSkipped = `git's compaction would fail: ${(e as Error).message}`;
