@@ -7,8 +7,9 @@
  * generated refs, then mutated; random bytes; generated tables.list files.
  *
  * Normal run: ≥ 2,000 cases in this file. `npm run fuzz` (FUZZ_RUNS=100000): 100,000.
- * A failing case prints fast-check's seed and the shrunk mutation list; minimized crashers are
- * kept in test/fuzz/corpus/ and replayed by corpus.test.ts.
+ * A failing case prints fast-check's `{ seed, path }` and the shrunk mutation list: replay it with
+ * FUZZ_SEED=<seed> FUZZ_PATH=<path>. FUZZ_STATS=1 prints which checks the rejections came from.
+ * Minimized crashers are kept in test/fuzz/corpus/ and replayed by corpus.test.ts.
  */
 import { describe, it, expect, afterAll } from 'vitest';
 import fc from 'fast-check';
@@ -38,7 +39,11 @@ afterAll(() => {
   if (process.env.FUZZ_STATS) console.log([...stats.messages].sort((a, b) => b[1] - a[1]).map(([m, n]) => `${String(n).padStart(7)} ${m}`).join('\n'));
 });
 
-const params = (numRuns: number) => ({ numRuns, endOnFailure: !BIG, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) });
+const params = (numRuns: number) => ({
+  numRuns, endOnFailure: !BIG,
+  ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}),
+  ...(process.env.FUZZ_PATH ? { path: process.env.FUZZ_PATH } : {}),
+});
 
 describe('fuzz: mutated fixture tables', () => {
   it(`openTable + lookups (${runs(0.55)} cases)`, () => {
