@@ -2,6 +2,9 @@
  * Commands beyond `refs` and `analyze` (compact, convert, simulate, share, export).
  * Each returns its exit code; usage errors throw `UsageError`, bad input `FormatError`.
  */
+import { shareCommands } from './share-cmd.ts';
+import { compactCommands } from './compact-cmd.ts';
+import { simulateCommand } from './simulate-cmd.ts';
 export interface Command {
   name: string;
   usage: string;
@@ -10,3 +13,6 @@ export interface Command {
 }
 
 export const extraCommands: Command[] = [];
+extraCommands.push(...shareCommands);
+extraCommands.push(...compactCommands);
+extraCommands.push(simulateCommand);

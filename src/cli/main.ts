@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import { FormatError, displayName } from '../engine/basics.ts';
-import { analyzeFiles, analysisRefs, type Analysis } from '../engine/index.ts';
+import { analyzeFiles, analysisRefs, listRefsBytes, type Analysis } from '../engine/index.ts';
 import { buildReport, type Report } from '../engine/report.ts';
 import { collectInput } from './node-input.ts';
 import { formatReport } from './format.ts';
@@ -64,6 +64,11 @@ export function firstError(a: Analysis): FormatError | null {
     : null);
 }
 
+/** Write bytes to stdout and wait until they are flushed (large outputs, pipes). */
+function writeOut(b: Uint8Array): Promise<void> {
+  return new Promise((resolve, reject) => process.stdout.write(b, (e) => (e ? reject(e) : resolve())));
+}
+
 function write(s: string): void {
   process.stdout.write(s);
 }
@@ -81,6 +86,10 @@ export async function main(argv: string[]): Promise<number> {
       const a = loadPath(args.pos[0]);
       const err = a.stack?.broken[0]?.error;
       if (err) throw err;
+      if (a.stack && a.merged) {
+        await writeOut(listRefsBytes(a.stack.tables, a.merged));
+        return 0;
+      }
       const refs = analysisRefs(a);
       // Names are byte strings: write them as raw bytes.
       const chunks: string[] = [];

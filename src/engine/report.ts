@@ -5,7 +5,7 @@
 import type { Finding } from './basics.ts';
 import type { Analysis } from './analyze.ts';
 import type { BlockType, SectionName, Table } from './table.ts';
-import { namespaceOf } from './refs.ts';
+import { namespaceCounts } from './refs.ts';
 
 export const REPORT_SCHEMA = 'refscope.report/1';
 
@@ -156,13 +156,7 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
         error: { file: b.error.file, offset: b.error.offset, expected: b.error.expected },
       };
     });
-    const namespaces: Record<string, number> = {};
-    for (let i = 0; i < m.count; i++) {
-      const t = s.tables[m.table[i]]!;
-      if (t.refs.types[m.rec[i]] === 0) continue;
-      const ns = namespaceOf(m.keys[i]);
-      namespaces[ns] = (namespaces[ns] ?? 0) + 1;
-    }
+    const namespaces = namespaceCounts(s.tables, m);
     const continuity: NonNullable<Report['stack']>['continuity'] = [];
     let prev: Table | null = null;
     s.tables.forEach((t, i) => {

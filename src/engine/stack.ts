@@ -141,7 +141,14 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
  */
 export interface MergedView {
   count: number;
-  keys: string[];
+  /** All keys as byte strings (materialised on first access; prefer `key(i)` or `find`). */
+  readonly keys: string[];
+  /** Key of entry `i` as a byte string. */
+  key(i: number): string;
+  /** Index of the entry whose key is `name` (byte string), or -1. */
+  find(name: string): number;
+  /** Index of the first entry with key ≥ `name` (byte string). */
+  lowerBound(name: string): number;
   table: Uint16Array;
   rec: Uint32Array;
   /** Number of live refs (winners that are not tombstones). */
@@ -173,7 +180,6 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
   const live = tables.filter((t) => t && t.refs.count > 0).length;
   let total = 0;
   for (const t of tables) if (t) total += t.refs.count;
-  const keys: string[] = new Array(total);
   const tab = new Uint16Array(total);
   const rec = new Uint32Array(total);
   let n = 0, nLive = 0, nTomb = 0, nHiding = 0;
@@ -181,11 +187,11 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
     const ti = tables.findIndex((t) => t && t.refs.count > 0);
     if (ti >= 0) {
       const r = tables[ti]!.refs;
+      const types = r.types;
       for (let i = 0; i < r.count; i++) {
-        keys[i] = r.names[i];
         tab[i] = ti;
         rec[i] = i;
-        if (r.types[i] === 0) nTomb++;
+        if (types[i] === 0) nTomb++;
       }
       n = r.count;
       winners[ti] = n;
@@ -193,11 +199,26 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
     }
   } else {
     // k-way merge with a binary heap of table indexes ordered by (current key, newer table first).
+    // Keys are compared as bytes in each table's key arena: no strings are made.
     const pos = new Array(k).fill(0);
+    const kbs = tables.map((t) => t?.refs.keyBytes ?? new Uint8Array(0));
+    const kss = tables.map((t) => t?.refs.keyStart ?? new Uint32Array(1));
+    const cmp = (a: number, ia: number, b: number, ib: number): number => {
+      const ka = kbs[a], kb = kbs[b];
+      let pa = kss[a][ia];
+      const ea = kss[a][ia + 1];
+      let pb = kss[b][ib];
+      const eb = kss[b][ib + 1];
+      while (pa < ea && pb < eb) {
+        const d = ka[pa++] - kb[pb++];
+        if (d !== 0) return d;
+      }
+      return (ea - pa) - (eb - pb);
+    };
     const heap: number[] = [];
     const less = (a: number, b: number): boolean => {
-      const ka = tables[a]!.refs.names[pos[a]], kb = tables[b]!.refs.names[pos[b]];
-      return ka < kb || (ka === kb && a > b);
+      const c = cmp(a, pos[a], b, pos[b]);
+      return c < 0 || (c === 0 && a > b);
     };
     const up = (i: number) => {
       while (i > 0) {
@@ -222,9 +243,9 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
     while (heap.length) {
       const w = heap[0];
       const wr = tables[w]!.refs;
-      const key = wr.names[pos[w]];
-      const isTomb = wr.types[pos[w]] === 0;
-      keys[n] = key; tab[n] = w; rec[n] = pos[w]; n++;
+      const wi = pos[w];
+      const isTomb = wr.types[wi] === 0;
+      tab[n] = w; rec[n] = wi; n++;
       winners[w]++;
       if (isTomb) nTomb++; else nLive++;
       let hid = false;
@@ -238,18 +259,59 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
         } else down(0);
         if (!heap.length) break;
         const h = heap[0];
-        if (tables[h]!.refs.names[pos[h]] !== key) break;
+        if (cmp(h, pos[h], w, wi) !== 0) break;
         shadowed[h]++;
         if (isTomb) { hid = true; hiddenByTombstone[h]++; }
       }
       if (hid) { nHiding++; tombstonesHidingBy[w]++; }
     }
   }
-  keys.length = n;
-  return {
-    count: n, keys, table: tab.subarray(0, n), rec: rec.subarray(0, n), live: nLive, tombstones: nTomb,
-    tombstonesHiding: nHiding, shadowed, winners, hiddenByTombstone, tombstonesHidingBy,
-  };
+  return new Merged(tables, n, tab.subarray(0, n), rec.subarray(0, n), nLive, nTomb, nHiding, shadowed, winners, hiddenByTombstone, tombstonesHidingBy);
+}
+
+/** `MergedView` implementation: keys are read from the tables' key arenas on demand. */
+class Merged implements MergedView {
+  private cache: string[] | null = null;
+  constructor(
+    private readonly tables: (Table | null)[], readonly count: number, readonly table: Uint16Array, readonly rec: Uint32Array,
+    readonly live: number, readonly tombstones: number, readonly tombstonesHiding: number, readonly shadowed: number[],
+    readonly winners: number[], readonly hiddenByTombstone: number[], readonly tombstonesHidingBy: number[],
+  ) {}
+  key(i: number): string {
+    return this.cache ? this.cache[i] : this.tables[this.table[i]]!.refs.name(this.rec[i]);
+  }
+  get keys(): string[] {
+    if (!this.cache) {
+      const out = new Array<string>(this.count);
+      for (let i = 0; i < this.count; i++) out[i] = this.tables[this.table[i]]!.refs.name(this.rec[i]);
+      this.cache = out;
+    }
+    return this.cache;
+  }
+  /** Compare entry i's key bytes with byte string `s`. */
+  private cmpStr(i: number, s: string): number {
+    const r = this.tables[this.table[i]]!.refs;
+    const kb = r.keyBytes;
+    const st = r.keyStart[this.rec[i]], en = r.keyStart[this.rec[i] + 1];
+    const n = Math.min(en - st, s.length);
+    for (let j = 0; j < n; j++) {
+      const d = kb[st + j] - s.charCodeAt(j);
+      if (d !== 0) return d;
+    }
+    return en - st - s.length;
+  }
+  lowerBound(name: string): number {
+    let lo = 0, hi = this.count;
+    while (lo < hi) {
+      const m = (lo + hi) >>> 1;
+      if (this.cmpStr(m, name) < 0) lo = m + 1; else hi = m;
+    }
+    return lo;
+  }
+  find(name: string): number {
+    const i = this.lowerBound(name);
+    return i < this.count && this.cmpStr(i, name) === 0 ? i : -1;
+  }
 }
 
 /** Binary search: index of the first merged entry with key ≥ `key`. */

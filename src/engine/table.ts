@@ -8,7 +8,7 @@
  */
 import { Inflate } from 'fflate';
 import {
-  type ByteSource, type InputFile, FormatError, BudgetError, Budget, type Finding,
+  type ByteSource, type InputFile, bytesToKey, FormatError, BudgetError, Budget, type Finding,
   u16, u24, u32, u64Safe, crc32, cursor, getVarint, toHex,
 } from './basics.ts';
 
@@ -88,12 +88,21 @@ export interface RecordCounts {
 
 /**
  * Every ref record of a table in key order, column-wise (no object per record).
- * `names[i]` is a byte string; `types[i]` the value type 0..3; object ids are at
+ * Key `i` is the bytes `keyBytes[keyStart[i], keyStart[i + 1])`; `name(i)` gives it as a byte
+ * string and `names` all of them (built on first use: a million strings cost memory and time, so
+ * the engine's own passes compare bytes). `types[i]` is the value type 0..3; object ids are at
  * `oids.subarray(i*hashSize, (i+1)*hashSize)` (zeros for tombstones and symrefs).
  */
 export interface RefColumns {
   count: number;
-  names: string[];
+  /** Concatenated key bytes. */
+  keyBytes: Uint8Array;
+  /** Start of each key in `keyBytes`; `count + 1` entries. */
+  keyStart: Uint32Array;
+  /** Key `i` as a byte string (one char per byte). */
+  name(i: number): string;
+  /** All keys as byte strings, materialised on first access and cached. */
+  readonly names: string[];
   types: Uint8Array;
   updateIndex: Float64Array;
   oids: Uint8Array;
@@ -306,7 +315,9 @@ const EXPECTED_TYPE: Record<SectionName, BlockType> = {
 /** Growable column storage for ref records. */
 class RefBuilder {
   count = 0;
-  names: string[] = [];
+  keys = new Uint8Array(1 << 16);
+  keyLen = 0;
+  keyStart = new Uint32Array(1025);
   types = new Uint8Array(1024);
   upd = new Float64Array(1024);
   oids: Uint8Array;
@@ -316,6 +327,8 @@ class RefBuilder {
   constructor(public hashSize: number, hint: number) {
     const cap = Math.max(1024, hint);
     this.types = new Uint8Array(cap);
+    this.keyStart = new Uint32Array(cap + 1);
+    this.keys = new Uint8Array(Math.max(1 << 16, cap * 32));
     this.upd = new Float64Array(cap);
     this.block = new Uint32Array(cap);
     this.oids = new Uint8Array(cap * hashSize);
@@ -323,11 +336,52 @@ class RefBuilder {
   grow(): void {
     const cap = this.types.length * 2;
     const t = new Uint8Array(cap); t.set(this.types); this.types = t;
+    const ks = new Uint32Array(cap + 1); ks.set(this.keyStart); this.keyStart = ks;
     const u = new Float64Array(cap); u.set(this.upd); this.upd = u;
     const bl = new Uint32Array(cap); bl.set(this.block); this.block = bl;
     const o = new Uint8Array(cap * this.hashSize); o.set(this.oids); this.oids = o;
   }
+  /** Append key bytes `kb[0, len)` as the next record's key. */
+  pushKey(kb: Uint8Array, len: number): void {
+    let at = this.keyLen;
+    if (at + len > this.keys.length) {
+      const k = new Uint8Array(Math.max(this.keys.length * 2, at + len + 1024));
+      k.set(this.keys.subarray(0, at));
+      this.keys = k;
+    }
+    const keys = this.keys;
+    for (let j = 0; j < len; j++) keys[at + j] = kb[j];
+    at += len;
+    this.keyLen = at;
+    this.keyStart[this.count + 1] = at;
+  }
 }
+
+/** `RefColumns` over a builder's arrays (see the interface). */
+class Columns implements RefColumns {
+  private cache: string[] | null = null;
+  constructor(
+    readonly count: number, readonly keyBytes: Uint8Array, readonly keyStart: Uint32Array,
+    readonly types: Uint8Array, readonly updateIndex: Float64Array, readonly oids: Uint8Array,
+    readonly peeled: Map<number, Uint8Array>, readonly targets: Map<number, string>, readonly block: Uint32Array,
+  ) {}
+  name(i: number): string {
+    if (this.cache) return this.cache[i];
+    return bytesToKey(this.keyBytes, this.keyStart[i], this.keyStart[i + 1]);
+  }
+  get names(): string[] {
+    if (!this.cache) {
+      const out = new Array<string>(this.count);
+      const kb = this.keyBytes, ks = this.keyStart;
+      for (let i = 0; i < this.count; i++) out[i] = bytesToKey(kb, ks[i], ks[i + 1]);
+      this.cache = out;
+    }
+    return this.cache;
+  }
+}
+
+/** Scratch buffer for the key being decoded (grows to the longest key seen). */
+let scratchKey = new Uint8Array(4096);
 
 /** Canonical order of the sections in a file (spec "File format"). */
 const SECTION_RANK: Record<SectionName, number> = { ref: 0, refIndex: 1, obj: 2, objIndex: 3, log: 4, logIndex: 5 };
@@ -375,10 +429,10 @@ class Parser {
   refsColumns(): RefColumns {
     const r = this.rb;
     const n = r.count;
-    return {
-      count: n, names: r.names, types: r.types.subarray(0, n), updateIndex: r.upd.subarray(0, n),
-      oids: r.oids.subarray(0, n * r.hashSize), peeled: r.peeled, targets: r.targets, block: r.block.subarray(0, n),
-    };
+    return new Columns(
+      n, r.keys.subarray(0, r.keyLen), r.keyStart.subarray(0, n + 1), r.types.subarray(0, n), r.upd.subarray(0, n),
+      r.oids.subarray(0, n * r.hashSize), r.peeled, r.targets, r.block.subarray(0, n),
+    );
   }
 
   run(): void {
@@ -511,7 +565,8 @@ class Parser {
     const [rc, rt] = this.restarts(blk, base, firstRec, blockLen);
     const blockIndex = this.blocks.length;
     let pos = firstRec;
-    let key = '';
+    let klen = 0;
+    let kb = scratchKey;
     let firstKey = '';
     let n = 0;
     let ri = 0;
@@ -532,7 +587,7 @@ class Parser {
       pos = cursor.pos;
       const vtype = sw & 7;
       const slen = (sw - vtype) / 8;
-      if (prefix > key.length) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${key.length}, found ${prefix}`);
+      if (prefix > klen) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
       if (recStart === nextRestart) {
         if (prefix !== 0) throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
         ri++;
@@ -543,13 +598,28 @@ class Parser {
         throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
       }
       if (pos + slen > rt) throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
-      let suffix = '';
-      for (let i = 0; i < slen; i++) suffix += String.fromCharCode(blk[pos + i]);
+      // New key = previous key[0, prefix) + suffix; it must sort after the previous key, which
+      // (sharing the prefix) is decided by the suffix against the previous key's rest.
+      if (n > 0) {
+        const rest = klen - prefix;
+        const m = slen < rest ? slen : rest;
+        let c = 0;
+        for (let j = 0; j < m; j++) {
+          c = blk[pos + j] - kb[prefix + j];
+          if (c !== 0) break;
+        }
+        if (c === 0) c = slen - rest;
+        if (c <= 0) throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
+      }
+      if (prefix + slen > kb.length) {
+        const bigger = new Uint8Array(Math.max(kb.length * 2, prefix + slen));
+        bigger.set(kb.subarray(0, prefix));
+        scratchKey = kb = bigger;
+      }
+      for (let j = 0; j < slen; j++) kb[prefix + j] = blk[pos + j];
+      klen = prefix + slen;
       pos += slen;
-      const newKey = prefix === key.length ? key + suffix : key.substring(0, prefix) + suffix;
-      if (n > 0 && !(newKey > key)) throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
-      key = newKey;
-      if (n === 0) firstKey = key;
+      if (n === 0) firstKey = bytesToKey(kb, 0, klen);
       n++;
       if (type === 'ref') {
         if (vtype > 3) throw new FormatError(file, base + recStart, `ref value type 0..3, found ${vtype}`);
@@ -560,13 +630,14 @@ class Parser {
         pos = cursor.pos;
         const i = rb.count;
         if (i === rb.types.length) rb.grow();
-        rb.names.push(key);
+        rb.pushKey(kb, klen);
         rb.types[i] = vtype;
         rb.upd[i] = upd;
         rb.block[i] = blockIndex;
         if (vtype === 1 || vtype === 2) {
           if (pos + hs * vtype > rt) throw new FormatError(file, base + pos, `${vtype === 2 ? 'object id and peeled id' : 'object id'} of ${hs * vtype} bytes inside the records (${rt - pos} left)`);
-          rb.oids.set(blk.subarray(pos, pos + hs), i * hs);
+          const oids = rb.oids;
+          for (let j = 0, o = i * hs; j < hs; j++) oids[o + j] = blk[pos + j];
           pos += hs;
           if (vtype === 2) {
             rb.peeled.set(i, blk.slice(pos, pos + hs));
@@ -592,7 +663,7 @@ class Parser {
         if (bp === base) throw new FormatError(file, base + pos, `index position pointing at another block, not itself (${bp})`);
         children.pos.push(bp);
         children.at.push(base + pos);
-        children.keys.push(key);
+        children.keys.push(bytesToKey(kb, 0, klen));
         pos = cursor.pos;
         this.counts.index++;
       } else {
@@ -622,7 +693,7 @@ class Parser {
     if (children) this.indexChildren.set(base, children);
     return {
       offset: base, type, section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: blockLen,
-      restartTableOffset: rt, firstKey, lastKey: key,
+      restartTableOffset: rt, firstKey, lastKey: bytesToKey(kb, 0, klen),
     };
   }
 

@@ -1,0 +1,114 @@
+/**
+ * `refscope share <path> [--base <url>] [--with-names] [--factor N] [--simulation <file.json>]`:
+ * prints the share link on stdout and what it contains on stderr.
+ * `refscope export <path or link> --format json|md|script [--factor N]`: the report as
+ * `refscope.report/1` JSON, as Markdown, or a bash script rebuilding a stack of the same shape.
+ *
+ * Exit codes as the other commands (0, 2 usage, 3 invalid input); 1 when no link can be made
+ * (it would exceed 8,000 characters) or a link cannot be read.
+ */
+import fs from 'node:fs';
+import type { Command } from './commands.ts';
+import { parseArgs, loadPath, firstError, UsageError } from './main.ts';
+import { buildReport, type Report } from '../engine/report.ts';
+import { displayName } from '../engine/basics.ts';
+import {
+  shareLink, describeShare, decodeShare, reportFromShare, buildSharePayload, ShareLinkError, DEFAULT_SHARE_BASE,
+  type SharePayload,
+} from '../engine/share.ts';
+import { exportJson, exportMarkdown, exportScript } from '../engine/export.ts';
+
+function factorOf(flags: Map<string, string | true>): number {
+  const factor = flags.has('factor') ? Number(flags.get('factor')) : 2;
+  if (!Number.isInteger(factor) || factor < 2 || factor > 255) throw new UsageError('--factor takes an integer from 2 to 255');
+  return factor;
+}
+
+function looksLikeLink(s: string): boolean {
+  return /#s=|^s=\d/.test(s);
+}
+
+/** `share`: the link on stdout, its contents on stderr. */
+export const shareCommand: Command = {
+  name: 'share',
+  usage: 'share <path> [options]',
+  summary: 'print a link with the report\'s shape (no names); --base <url>, --with-names',
+  run(argv: string[]): number {
+    const args = parseArgs(argv, ['base', 'factor', 'simulation'], ['with-names']);
+    const a = loadPath(args.pos[0]);
+    const report = buildReport(a, { factor: factorOf(args.flags) });
+    let simulation: unknown;
+    if (args.flags.has('simulation')) {
+      const file = String(args.flags.get('simulation'));
+      try {
+        simulation = JSON.parse(fs.readFileSync(file, 'utf8'));
+      } catch (e) {
+        throw new UsageError(`--simulation: a JSON file (${(e as Error).message})`);
+      }
+    }
+    const base = args.flags.has('base') ? String(args.flags.get('base')) : DEFAULT_SHARE_BASE;
+    const r = shareLink(a, report, { withNames: args.flags.has('with-names'), base, simulation });
+    if (!r.ok) {
+      process.stderr.write(`refscope: ${r.error}\n`);
+      return 1;
+    }
+    process.stdout.write(r.link + '\n');
+    const d = describeShare(r.payload);
+    const lines = [`${d.summary} — ${r.chars.toLocaleString('en-US')} characters. The link contains:`, ...d.contains.map((x) => `  - ${x}`), 'It does not contain:', ...d.omits.map((x) => `  - ${x}`)];
+    process.stderr.write(lines.join('\n') + '\n');
+    const err = firstError(a);
+    if (err) {
+      process.stderr.write(`refscope: ${displayName(err.message)}\n`);
+      return 3;
+    }
+    return 0;
+  },
+};
+
+/** `export`: JSON, Markdown or a repro script, from files or from a share link. */
+export const exportCommand: Command = {
+  name: 'export',
+  usage: 'export <path> --format F',
+  summary: 'F = json, md, or script (rebuilds the shape with git); <path> may be a link',
+  run(argv: string[]): number {
+    const args = parseArgs(argv, ['format', 'factor'], []);
+    const format = args.flags.get('format');
+    if (format !== 'json' && format !== 'md' && format !== 'script') throw new UsageError('--format takes json, md or script');
+    const src = args.pos[0];
+    let report: Report;
+    let payload: () => SharePayload;
+    let exitCode = 0;
+    if (src !== undefined && looksLikeLink(src) && !fs.existsSync(src)) {
+      let p: SharePayload;
+      try {
+        p = decodeShare(src);
+      } catch (e) {
+        if (e instanceof ShareLinkError) {
+          process.stderr.write(`refscope: ${e.message}\n`);
+          return 1;
+        }
+        throw e;
+      }
+      report = reportFromShare(p);
+      payload = () => p;
+    } else {
+      const a = loadPath(src);
+      report = buildReport(a, { factor: factorOf(args.flags) });
+      payload = () => buildSharePayload(a, report);
+      const err = firstError(a);
+      if (err) {
+        process.stderr.write(`refscope: ${displayName(err.message)}\n`);
+        exitCode = 3;
+      }
+    }
+    if (format === 'json') process.stdout.write(exportJson(report));
+    else if (format === 'md') process.stdout.write(exportMarkdown(report));
+    else {
+      if (!report.stack) throw new UsageError('--format script rebuilds reftable stacks; this input is ' + report.input.kind);
+      process.stdout.write(exportScript(payload(), { source: `a ${report.input.kind} stack of ${report.stack.tables} tables` }));
+    }
+    return exitCode;
+  },
+};
+
+export const shareCommands: Command[] = [shareCommand, exportCommand];

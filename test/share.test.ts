@@ -1,0 +1,775 @@
+/**
+ * Share links and exports (issue #7). Expected values come from git's truth files (refs.txt,
+ * symrefs.txt, peeled.txt, recreate.stdin, tables.txt) or from hand computation (the fixture
+ * recipes in fixtures/README.md, hand-escaped Markdown strings); equality with the sharer's own
+ * report is checked on top (that report is itself checked against git's truth in reftable.test.ts).
+ */
+import { describe, it, expect, afterAll } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { deflateSync } from 'fflate';
+import { analyzeFiles, analysisRefs, buildReport, namespaceOf, encodeVarint, getVarint, cursor, crc32, type Analysis, type Report } from '../src/engine/index.ts';
+import {
+  shareLink, encodeShare, decodeShare, describeShare, reportFromShare, syntheticStack, buildSharePayload,
+  encodeSharePayload, base64UrlEncode, base64UrlDecode, ShareLinkError, shapePlan, shareFigures,
+  MAX_LINK_CHARS, TYPICAL_LINK_CHARS, DEFAULT_SHARE_BASE, SHARED_LABEL, REMOVED, type SharePayload,
+} from '../src/engine/share.ts';
+import { exportJson, exportMarkdown, exportScript, mdCode, mdText } from '../src/engine/export.ts';
+import { collectInput } from '../src/cli/node-input.ts';
+import { main } from '../src/cli/main.ts';
+
+const FX = path.join(__dirname, 'fixtures/reftable');
+const fixtures = fs.readdirSync(FX).sort();
+
+// ---------------------------------------------------------------------------------------------
+// truth files
+
+function truthLines(fx: string, file: string): string[] {
+  const p = path.join(FX, fx, 'truth', file);
+  return fs.existsSync(p) ? fs.readFileSync(p, 'latin1').split('\n').filter(Boolean) : [];
+}
+/** Every ref name git printed for the fixture: refs.txt, symrefs.txt, peeled.txt, recreate.stdin. */
+function truthNames(fx: string): string[] {
+  const s = new Set<string>();
+  for (const l of truthLines(fx, 'refs.txt')) s.add(l.split(' ')[1]);
+  for (const l of truthLines(fx, 'symrefs.txt')) l.split(' ').forEach((x) => s.add(x));
+  for (const l of truthLines(fx, 'peeled.txt')) s.add(l.split(' ')[0]);
+  for (const l of truthLines(fx, 'recreate.stdin')) s.add(l.split(' ')[1]);
+  return [...s];
+}
+/** Every object id git printed for the fixture. */
+function truthOids(fx: string): string[] {
+  const s = new Set<string>();
+  for (const l of truthLines(fx, 'refs.txt')) s.add(l.split(' ')[0]);
+  for (const l of truthLines(fx, 'peeled.txt')) l.split(' ').slice(1).forEach((x) => s.add(x));
+  for (const l of truthLines(fx, 'recreate.stdin')) s.add(l.split(' ')[2]);
+  return [...s].filter((x) => /^[0-9a-f]{40,64}$/.test(x));
+}
+/** Path components beyond the namespace (`namespaceOf`); for names outside refs/, the name. */
+function components(name: string): string[] {
+  const parts = name.split('/');
+  return name.startsWith('refs/') ? parts.slice(2).filter(Boolean) : [name];
+}
+
+/** Every string (keys and values) in a JSON-able value. */
+function strings(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) v.forEach((x) => strings(x, out));
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) { out.push(k); strings(x, out); }
+  return out;
+}
+
+/** Leaks of names or object ids into a decoded payload and the link text (empty = none). */
+function leaks(fx: string, p: SharePayload, link: string): string[] {
+  const found: string[] = [];
+  const names = truthNames(fx);
+  const comps = new Set(names.flatMap(components));
+  const strs = strings(p);
+  for (const s of strs) {
+    const segs = new Set(s.split('/'));
+    for (const c of comps) {
+      if (segs.has(c)) found.push(`component ${JSON.stringify(c)} in payload string ${JSON.stringify(s)}`);
+      else if (c.length >= 5 && s.includes(c)) found.push(`component ${JSON.stringify(c)} inside payload string ${JSON.stringify(s)}`);
+    }
+  }
+  for (const n of names) {
+    if (strs.some((s) => s.includes(n))) found.push(`name ${n} in payload`);
+    if (link.includes(n)) found.push(`name ${n} in link`);
+  }
+  // link text: components long enough not to occur by chance in base64 text
+  for (const c of comps) if (c.length >= 8 && link.includes(c)) found.push(`component ${c} in link`);
+  // object ids: any 8-hex-digit prefix, in the payload (as JSON) and in the link (any case)
+  const prefixes = new Set(truthOids(fx).map((o) => o.slice(0, 8)));
+  for (const [where, text] of [['payload', JSON.stringify(p).toLowerCase()], ['link', link.toLowerCase()]] as const) {
+    for (const m of text.matchAll(/[0-9a-f]{8,}/g)) {
+      for (let i = 0; i + 8 <= m[0].length; i++) {
+        if (prefixes.has(m[0].slice(i, i + 8))) found.push(`object id prefix ${m[0].slice(i, i + 8)} in ${where}`);
+      }
+    }
+  }
+  return found;
+}
+
+const cache = new Map<string, { a: Analysis; r: Report }>();
+function load(fx: string): { a: Analysis; r: Report } {
+  let v = cache.get(fx);
+  if (!v) {
+    const a = analyzeFiles(collectInput(path.join(FX, fx, 'reftable')));
+    v = { a, r: buildReport(a) };
+    cache.set(fx, v);
+  }
+  return v;
+}
+
+const lengths: { fx: string; plain: number; withNames: number }[] = [];
+afterAll(() => {
+  if (!lengths.length) return;
+  const max = lengths.reduce((m, l) => (l.plain > m.plain ? l : m));
+  const maxN = lengths.reduce((m, l) => (l.withNames > m.withNames ? l : m));
+  console.log(`share link lengths (characters, base ${DEFAULT_SHARE_BASE} included):\n${lengths.map((l) => `  ${l.fx.padEnd(16)} ${String(l.plain).padStart(5)}  with names ${String(l.withNames).padStart(5)}`).join('\n')}\n  maximum: ${max.plain} (${max.fx}); with names ${maxN.withNames} (${maxN.fx})`);
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('share links from every fixture', () => {
+  for (const fx of fixtures) {
+    describe(fx, () => {
+      it('has no ref name and no object id in the link or the decoded payload; with names it does', () => {
+        const { a, r } = load(fx);
+        const res = shareLink(a, r);
+        expect(res.ok).toBe(true);
+        if (!res.ok) return;
+        const p = decodeShare(res.link);
+        expect(p.withNames).toBe(false);
+        expect(p.examples).toEqual([]);
+        expect(leaks(fx, p, res.link)).toEqual([]);
+        // the check can see names: a with-names link of a fixture with live refs leaks some
+        const rn = shareLink(a, r, { withNames: true });
+        expect(rn.ok).toBe(true);
+        if (!rn.ok) return;
+        const pn = decodeShare(rn.link);
+        expect(pn.withNames).toBe(true);
+        const live = truthLines(fx, 'refs.txt').map((l) => l.split(' ')[1]);
+        for (const x of pn.examples) expect(live).toContain(x);
+        if (live.length) expect(leaks(fx, pn, rn.link).length).toBeGreaterThan(0);
+        lengths.push({ fx, plain: res.chars, withNames: rn.chars });
+        expect(res.chars).toBeLessThan(TYPICAL_LINK_CHARS);
+        expect(rn.chars).toBeLessThanOrEqual(MAX_LINK_CHARS);
+      });
+
+      it('round-trips: the shared report has the original figures and diagnosis', () => {
+        const { a, r } = load(fx);
+        const res = shareLink(a, r);
+        if (!res.ok) throw new Error(res.error);
+        const s = reportFromShare(decodeShare(res.link));
+        expect(s.input.description).toBe(SHARED_LABEL);
+        expect(s.shared.label).toBe('shared report (no files)');
+        expect(s.stack).toEqual(r.stack);
+        expect(s.diagnosis).toBe(r.diagnosis);
+        expect(s.tables.length).toBe(r.tables.length);
+        s.tables.forEach((t, i) => {
+          const o = r.tables[i];
+          const pick = (x: typeof t) => ({
+            fileSize: x.fileSize, version: x.version, hashId: x.hashId, blockSize: x.blockSize, min: x.minUpdateIndex, max: x.maxUpdateIndex,
+            records: x.records, sectionBytes: x.sectionBytes, refIndexLevels: x.refIndexLevels, shadowed: x.shadowed,
+            hidden: x.hiddenByTombstone, hiding: x.tombstonesHiding, winners: x.winners, blocks: x.blocks.length,
+          });
+          expect(pick(t)).toEqual(pick(o));
+        });
+        // against git's truth: table count and sizes (tables.txt)
+        const tt = truthLines(fx, 'tables.txt');
+        if (tt.length) expect(s.tables.map((t) => t.fileSize)).toEqual(tt.map((l) => Number(l.split(' ')[1])));
+        // the share dialog's list says what is in the link
+        const d = describeShare(decodeShare(res.link));
+        expect(d.withNames).toBe(false);
+        expect(d.contains).toContain('Ref names: none.');
+        expect(d.omits).toContain('object ids (no hashes of any length)');
+      });
+
+      it('rebuilds a synthetic stack of the same shape', () => {
+        const { r } = load(fx);
+        const res = shareLink(load(fx).a, r);
+        if (!res.ok) throw new Error(res.error);
+        const syn = syntheticStack(decodeShare(res.link));
+        const sa = analyzeFiles(syn.files);
+        const sr = buildReport(sa);
+        expect(sr.findings.filter((f) => f.severity === 'error')).toEqual([]);
+        // git's truth: table count (tables.txt), and for-each-ref's line count (refs.txt)
+        const tt = truthLines(fx, 'tables.txt');
+        if (tt.length) expect(sr.tables.length).toBe(tt.length);
+        expect(analysisRefs(sa).length).toBe(truthLines(fx, 'refs.txt').length);
+        // the sharer's figures: live and tombstone counts, records by kind per table (equal, so within 1 %)
+        expect(sr.tables.length).toBe(r.tables.length);
+        expect(sr.stack!.live).toBe(r.stack!.live);
+        expect(sr.stack!.tombstones).toBe(r.stack!.tombstones);
+        expect(sr.stack!.tombstonesHiding).toBe(r.stack!.tombstonesHiding);
+        expect(sr.stack!.namespaces).toEqual(r.stack!.namespaces);
+        sr.tables.forEach((t, i) => {
+          const o = r.tables[i];
+          expect({ ...t.records, obj: 0, index: 0 }).toEqual({ ...o.records, obj: 0, index: 0 });
+          expect([t.shadowed, t.hiddenByTombstone, t.tombstonesHiding, t.winners]).toEqual([o.shadowed, o.hiddenByTombstone, o.tombstonesHiding, o.winners]);
+          expect([t.version, t.hashId, t.blockSize, t.minUpdateIndex, t.maxUpdateIndex]).toEqual([o.version, o.hashId, o.blockSize, o.minUpdateIndex, o.maxUpdateIndex]);
+          // similar sizes: within 10 % (measured: within 6 % on every fixture table)
+          expect(Math.abs(t.fileSize - o.fileSize) / o.fileSize).toBeLessThan(0.1);
+        });
+        expect((sr.stack!.compaction as { segment: unknown }).segment).toEqual((r.stack!.compaction as { segment: unknown }).segment);
+      });
+
+      it('repro script: one transaction per table with the report\'s record counts', () => {
+        const { a, r } = load(fx);
+        const script = exportScript(buildSharePayload(a, r));
+        const parsed = parseScript(script);
+        const tt = truthLines(fx, 'tables.txt');
+        if (tt.length) expect(parsed.length).toBe(tt.length);
+        expect(parsed.map((t) => t.counts)).toEqual(r.tables.map((t, i) => ({
+          update: t.records.ref, peeled: t.records.peeled,
+          // table 0: git init writes HEAD when the original has none
+          symref: t.records.symref + (i === 0 && !parsed[0].headFromInit ? 1 : 0),
+          delete: t.records.tombstone,
+        })));
+        expect(scriptLeaks(fx, script)).toEqual([]);
+      });
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// the repro script
+
+interface ParsedTable { counts: { update: number; peeled: number; symref: number; delete: number }; headFromInit: boolean }
+
+/** Sum the records each transaction of a repro script writes (see exportScript). */
+function parseScript(text: string): ParsedTable[] {
+  const out: ParsedTable[] = [];
+  let cur: ParsedTable | null = null;
+  for (const line of text.split('\n')) {
+    if (line === '{') { cur = { counts: { update: 0, peeled: 0, symref: 0, delete: 0 }, headFromInit: false }; continue; }
+    if (cur && /^\} \| "\$GIT" (-c \S+ )*update-ref --no-deref --stdin$/.test(line)) { out.push(cur); cur = null; continue; }
+    if (!cur) continue;
+    const t = line.trim();
+    const kind = (c: string) => (c === 'dangling' ? 'symref' : c) as 'update';
+    let m = /^refs (update|peeled|symref|dangling|delete) \S+ (\d+) (\d+) '[-x]*' \d+$/.exec(t);
+    if (m) { cur.counts[kind(m[1])] += Number(m[3]); continue; }
+    m = /^one (update|peeled|symref|dangling|delete) [A-Z_]+ \d+$/.exec(t);
+    if (m) { cur.counts[kind(m[1])] += 1; continue; }
+    // git init's HEAD ends up in the first table (packed with the first transaction)
+    if (t === '# HEAD (symref): written by git init above') { cur.counts.symref += 1; cur.headFromInit = true; continue; }
+    if (t === '# + 1 symref: git init\'s HEAD (the original table has no HEAD symref)') { cur.counts.symref += 1; continue; }
+    if (t.startsWith('#')) continue;
+    throw new Error(`unexpected line in a transaction: ${line}`);
+  }
+  return out;
+}
+
+function scriptLeaks(fx: string, script: string): string[] {
+  const found: string[] = [];
+  for (const n of truthNames(fx)) if (n.startsWith('refs/') && script.includes(n)) found.push(n);
+  // components as whole words of the script (the script's own words, e.g. "original", contain
+  // some); left out: HEAD (the synthetic stack names its root symref HEAD, as git does) and
+  // all-digit components (jgit-levels' refs/pull/1024/head: the script's figures are numbers too)
+  const words = new Set(script.split(/[^A-Za-z0-9._-]+/));
+  for (const c of new Set(truthNames(fx).flatMap(components))) {
+    if (c.length >= 4 && c !== 'HEAD' && !/^\d+$/.test(c) && words.has(c)) found.push(c);
+  }
+  const prefixes = new Set(truthOids(fx).map((o) => o.slice(0, 8)));
+  for (const m of script.matchAll(/[0-9a-f]{8,}/g)) for (let i = 0; i + 8 <= m[0].length; i++) if (prefixes.has(m[0].slice(i, i + 8))) found.push(m[0]);
+  return found;
+}
+
+describe('repro script', () => {
+  it('structure: env variable before any git command, init with reftable, one pack-refs after the first transaction', () => {
+    const { a, r } = load('nocompact-s2');
+    const s = exportScript(buildSharePayload(a, r));
+    const lines = s.split('\n');
+    expect(lines[0]).toBe('#!/usr/bin/env bash');
+    const env = lines.indexOf('GIT_TEST_REFTABLE_AUTOCOMPACTION=false');
+    const exp = lines.indexOf('export GIT_TEST_REFTABLE_AUTOCOMPACTION');
+    const init = lines.findIndex((l) => l.startsWith('"$GIT" init '));
+    expect(env).toBeGreaterThan(0);
+    expect(exp).toBeGreaterThan(env);
+    expect(init).toBeGreaterThan(exp);
+    expect(s).toContain('REF_FORMAT=${REF_FORMAT-reftable}');
+    expect(lines[init]).toContain('--ref-format="$REF_FORMAT"');
+    expect(lines[init]).toContain('--object-format=sha1');
+    const firstTx = lines.findIndex((l) => l.includes('update-ref --no-deref --stdin'));
+    const packs = lines.map((l, i) => (l.startsWith('"$GIT" pack-refs') ? i : -1)).filter((i) => i >= 0);
+    expect(packs).toEqual([firstTx + 2]);
+    expect(lines.filter((l) => /update-ref --no-deref --stdin$/.test(l)).length).toBe(19 + 0); // 19 tables (tables.txt)
+    expect(truthLines('nocompact-s2', 'tables.txt').length).toBe(19);
+  });
+
+  it('recipe fixtures: table 1 creates n + 1 refs (HEAD from git init), table 2 deletes them; TIME_RECREATE re-creates n + 1', () => {
+    // fixtures/README.md: n refs created in one transaction after a first branch and HEAD, then all deleted
+    for (const [fx, n] of [['recreate-1000', 1000], ['recreate-4000', 4000], ['tombstones-50k', 50000]] as const) {
+      const { a, r } = load(fx);
+      const s = exportScript(buildSharePayload(a, r));
+      const t = parseScript(s);
+      expect(t.length).toBe(2);
+      expect(t[0]).toEqual({ counts: { update: n + 1, peeled: 0, symref: 1, delete: 0 }, headFromInit: true });
+      expect(t[1].counts).toEqual({ update: 0, peeled: 0, symref: 0, delete: n + 1 });
+      const recreate = s.slice(s.indexOf('if [ "${TIME_RECREATE:-}" = 1 ]'));
+      const total = [...recreate.matchAll(/refs update \S+ \d+ (\d+) /g)].reduce((x, m) => x + Number(m[1]), 0);
+      expect(total).toBe(n + 1);
+    }
+  });
+
+  it('basic-sha1: peeled records point at one annotated tag made with git mktag, symrefs use symref-update', () => {
+    const { a, r } = load('basic-sha1');
+    const s = exportScript(buildSharePayload(a, r));
+    expect(s).toContain('"$GIT" mktag');
+    // peeled.txt has 2 lines, symrefs.txt 2 (HEAD from git init + refs/remotes/origin/HEAD)
+    const t = parseScript(s);
+    expect(t[0].counts.peeled).toBe(truthLines('basic-sha1', 'peeled.txt').length);
+    expect(t[0].counts.symref).toBe(truthLines('basic-sha1', 'symrefs.txt').length);
+    expect(s).toMatch(/refs symref refs\/remotes\/remote-1\/r \d+ 1 '[-x]*' 0/);
+  });
+
+  it('sha256 stacks get --object-format=sha256', () => {
+    const { a, r } = load('basic-sha256');
+    expect(exportScript(buildSharePayload(a, r))).toContain('--object-format=sha256');
+  });
+
+  it('smallblocks / jgit-levels: block size and restart interval from the blocks (256 / 3, 1024 / 4)', () => {
+    // fixtures/README.md: smallblocks written with reftable.blockSize=256, restartInterval=3; jgit-levels block size 1024, interval 4
+    const s1 = exportScript(buildSharePayload(load('smallblocks').a, load('smallblocks').r));
+    expect(s1).toContain('"$GIT" config reftable.blockSize 256');
+    expect(s1).toContain('"$GIT" config reftable.restartInterval 3');
+    const s2 = exportScript(buildSharePayload(load('jgit-levels').a, load('jgit-levels').r));
+    expect(s2).toContain('"$GIT" config reftable.blockSize 1024');
+    expect(s2).toContain('"$GIT" config reftable.restartInterval 4');
+  });
+
+  const git = spawnSync('git', ['--version'], { encoding: 'utf8' });
+  const hasGit = git.status === 0;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-share-'));
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const reftableGit = hasGit && spawnSync('git', ['init', '--quiet', '--bare', '--ref-format=reftable', path.join(tmp, 'probe')]).status === 0;
+
+  // Dry run with the installed git's default (files) backend: the script's shell, awk, fast-import
+  // and update-ref input are valid, and the refs it leaves are git's refs.txt in number and namespace.
+  // Fixtures whose only symref is HEAD (symref-update needs git 2.46).
+  for (const fx of ['recreate-1000', 'nocompact-s1', 'nocompact-s2', 'nocompact-s3', 'jgit-levels']) {
+    it.skipIf(!hasGit)(`dry run (files backend, ${git.stdout?.trim()}): ${fx} leaves git's live refs per namespace`, () => {
+      const { a, r } = load(fx);
+      const file = path.join(tmp, `${fx}.sh`);
+      fs.writeFileSync(file, exportScript(buildSharePayload(a, r)));
+      const dir = path.join(tmp, `${fx}-files`);
+      const run = spawnSync('bash', [file, dir], { encoding: 'utf8', env: { ...process.env, REF_FORMAT: '' } });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const refs = spawnSync('git', ['-C', dir, 'for-each-ref', '--format=%(refname)'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+      const byNs = (names: string[]) => names.reduce((m, x) => m.set(namespaceOf(x), (m.get(namespaceOf(x)) ?? 0) + 1), new Map<string, number>());
+      const want = truthLines(fx, 'refs.txt').map((l) => l.split(' ')[1]).filter((x) => x.startsWith('refs/'));
+      expect(refs.length).toBe(want.length);
+      expect(byNs(refs)).toEqual(byNs(want));
+    }, 60_000);
+  }
+
+  // The 1 % check of docs/share.md, run when a reftable-capable git (≥ 2.46) is installed.
+  for (const fx of ['nocompact-s2', 'recreate-1000', 'basic-sha1']) {
+    it.skipIf(!reftableGit)(`reftable git: ${fx} rebuilt with the same table count and record counts within 1 %`, () => {
+      const { a, r } = load(fx);
+      const file = path.join(tmp, `${fx}-rt.sh`);
+      fs.writeFileSync(file, exportScript(buildSharePayload(a, r)));
+      const dir = path.join(tmp, `${fx}-reftable`);
+      const run = spawnSync('bash', [file, dir], { encoding: 'utf8' });
+      expect(run.status).toBe(0);
+      const rr = buildReport(analyzeFiles(collectInput(path.join(dir, 'reftable'))));
+      expect(rr.tables.length).toBe(r.tables.length);
+      // docs/share.md: each of ref, peeled, symref, tombstone within 1 % (at most 1 record for small tables)
+      rr.tables.forEach((t, i) => {
+        for (const k of ['ref', 'peeled', 'symref', 'tombstone'] as const) {
+          const want = r.tables[i].records[k];
+          expect(Math.abs(t.records[k] - want), `table ${i} ${k}`).toBeLessThanOrEqual(Math.max(1, Math.floor(0.01 * want)));
+        }
+      });
+    }, 120_000);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// malformed links
+
+function reasonOf(f: () => unknown): string {
+  try {
+    f();
+    return 'ok';
+  } catch (e) {
+    if (e instanceof ShareLinkError) return e.reason;
+    throw e;
+  }
+}
+function messageOf(f: () => unknown): string {
+  try {
+    f();
+    return '';
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+/** The body of framed payload bytes (`varint length, body, CRC-32`). */
+function bodyOf(bytes: Uint8Array): Uint8Array {
+  const n = getVarint(bytes, 0, bytes.length);
+  return bytes.slice(cursor.pos, cursor.pos + n);
+}
+/** A link around raw payload bytes (valid or not), as encodeShare wraps them. */
+function wrap(bytes: Uint8Array, version = 1): string {
+  return `${DEFAULT_SHARE_BASE}#s=${version}.${base64UrlEncode(deflateSync(bytes))}`;
+}
+/** Payload bytes with a body and a correct length and CRC-32. */
+function framed(body: Uint8Array): Uint8Array {
+  const len = encodeVarint(body.length);
+  const out = new Uint8Array(len.length + body.length + 4);
+  out.set(len);
+  out.set(body, len.length);
+  const c = crc32(body);
+  out.set([c >>> 24, (c >>> 16) & 0xff, (c >>> 8) & 0xff, c & 0xff], len.length + body.length);
+  return out;
+}
+
+describe('malformed, truncated and future-version links', () => {
+  const { a, r } = load('nocompact-s3');
+  const good = shareLink(a, r);
+  if (!good.ok) throw new Error(good.error);
+
+  it('not a link', () => {
+    for (const t of ['', 'hello', 'http://127.0.0.1:4173/', 'http://127.0.0.1:4173/#x=1']) {
+      expect(reasonOf(() => decodeShare(t))).toBe('not-a-link');
+    }
+    expect(messageOf(() => decodeShare('http://127.0.0.1:4173/'))).toMatch(/^not a refscope share link/);
+  });
+
+  it('a newer version says so, with its number, before reading anything else', () => {
+    expect(reasonOf(() => decodeShare('#s=2.AAAA'))).toBe('future-version');
+    expect(messageOf(() => decodeShare('#s=2.AAAA'))).toContain('made by a newer refscope (version 2)');
+    expect(messageOf(() => decodeShare('#s=17.garbage!'))).toContain('(version 17)');
+    try { decodeShare('#s=3.x'); } catch (e) { expect((e as ShareLinkError).linkVersion).toBe(3); }
+    // version 2 inside a version-1 frame: also "newer"
+    const body = bodyOf(encodeSharePayload(decodeShare(good.link)));
+    expect(body[0]).toBe(1);
+    body[0] = 2;
+    expect(messageOf(() => decodeShare(wrap(framed(body))))).toContain('made by a newer refscope (version 2)');
+  });
+
+  it('every truncation of the link is "link is truncated"', () => {
+    const data = good.fragment.length - '#s=1.'.length;
+    for (let k = 1; k <= data; k++) {
+      const cut = good.link.slice(0, good.link.length - k);
+      expect(reasonOf(() => decodeShare(cut)), `cut ${k}`).toBe('truncated');
+    }
+    expect(messageOf(() => decodeShare(good.link.slice(0, -10)))).toMatch(/^link is truncated/);
+  });
+
+  it('damage: bad characters, a changed byte (checksum), trailing data, inconsistent counts', () => {
+    expect(reasonOf(() => decodeShare(good.link.slice(0, 40) + '*' + good.link.slice(41)))).toBe('damaged');
+    expect(messageOf(() => decodeShare('#s=1.AB*D'))).toMatch(/^link is damaged: character "\*"/);
+    expect(reasonOf(() => decodeShare('#s=x.AAAA'))).toBe('damaged');
+    const bytes = encodeSharePayload(decodeShare(good.link));
+    const flipped = bytes.slice();
+    flipped[10] ^= 1;
+    expect(messageOf(() => decodeShare(wrap(flipped)))).toBe('link is damaged: the checksum does not match (a character was changed)');
+    const longer = new Uint8Array(bytes.length + 1);
+    longer.set(bytes);
+    expect(reasonOf(() => decodeShare(wrap(longer)))).toBe('damaged');
+    // a consistent frame around an inconsistent payload: one overridden record too many
+    const p = decodeShare(good.link);
+    const bad = { ...p, overlaps: p.overlaps.map((o, i) => (i === 0 ? { ...o, count: o.count + 1 } : o)) };
+    expect(reasonOf(() => decodeShare(wrap(encodeSharePayload(bad))))).toBe('damaged');
+    // a table index past the table count
+    const bad2 = { ...p, nsRecords: [...p.nsRecords, { table: p.tables.length + 3, ns: 0, kind: 1 as const, records: 1, winners: 1, dangling: 0 }] };
+    expect(reasonOf(() => decodeShare(wrap(encodeSharePayload(bad2))))).toBe('damaged');
+  });
+
+  it('fuzz: 3,000 random edits of links and of payload bytes only ever give a ShareLinkError or the same payload', () => {
+    let seed = 12345;
+    const rnd = (n: number) => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed % n; };
+    const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.#=';
+    const original = decodeShare(good.link);
+    const body = bodyOf(encodeSharePayload(original));
+    const seen: Record<string, number> = {};
+    for (let k = 0; k < 3000; k++) {
+      let text: string;
+      if (k % 2 === 0) {
+        const f = good.link;
+        const i = rnd(f.length);
+        const op = rnd(3);
+        text = op === 0 ? f.slice(0, i) + chars[rnd(chars.length)] + f.slice(i + 1) : op === 1 ? f.slice(0, i) + f.slice(i + 1) : f.slice(0, i) + chars[rnd(chars.length)] + f.slice(i);
+      } else {
+        // structure fuzz: valid frame and checksum around an edited body
+        const b = body.slice();
+        const edits = 1 + rnd(3);
+        for (let e = 0; e < edits; e++) b[rnd(b.length)] = rnd(256);
+        text = wrap(framed(b));
+      }
+      let reason: string;
+      try {
+        const p = decodeShare(text);
+        reason = 'ok';
+        if (k % 2 === 0) expect(p).toEqual(original);
+        // whatever decodes must be usable: figures, description, report, plan
+        shareFigures(p);
+        describeShare(p);
+        reportFromShare(p);
+        try { shapePlan(p); } catch (e) { if (!(e instanceof ShareLinkError)) throw e; }
+      } catch (e) {
+        if (!(e instanceof ShareLinkError)) throw new Error(`edit ${k}: ${(e as Error).stack}`);
+        reason = e.reason;
+      }
+      seen[reason] = (seen[reason] ?? 0) + 1;
+    }
+    expect(seen.damaged).toBeGreaterThan(1000);
+    expect(seen.truncated).toBeGreaterThan(0);
+  });
+
+  it('base64url: RFC 4648 vectors without padding', () => {
+    // RFC 4648 §10: "f" → "Zg", "fo" → "Zm8", "foo" → "Zm9v", "foob" → "Zm9vYg"; 0xfb 0xff → "-_8" in base64url
+    const enc = (s: string) => base64UrlEncode(new TextEncoder().encode(s));
+    expect(['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'].map(enc)).toEqual(['', 'Zg', 'Zm8', 'Zm9v', 'Zm9vYg', 'Zm9vYmE', 'Zm9vYmFy']);
+    expect(base64UrlEncode(Uint8Array.from([0xfb, 0xff]))).toBe('-_8');
+    expect(Array.from(base64UrlDecode('-_8'))).toEqual([0xfb, 0xff]);
+    expect(reasonOf(() => base64UrlDecode('Zm9vY'))).toBe('truncated');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('payload options', () => {
+  it('simulation results: numbers kept, name-like text and keys removed (kept with names)', () => {
+    const { a, r } = load('basic-sha1');
+    // refs.txt of basic-sha1 has refs/heads/master and refs/heads/topic; 9cd2bf1a… is its master's id
+    const simulation = { gitVersion: '2.50', ms: [1.5, 2], slowest: 'refs/heads/master', master: 3, note: 'topic', id: '9cd2bf1a48a4', ok: true };
+    const res = shareLink(a, r, { simulation });
+    if (!res.ok) throw new Error(res.error);
+    const p = decodeShare(res.link);
+    expect(p.simulation).toEqual({ gitVersion: '2.50', ms: [1.5, 2], slowest: REMOVED, note: REMOVED, id: REMOVED, ok: true });
+    expect(leaks('basic-sha1', p, res.link)).toEqual([]);
+    expect(describeShare(p).contains).toContain('Simulation results: 2 numbers, 1 label ("2.50"); 3 text values removed because they look like a name or id.');
+    const rn = shareLink(a, r, { simulation, withNames: true });
+    if (!rn.ok) throw new Error(rn.error);
+    expect(decodeShare(rn.link).simulation).toEqual(simulation);
+    expect(reportFromShare(decodeShare(rn.link)).shared.simulation).toEqual(simulation);
+  });
+
+  it('remote names are replaced unless with names (tombstones-50k: origin and bk2204 in recreate.stdin)', () => {
+    const { a, r } = load('tombstones-50k');
+    const res = shareLink(a, r);
+    const rn = shareLink(a, r, { withNames: true });
+    if (!res.ok || !rn.ok) throw new Error('link');
+    expect(decodeShare(res.link).namespaces).toEqual(['(root)', 'refs/heads', 'refs/remotes/remote-1', 'refs/remotes/remote-2', 'refs/tags']);
+    expect(decodeShare(rn.link).namespaces).toEqual(['(root)', 'refs/heads', 'refs/remotes/bk2204', 'refs/remotes/origin', 'refs/tags']);
+  });
+
+  it('with names, example names shrink until the link fits 8,000 characters', () => {
+    const { a, r } = load('jgit-levels');
+    const res = shareLink(a, r, { withNames: true, exampleNames: 5000 });
+    expect(res.ok).toBe(true);
+    if (!res.ok) return;
+    expect(res.chars).toBeLessThanOrEqual(MAX_LINK_CHARS);
+    const p = decodeShare(res.link);
+    expect(p.examples.length).toBeGreaterThan(20);
+    expect(p.examples.length).toBeLessThan(5000);
+  });
+
+  it('a payload too large for a link is an error result pointing to the file export', () => {
+    const { a, r } = load('nocompact-s3');
+    const p = buildSharePayload(a, r);
+    // 3,000 tables of pseudo-random sizes: too many figures for 8,000 characters
+    let seed = 7;
+    const rnd = () => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed; };
+    const tables = Array.from({ length: 3000 }, (_, i) => ({ ...p.tables[i % p.tables.length], fileSize: 100 + (rnd() % 1_000_000), keyBytes: rnd() % 100_000 }));
+    const big: SharePayload = { ...p, tables, nsRecords: [], overlaps: [], hiding: [], measured: null };
+    const res = encodeShare(big);
+    expect(res.ok).toBe(false);
+    if (res.ok) return;
+    expect(res.chars).toBeGreaterThan(MAX_LINK_CHARS);
+    expect(res.error).toContain('use the file export');
+  });
+
+  it('a stack with an unreadable table: its size only; figures, diagnosis and synthetic stack as the sharer\'s', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-broken-'));
+    try {
+      fs.cpSync(path.join(FX, 'nocompact-s2/reftable'), dir, { recursive: true });
+      const names = fs.readFileSync(path.join(dir, 'tables.list'), 'utf8').trim().split('\n');
+      const f = path.join(dir, names[5]);
+      const b = fs.readFileSync(f);
+      b[0] = 0x58; // magic 'XEFT'
+      fs.writeFileSync(f, b);
+      const a = analyzeFiles(collectInput(dir));
+      const r = buildReport(a);
+      expect(r.tables[5].error).not.toBeNull();
+      const res = shareLink(a, r);
+      if (!res.ok) throw new Error(res.error);
+      const p = decodeShare(res.link);
+      expect(p.tables[5]).toMatchObject({ unreadable: true, fileSize: 300, version: null }); // tables.txt: 300 bytes
+      const s = reportFromShare(p);
+      expect(s.stack).toEqual(r.stack);
+      let d = r.diagnosis;
+      r.tables.forEach((t, i) => { d = d.split(t.name).join(s.tables[i].name); });
+      expect(s.diagnosis).toBe(d);
+      expect(s.diagnosis).toContain('1 table could not be read');
+      const sr = buildReport(analyzeFiles(syntheticStack(p).files));
+      expect(sr.tables.map((t) => !!t.error)).toEqual(r.tables.map((t) => !!t.error));
+      expect(sr.stack!.live).toBe(r.stack!.live);
+      expect(exportScript(p)).toContain('# table 6 of 19: unreadable in the original (300 bytes): not reproduced');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a files-backend payload (live refs per namespace) round-trips', () => {
+    const p: SharePayload = {
+      schema: 'refscope.share/1', version: 1, generator: 'refscope 0.1.0', kind: 'packed-refs', withNames: false, factor: 2,
+      namespaces: ['refs/heads', 'refs/tags'], tables: [], nsRecords: [], overlaps: [], hiding: [], liveByNs: [3, 5],
+      findings: { warnings: 1, errors: 0, infos: 0, messages: null }, examples: [], simulation: null, measured: null,
+    };
+    const res = encodeShare(p);
+    if (!res.ok) throw new Error(res.error);
+    const q = decodeShare(res.link);
+    expect(q).toEqual(p);
+    const rep = reportFromShare(q);
+    expect(rep.stack).toBeNull();
+    expect(rep.shared.namespaces).toEqual([{ name: 'refs/heads', live: 3 }, { name: 'refs/tags', live: 5 }]);
+    expect(analysisRefs(analyzeFiles(syntheticStack(q).files)).length).toBe(8);
+    expect(describeShare(q).summary).toBe('packed-refs file: 8 live refs');
+  });
+
+  // packed-refs/gitgit and files/basic: only when analyzeFiles reads the files backend
+  const filesSupported = (() => {
+    try {
+      analyzeFiles(collectInput(path.join(__dirname, 'fixtures/files/basic')));
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  for (const [dir, fx] of [['packed-refs/gitgit', 'gitgit'], ['files/basic', 'basic']] as const) {
+    it.skipIf(!filesSupported)(`${dir}: no names or object ids in the link`, () => {
+      const a = analyzeFiles(collectInput(path.join(__dirname, 'fixtures', dir)));
+      const res = shareLink(a, buildReport(a));
+      if (!res.ok) throw new Error(res.error);
+      const p = decodeShare(res.link);
+      const root = path.join(__dirname, 'fixtures', dir);
+      const names = fs.readFileSync(path.join(root, 'truth/refs.txt'), 'latin1').split('\n').filter(Boolean).map((l) => l.split(' ')[1]);
+      const strs = strings(p);
+      for (const n of names) for (const c of components(n)) expect(strs.some((s) => s.split('/').includes(c))).toBe(false);
+      expect(shareFigures(p).live).toBe(names.length);
+      void fx;
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** Markdown text with its code spans removed (a run of n backticks up to the next run of exactly n). */
+function stripCodeSpans(md: string): string {
+  let out = '';
+  let i = 0;
+  while (i < md.length) {
+    if (md[i] === '\\' && md[i + 1] === '`') { out += md.slice(i, i + 2); i += 2; continue; }
+    if (md[i] !== '`') { out += md[i++]; continue; }
+    let n = 0;
+    while (md[i + n] === '`') n++;
+    let j = i + n;
+    let close = -1;
+    while (j < md.length) {
+      if (md[j] === '`') {
+        let k = 0;
+        while (md[j + k] === '`') k++;
+        if (k === n) { close = j; break; }
+        j += k;
+      } else j++;
+    }
+    if (close < 0) { out += md.slice(i, i + n); i += n; continue; }
+    i = close + n;
+  }
+  return out;
+}
+
+describe('exports', () => {
+  it('JSON is the refscope.report/1 document', () => {
+    const { r } = load('basic-sha1');
+    expect(JSON.parse(exportJson(r))).toEqual(JSON.parse(JSON.stringify(r)));
+  });
+
+  it('Markdown escapes, by hand', () => {
+    expect(mdText('<b>*x*</b> & [a](b) | `c` ~d~ $e$ _f_ \\')).toBe('&lt;b&gt;\\*x\\*&lt;/b&gt; &amp; \\[a\\](b) \\| \\`c\\` \\~d\\~ \\$e\\$ \\_f\\_ \\\\');
+    expect(mdText('# title')).toBe('\\# title');
+    expect(mdText('12. item')).toBe('12\\. item');
+    // the line break becomes the text \u{a}; its backslash is escaped like any other
+    expect(mdText('a\nb')).toBe('a\\\\u{a}b');
+    expect(mdCode('plain')).toBe('`plain`');
+    expect(mdCode('a`b')).toBe('``a`b``');
+    expect(mdCode('`x')).toBe('`` `x ``');
+    expect(mdCode('x|y')).toBe('`x\\|y`');
+    expect(mdCode('x|y', false)).toBe('`x|y`');
+    expect(mdCode('<img src=x>')).toBe('`<img src=x>`');
+  });
+
+  it('Markdown with hostile names renders them inert', () => {
+    const { r } = load('basic-sha1');
+    const evil = '<img src=x onerror=alert(1)>*em*[link](javascript:alert(1))|`tick`';
+    const rep: Report = {
+      ...r,
+      input: { kind: 'reftable', description: '[click](http://evil.example/)\n# injected heading' },
+      tables: r.tables.map((t, i) => (i === 0 ? { ...t, name: evil } : t)),
+      findings: [{ severity: 'warning', file: 'reftable/<script>', offset: 3, message: 'record "refs/heads/<script>alert(1)</script>" is odd\n- injected item' }],
+      diagnosis: `${r.diagnosis} Table ${evil} could not be read.`,
+    };
+    const md = exportMarkdown(rep);
+    // outside code spans: no raw HTML, no link or image syntax, no emphasis markers
+    const outside = stripCodeSpans(md);
+    expect(outside).not.toMatch(/<[a-z/]/i);
+    expect(outside).not.toMatch(/(^|[^\\])\]\(/);
+    expect(outside).not.toMatch(/(^|[^\\*])\*em/);
+    // hostile text never starts a line (no injected heading or list item)
+    expect(md.split('\n').some((l) => l.startsWith('# injected') || l.startsWith('- injected'))).toBe(false);
+    // table rows keep their column count: 15 unescaped pipes per row of the tables table
+    const row = md.split('\n').find((l) => l.startsWith('| 0 | '))!;
+    expect(row.replace(/\\\|/g, '').split('|').length - 1).toBe(15);
+    expect(row).toContain(mdCode(evil));
+  });
+
+  it('Markdown of a shared report says so', () => {
+    const { a, r } = load('recreate-1000');
+    const res = shareLink(a, r);
+    if (!res.ok) throw new Error(res.error);
+    const md = exportMarkdown(reportFromShare(decodeShare(res.link)));
+    expect(md).toContain('shared report (no files)');
+    expect(md).toContain('| live refs | 1 |');
+    expect(md).toContain('| winning tombstones | 1,001 |');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('CLI', () => {
+  async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+    let out = '', err = '';
+    const ow = process.stdout.write.bind(process.stdout);
+    const ew = process.stderr.write.bind(process.stderr);
+    process.stdout.write = ((s: string | Uint8Array) => { out += typeof s === 'string' ? s : Buffer.from(s).toString('latin1'); return true; }) as typeof process.stdout.write;
+    process.stderr.write = ((s: string | Uint8Array) => { err += typeof s === 'string' ? s : Buffer.from(s).toString(); return true; }) as typeof process.stderr.write;
+    try {
+      const code = await main(argv);
+      return { code, out, err };
+    } finally {
+      process.stdout.write = ow;
+      process.stderr.write = ew;
+    }
+  }
+  const fx = path.join(FX, 'tombstones-50k/reftable');
+
+  it('share prints the link; --base and --with-names', async () => {
+    const r1 = await run(['share', fx]);
+    expect(r1.code).toBe(0);
+    expect(r1.out).toMatch(/^http:\/\/127\.0\.0\.1:4173\/#s=1\.[A-Za-z0-9_-]+\n$/);
+    expect(r1.err).toContain('Ref names: none.');
+    expect(decodeShare(r1.out.trim()).tables.length).toBe(2);
+    const r2 = await run(['share', fx, '--base', 'https://example.org/refscope/#old', '--with-names']);
+    expect(r2.out.startsWith('https://example.org/refscope/#s=1.')).toBe(true);
+    expect(decodeShare(r2.out.trim()).withNames).toBe(true);
+    expect((await run(['share'])).code).toBe(2);
+  });
+
+  it('export json | md | script, from files and from a link', async () => {
+    const j = await run(['export', fx, '--format', 'json']);
+    expect(j.code).toBe(0);
+    expect(JSON.parse(j.out).schema).toBe('refscope.report/1');
+    const m = await run(['export', fx, '--format', 'md']);
+    expect(m.out.startsWith('# refscope report\n')).toBe(true);
+    const s = await run(['export', fx, '--format', 'script']);
+    expect(s.out.startsWith('#!/usr/bin/env bash\n')).toBe(true);
+    const link = (await run(['share', fx])).out.trim();
+    const fromLink = await run(['export', link, '--format', 'md']);
+    expect(fromLink.code).toBe(0);
+    expect(fromLink.out).toContain('shared report (no files)');
+    const scriptFromLink = await run(['export', link, '--format', 'script']);
+    expect(parseScript(scriptFromLink.out).map((t) => t.counts.delete)).toEqual([0, 50001]);
+    const bad = await run(['export', link.slice(0, -20), '--format', 'md']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/^refscope: link is truncated/);
+    expect((await run(['export', fx, '--format', 'pdf'])).code).toBe(2);
+  });
+});
