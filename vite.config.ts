@@ -1,10 +1,14 @@
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { VitePWA, type ManifestOptions } from 'vite-plugin-pwa';
 
 /**
  * Content Security Policy for the production build: only the app's own origin (plus `data:` and
- * `blob:` for images and workers). Added to the built index.html only: the dev server injects
- * inline scripts (React Fast Refresh) that a strict policy would block.
+ * `blob:` for images, `blob:` for workers). The service worker (`sw.js`, same origin) is allowed by
+ * `worker-src 'self'`; the manifest by `manifest-src 'self'`. Added to the built index.html only:
+ * the dev server injects inline scripts (React Fast Refresh) that a strict policy would block.
+ * scripts/start.mjs also sends it as a header (with `frame-ancestors 'none'`, which a meta tag
+ * cannot carry).
  */
 export const CSP = [
   "default-src 'self'",
@@ -13,7 +17,9 @@ export const CSP = [
   "img-src 'self' data: blob:",
   "font-src 'self'",
   "connect-src 'self'",
+  "media-src 'none'",
   "worker-src 'self' blob:",
+  "frame-src 'none'",
   "manifest-src 'self'",
   "object-src 'none'",
   "base-uri 'self'",
@@ -31,11 +37,87 @@ function csp(): Plugin {
   };
 }
 
+/** The app's colours (styles.css: --accent, --bg), for the manifest and the browser chrome. */
+export const THEME_COLOR = '#2456b8';
+export const BACKGROUND_COLOR = '#f6f7f9';
+
+/**
+ * Web app manifest. Every URL is relative (resolved against the manifest's own URL), so the
+ * installed app works from whatever path the build is served from.
+ */
+export const MANIFEST: Partial<ManifestOptions> = {
+  name: 'refscope — git reftable inspector',
+  short_name: 'refscope',
+  description:
+    "Inspect git's reference storage (reftable stacks, packed-refs, loose refs) and find out why it is slow. " +
+    'Works offline; files are read locally and nothing is uploaded.',
+  lang: 'en',
+  dir: 'ltr',
+  start_url: './',
+  scope: './',
+  display: 'standalone',
+  theme_color: THEME_COLOR,
+  background_color: BACKGROUND_COLOR,
+  categories: ['developer', 'utilities'],
+  icons: [
+    { src: 'icons/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+    { src: 'icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+    { src: 'icons/maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+  ],
+  // Opened from the OS file manager: reftable tables (`*.ref`) and `tables.list`, all in one
+  // launch (one handler) so that a selection of a stack's files opens as that stack. `packed-refs`
+  // has no extension, so no handler can match it: open it with "Open files" or a drop.
+  // `sample=none`: a launch with files does not load the default sample first.
+  file_handlers: [
+    {
+      action: './#/overview?sample=none',
+      accept: { 'application/x-git-reftable': ['.ref'], 'text/plain': ['.list'] },
+    },
+  ],
+  // A launch with files opens a new window: the analysis already open in another one is kept.
+  launch_handler: { client_mode: ['navigate-new', 'auto'] },
+};
+
 // `base: './'`: every URL in the build is relative, so the app works from any path
 // (`vite build --base /some/path/` works too).
 export default defineConfig({
   base: './',
-  plugins: [react(), csp()],
+  plugins: [
+    react(),
+    csp(),
+    VitePWA({
+      strategies: 'generateSW',
+      registerType: 'prompt',
+      // Registered by src/app/pwa.ts (virtual:pwa-register): no inline script, no auto reload.
+      injectRegister: false,
+      filename: 'sw.js',
+      manifestFilename: 'manifest.webmanifest',
+      manifest: MANIFEST,
+      // The manifest and its icons are precached by the glob below (the plugin adds the manifest).
+      includeManifestIcons: false,
+      workbox: {
+        // The app shell, JS/CSS (page and engine worker), fonts if any, icons, and every built-in
+        // sample (tables have no common extension, hence `samples/**/*`).
+        globPatterns: ['**/*.{html,js,css,png,svg,ico,woff,woff2,json}', 'samples/**/*'],
+        globIgnores: ['**/node_modules/**/*', 'sw.js', 'workbox-*.js'],
+        // The 50,000-tombstone sample's first table is 1.8 MB.
+        maximumFileSizeToCacheInBytes: 8 * 1024 * 1024,
+        // Any navigation inside the scope gets the cached shell (offline too).
+        navigateFallback: 'index.html',
+        cleanupOutdatedCaches: true,
+        // The first install takes control of the open page at once (it has nothing to replace);
+        // an update waits until the user asks for it (prompt mode: no skipWaiting).
+        clientsClaim: true,
+        skipWaiting: false,
+        // Samples are fetched by their plain URL: no query parameters to ignore.
+        ignoreURLParametersMatching: [/^utm_/, /^fbclid$/],
+        // Nothing is fetched at run time from anywhere else: no runtime caching routes.
+        runtimeCaching: [],
+        sourcemap: false,
+      },
+      devOptions: { enabled: false },
+    }),
+  ],
   worker: { format: 'es' },
   build: {
     target: 'es2022',

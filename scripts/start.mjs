@@ -28,12 +28,34 @@ const TYPES = {
   '.wasm': 'application/wasm',
 };
 
+/** Files that must be revalidated on every request: the shell, the service worker, the manifest. */
+const NO_CACHE = new Set(['index.html', 'sw.js', 'manifest.webmanifest']);
+
+/**
+ * The Content Security Policy of the build in `root` (its index.html's meta tag), plus
+ * `frame-ancestors 'none'`, which only a header can carry. Null when there is none.
+ */
+function cspOf(root) {
+  let html;
+  try {
+    html = fs.readFileSync(path.join(root, 'index.html'), 'utf8');
+  } catch {
+    return null;
+  }
+  const m = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]*)"/i.exec(html);
+  if (!m) return null;
+  const policy = m[1].replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  return `${policy}; frame-ancestors 'none'`;
+}
+
 /**
  * Serve `dir` under URL prefix `base` (e.g. '/' or '/some/path/') on 127.0.0.1:`port`
  * (or the next free port when `strict` is false). Resolves to { server, url }.
  */
 export function serveStatic(dir, { port = 4173, base = '/', strict = false, host = '127.0.0.1', headers = {} } = {}) {
   const root = path.resolve(dir);
+  // Read per request (cheap): `dir` may be a symlink that is switched to another build.
+  const policy = () => cspOf(root);
   if (!base.startsWith('/')) base = '/' + base;
   if (!base.endsWith('/')) base += '/';
   const handler = (req, res) => {
@@ -65,12 +87,14 @@ export function serveStatic(dir, { port = 4173, base = '/', strict = false, host
         return;
       }
       const type = TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+      const csp = policy();
       const h = {
         'content-type': type,
         'content-length': st.size,
         'x-content-type-options': 'nosniff',
         'referrer-policy': 'no-referrer',
-        'cache-control': rel === 'index.html' ? 'no-cache' : 'public, max-age=300',
+        'cache-control': NO_CACHE.has(rel) ? 'no-cache' : 'public, max-age=300',
+        ...(csp ? { 'content-security-policy': csp } : {}),
         ...headers,
       };
       if (req.method === 'HEAD') {
@@ -99,8 +123,17 @@ export function serveStatic(dir, { port = 4173, base = '/', strict = false, host
 
 /** Build the app with Vite's JS API into `outDir`. */
 export async function buildApp({ outDir = path.join(ROOT, 'dist'), base = './', logLevel = 'warn' } = {}) {
-  const { build } = await import('vite');
-  await build({ root: ROOT, configFile: path.join(ROOT, 'vite.config.ts'), base, logLevel, build: { outDir, emptyOutDir: true } });
+  // `node -e "import('./scripts/start.mjs')…"` (CommonJS eval) defines a global `__dirname` of '.',
+  // which ESM packages that test for `__dirname` take for theirs (vite-plugin-pwa does): hide it.
+  const g = globalThis;
+  const evalDirname = Object.getOwnPropertyDescriptor(g, '__dirname');
+  if (evalDirname?.configurable) delete g.__dirname;
+  try {
+    const { build } = await import('vite');
+    await build({ root: ROOT, configFile: path.join(ROOT, 'vite.config.ts'), base, logLevel, build: { outDir, emptyOutDir: true } });
+  } finally {
+    if (evalDirname?.configurable) Object.defineProperty(g, '__dirname', evalDirname);
+  }
   return outDir;
 }
 

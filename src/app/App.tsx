@@ -5,6 +5,8 @@ import { inputsFromFiles, pickFiles, pickFolder, pickersSupported, takeDrop, wal
 import type { WorkerInput } from './engine.ts';
 import { fmtBytes, fmtInt } from './format.ts';
 import { isTyping } from './util.ts';
+import { consumeLaunches } from './pwa.ts';
+import { PwaNotices } from './PwaNotices.tsx';
 import { OverviewView } from './views/OverviewView.tsx';
 import { StackView } from './views/StackView.tsx';
 import { TableView } from './views/TableView.tsx';
@@ -64,6 +66,11 @@ export function App() {
     void startUp();
     return unwatch;
   }, []);
+
+  // Files the installed app was opened with from the OS (manifest file_handlers): like a drop.
+  useEffect(() => {
+    consumeLaunches((files) => loadInputs(inputsFromFiles(files), 'opened'), (msg) => useApp.setState({ appError: msg }));
+  }, [loadInputs]);
 
   // Keyboard: Ctrl/Cmd+O open files, Ctrl/Cmd+Shift+O open folder, 1–7 switch views.
   useEffect(() => {
@@ -212,6 +219,7 @@ export function App() {
         <span>Everything stays in this browser: files are read locally by a worker, nothing is uploaded.</span>
         <span className="muted">Keys: 1–7 views · Ctrl/⌘+O open files · Ctrl/⌘+Shift+O open folder</span>
       </footer>
+      <PwaNotices />
       {dragging && (
         <div className="drop-overlay" aria-hidden="true">
           <div className="drop-card">

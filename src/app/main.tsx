@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
+import { initPwa } from './pwa.ts';
 import './styles.css';
 
 createRoot(document.getElementById('root')!).render(
@@ -8,3 +9,6 @@ createRoot(document.getElementById('root')!).render(
     <App />
   </StrictMode>,
 );
+
+// The service worker: offline use, updates on the user's say-so (see pwa.ts).
+initPwa();

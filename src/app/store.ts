@@ -96,8 +96,11 @@ export const useApp = create<AppState>((set, get) => ({
       return;
     }
     set({ status: 'loading', loadingLabel: `sample ${s.title}`, progress: null });
+    const seq = loadSeq;
     try {
       const inputs = await fetchSample(s);
+      // Something else was opened meanwhile (a drop, a launch from the OS): that one wins.
+      if (loadSeq !== seq) return;
       await get().load(inputs, `sample: ${s.title}`, s.name);
     } catch (e) {
       set({ status: get().loaded ? 'ready' : 'idle', appError: `Could not load the sample: ${(e as Error).message}` });

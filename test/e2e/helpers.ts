@@ -1,0 +1,86 @@
+/**
+ * Shared helpers of the browser tests (the production build in Debian's headless Chromium, driven
+ * by playwright-core): building, comparing the page's figures with the engine's, dropping files.
+ * The same steps as test/e2e/app.test.ts, with the page passed in.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { CDPSession, Page } from 'playwright-core';
+import { analyzeFiles, buildReport, type InputFile, type Report } from '../../src/engine/index.ts';
+
+export const ROOT = path.resolve(__dirname, '../..');
+export const FX = path.join(ROOT, 'test/fixtures/reftable');
+export const OUT = path.join(ROOT, 'test-results');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const haveChromium = fs.existsSync(CHROMIUM);
+
+/**
+ * Build the app into `outDir` as `npm start` does, with `base` ('./' or an absolute path). A child
+ * process: vitest's NODE_ENV=test must not reach the build.
+ */
+export async function buildInto(outDir: string, base = './'): Promise<void> {
+  const code = `import('./scripts/start.mjs').then((m) => m.buildApp({ outDir: ${JSON.stringify(outDir)}, base: ${JSON.stringify(base)} }))`;
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code], {
+    cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' }, maxBuffer: 16 << 20,
+  });
+}
+
+export function cliReport(files: InputFile[]): Report {
+  return buildReport(analyzeFiles(files));
+}
+
+/** What the overview must show for a report. */
+export function expected(r: Report) {
+  return {
+    live: r.stack!.live, tombstones: r.stack!.tombstones, tables: r.stack!.tables, totalBytes: r.stack!.totalBytes,
+    rows: r.tables.map((t) => t.name), broken: r.tables.filter((t) => t.error).map((t) => t.name),
+  };
+}
+
+export async function loadId(page: Page): Promise<number> {
+  return Number(await page.getAttribute('[data-testid=main]', 'data-load-id'));
+}
+
+/** Wait until a load newer than `prev` has finished. */
+export async function waitLoad(page: Page, prev: number): Promise<void> {
+  await page.waitForFunction((p) => {
+    const m = document.querySelector('[data-testid=main]');
+    return !!m && m.getAttribute('data-status') === 'ready' && Number(m.getAttribute('data-load-id')) > p;
+  }, prev, { timeout: 60_000 });
+}
+
+export async function show(page: Page, view: string): Promise<void> {
+  await page.click(`[data-testid=tab-${view}]`);
+  await page.waitForSelector(`[data-testid=tab-${view}][aria-selected=true]`);
+}
+
+/** The overview's figures (from data-value) and table rows. */
+export async function shown(page: Page) {
+  await show(page, 'overview');
+  await page.waitForSelector('[data-testid=live-refs]');
+  return page.evaluate(() => {
+    const v = (id: string) => Number(document.querySelector(`[data-testid=${id}]`)?.getAttribute('data-value'));
+    const rows = [...document.querySelectorAll('[data-testid=table-row]')];
+    return {
+      live: v('live-refs'), tombstones: v('tombstones'), tables: v('table-count'), totalBytes: v('total-bytes'),
+      rows: rows.map((e) => e.getAttribute('data-name')),
+      broken: rows.filter((e) => e.querySelector('[data-testid=error]')).map((e) => e.getAttribute('data-name')),
+    };
+  });
+}
+
+/** A real drag and drop of files or folders from disk (DevTools protocol), as a user does it. */
+export async function dropPaths(cdp: CDPSession, paths: string[]): Promise<void> {
+  const data = { items: [], files: paths, dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop'] as const) {
+    await cdp.send('Input.dispatchDragEvent', { type, x: 400, y: 400, data });
+  }
+}
+
+/** Files of a directory as { name, base64 } for building File objects in the page. */
+export function filesOf(dir: string): { name: string; b64: string }[] {
+  return fs.readdirSync(dir).sort().map((n) => ({ name: n, b64: fs.readFileSync(path.join(dir, n)).toString('base64') }));
+}
