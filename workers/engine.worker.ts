@@ -52,6 +52,28 @@ const api = {
     return Comlink.transfer(d, [d.bytes.buffer as ArrayBuffer, d.roles.buffer as ArrayBuffer, d.recordOf.buffer as ArrayBuffer]);
   },
   capabilities: () => session.capabilities(),
+  /** The compaction geometry at a factor, and the replay of the next transactions (Compaction view). */
+  compaction: (q: Parameters<EngineSession['compaction']>[0]) => session.compaction(q),
+  /** A real `git pack-refs [--auto]`: the new stack's tables, and its zip (transferred). */
+  compactNow(q: Parameters<EngineSession['compactNow']>[0]) {
+    const r = session.compactNow(q);
+    return r.zip ? Comlink.transfer(r, [r.zip.buffer as ArrayBuffer]) : r;
+  },
+  /** The zip of the last compaction, made on demand (transferred). */
+  compactedZip() {
+    const r = session.compactedZip();
+    return r ? Comlink.transfer(r, [r.zip.buffer as ArrayBuffer]) : null;
+  },
+  /** The share link of the current report and what it contains. */
+  share: (q: Parameters<EngineSession['share']>[0]) => session.share(q),
+  /** Open a share link (`#s=…`): the report rebuilt from it replaces the analysis, or why it cannot be read. */
+  openShare: (fragment: string) => session.openShare(fragment),
+  /** Analyse a synthetic stack of the shared report's shape. */
+  loadSynthetic(onProgress?: ProgressFn) {
+    return session.loadSynthetic(onProgress ? (p) => { void onProgress(p); } : undefined);
+  },
+  /** The report as JSON, Markdown or a repro script. */
+  exportAs: (format: Parameters<EngineSession['exportAs']>[0]) => session.exportAs(format),
 };
 
 export type EngineApi = typeof api;

@@ -14,6 +14,7 @@ import { RefsView } from './views/RefsView.tsx';
 import { CompactionView } from './views/CompactionView.tsx';
 import { SimulatorView } from './views/SimulatorView.tsx';
 import { ShareView } from './views/ShareView.tsx';
+import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from './share-open.tsx';
 
 const TAB_LABEL: Record<ViewId, string> = {
   overview: 'Overview', stack: 'Stack', table: 'Tables', refs: 'Refs',
@@ -66,6 +67,9 @@ export function App() {
     void startUp();
     return unwatch;
   }, []);
+
+  // Share links (`#s=…`): opened at start-up and when the fragment changes to one (share-open.tsx).
+  useEffect(() => watchShareLinks(), []);
 
   // Files the installed app was opened with from the OS (manifest file_handlers): like a drop.
   useEffect(() => {
@@ -202,11 +206,13 @@ export function App() {
           <button type="button" className="btn small" onClick={() => useApp.setState({ appError: null })} aria-label="Dismiss">Dismiss</button>
         </div>
       )}
+      <ShareNotice />
       <main
         className={status === 'loading' && loaded ? 'content stale' : 'content'} role="tabpanel" aria-label={TAB_LABEL[view]}
         data-testid="main" data-status={status} data-load-id={loaded?.id ?? 0} aria-busy={status === 'loading'}
       >
         {!loaded ? <Welcome onOpenFiles={openFiles} onOpenFolder={openFolder} />
+          : needsFiles(loaded, view) ? <NeedsFiles view={view} />
           : view === 'overview' ? <OverviewView />
             : view === 'stack' ? <StackView />
               : view === 'table' ? <TableView />

@@ -22,6 +22,11 @@ export interface Route {
   x: boolean;
   /** Sample asked for by the link ('none' = start empty), or null. */
   sample: string | null;
+  /**
+   * The `s=` value of a shared report (`<version>.<data>`) while one is shown, so that the URL
+   * stays a share link: `#s=<value>&view=stack&t=1`. Absent / null otherwise.
+   */
+  share?: string | null;
 }
 
 export const DEFAULT_ROUTE: Route = { view: 'overview', t: null, b: null, r: null, q: '', m: 'prefix', x: false, sample: null };
@@ -37,7 +42,15 @@ export function isRouteHash(hash: string): boolean {
   return h === '' || h.startsWith('/') || h.startsWith('view=');
 }
 
-/** Parse a fragment (with or without the leading `#`). Unknown or foreign fragments give the default route. */
+/** True when the fragment is a share link's (`#s=…`, optionally followed by `&view=…` route parameters). */
+export function isShareHash(hash: string): boolean {
+  return /^#?s=/.test(hash);
+}
+
+/**
+ * Parse a fragment (with or without the leading `#`). Unknown or foreign fragments give the default
+ * route. A share fragment (`#s=<value>&view=…`) gives its route parameters and `share`.
+ */
 export function parseRoute(hash: string): Route {
   let h = hash.replace(/^#/, '');
   let view: string | null = null;
@@ -47,7 +60,7 @@ export function parseRoute(hash: string): Route {
     const qi = h.indexOf('?');
     view = qi < 0 ? h : h.slice(0, qi);
     query = qi < 0 ? '' : h.slice(qi + 1);
-  } else if (h.startsWith('view=')) {
+  } else if (h.startsWith('view=') || h.startsWith('s=')) {
     query = h;
   } else return { ...DEFAULT_ROUTE };
   const p = new URLSearchParams(query);
@@ -57,11 +70,20 @@ export function parseRoute(hash: string): Route {
   return {
     view: v, t: int(p.get('t')), b: int(p.get('b')), r: int(p.get('r')), q: p.get('q') ?? '', m, x: p.get('x') === '1',
     sample: p.get('sample'),
+    ...(p.has('s') ? { share: p.get('s') } : {}),
   };
 }
 
-/** Format a route as a fragment (`#/view?…`), leaving out defaults. */
+/**
+ * Format a route as a fragment (`#/view?…`), leaving out defaults. With `share`, the fragment is
+ * the share link's, followed by the route (`#s=<value>&view=<view>&…`), and no sample.
+ */
 export function formatRoute(r: Route): string {
+  if (r.share) {
+    const q = formatRoute({ ...r, share: null, sample: null });
+    const i = q.indexOf('?');
+    return `#s=${r.share}&view=${r.view}${i < 0 ? '' : '&' + q.slice(i + 1)}`;
+  }
   const p = new URLSearchParams();
   if (r.t !== null) p.set('t', String(r.t));
   if (r.b !== null) p.set('b', String(r.b));

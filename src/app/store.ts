@@ -16,6 +16,10 @@ export interface Loaded {
   /** What was loaded, e.g. "sample: tombstones-50k" or "dropped folder reftable/". */
   label: string;
   sample: string | null;
+  /** Where it comes from: files (default), a shared link (no files), or a synthetic stack built from one. */
+  origin?: 'files' | 'shared' | 'synthetic';
+  /** The share link's `s=` value while a shared report (or its synthetic stack) is shown: kept in the URL. */
+  share?: string | null;
 }
 
 export interface AppState {
@@ -39,6 +43,16 @@ export interface AppState {
 }
 
 let loadSeq = 0;
+
+/** Start a load that does not go through `load` (a shared link, a synthetic stack): its id. */
+export function beginLoad(): number {
+  return ++loadSeq;
+}
+
+/** True while no newer load than `id` was started. */
+export function isLatestLoad(id: number): boolean {
+  return id === loadSeq;
+}
 
 export const useApp = create<AppState>((set, get) => ({
   status: 'idle',
@@ -120,7 +134,9 @@ export const useApp = create<AppState>((set, get) => ({
 
 function writeHash(route: Route, replace: boolean): void {
   // A link to a built-in sample names it, so that the link shows the same thing elsewhere.
-  const h = formatRoute({ ...route, sample: useApp.getState().loaded?.sample ?? null });
+  // A shared report keeps its link in the URL (`#s=…&view=…`, route.ts).
+  const loaded = useApp.getState().loaded;
+  const h = formatRoute({ ...route, sample: loaded?.sample ?? null, share: loaded?.share ?? null });
   if (h === location.hash) return;
   if (replace) history.replaceState(history.state, '', h);
   else history.pushState(history.state, '', h);

@@ -8,7 +8,7 @@
  * Pure engine code: no DOM, no Node APIs.
  */
 import {
-  type ByteSource, type InputFile, FormatError, displayName, memorySource, textToKey, toHex,
+  type ByteSource, type InputFile, FormatError, displayName, keyToBytes, memorySource, textToKey, toHex,
 } from './basics.ts';
 import { analyzeFiles, analysisRefs, type Analysis } from './analyze.ts';
 import { classifyInput } from './input.ts';
@@ -16,6 +16,17 @@ import { buildReport, type Report } from './report.ts';
 import { resolveEntry } from './refs.ts';
 import { sectionRanges, type BlockType, type SectionName, type Table, type TableFooter, type TableHeader } from './table.ts';
 import { decodeBlockDetail, type BlockDetail } from './blockdetail.ts';
+import {
+  estimatePackAll, geometryByCount, gitAutoCompaction, jgitCompaction, replayAutoCompaction,
+  type GeometryResult, type JGitResult, type ReplayStep, type Segment,
+} from './compaction.ts';
+import { compactAll, compactAuto, stackFilesAfter, zipStack, type CompactResult, type CompactStats } from './compact.ts';
+import type { AfterCompaction, CompactionReport } from './extensions.ts';
+import {
+  SHARED_LABEL, ShareLinkError, buildSharePayload, decodeShare, describeShare, encodeShare, reportFromShare, shareFigures,
+  shareLink, syntheticStack, type ShareDescription, type ShareErrorReason, type SharePayload, type SharedReport,
+} from './share.ts';
+import { exportJson, exportMarkdown, exportScript } from './export.ts';
 import './index.ts';
 
 /** Where a load is. `bytesRead` counts bytes read from the inputs, `bytesParsed` bytes parsed. */
@@ -147,6 +158,118 @@ export interface Capabilities {
   filesBackend: boolean;
 }
 
+/** A question for the Compaction view: the rules at `factor`, and a replay of the next `k` transactions. */
+export interface CompactionQuery {
+  /** Geometric factor, 2..255 (git's `reftable.geometricFactor`). */
+  factor: number;
+  /** Transactions to replay (0..`MAX_REPLAY`). */
+  k: number;
+  /** File size of each replayed transaction's table, in bytes (one ref ≈ 150). */
+  txSize: number;
+}
+
+/** Most transactions `compaction` replays. */
+export const MAX_REPLAY = 10_000;
+
+/** One table as the Compaction view draws it (report order, oldest = 0). */
+export interface CompactionTable {
+  index: number;
+  name: string;
+  fileSize: number;
+  version: 1 | 2;
+  /** Ref + log records (what `byRecords` compares). */
+  records: number;
+  /** Live records: winners that are not tombstones (what `byLive` compares). */
+  live: number;
+  /** Could not be read (its file size still counts for git's rule). */
+  broken: boolean;
+}
+
+/** What the Compaction view draws: every rule at the asked factor, and the replay. */
+export interface CompactionData {
+  factor: number;
+  tables: CompactionTable[];
+  /** Git's rule on net byte sizes (what git does). */
+  bytes: GeometryResult;
+  /** The same rule on record counts, and on live-record counts (display only: git never compares counts). */
+  records: GeometryResult;
+  live: GeometryResult;
+  /** JGit's rule (equal ⌊log2(size − 91)⌋ groups). */
+  jgit: JGitResult;
+  /** Git's auto-compaction after each of the next `k` transactions (sizes of compacted tables are estimates). */
+  replay: ReplayStep[];
+  /** Estimated size of the one table `git pack-refs` would write (sum of net sizes + overhead). */
+  packAllEstimate: number;
+  /** The report's measured `afterAuto` / `afterPackRefs` (real compactions at the report's factor), if any. */
+  measured: { factor: number; afterAuto: AfterCompaction | null; afterPackRefs: AfterCompaction | null; skipped: string | null } | null;
+  /** True when the tables are here, so `compactNow` can write the compacted stack. */
+  canCompact: boolean;
+  /** Why `compactNow` cannot run (no files, an unreadable table), or null. */
+  cannotCompact: string | null;
+}
+
+/** One table of the stack after a real compaction. */
+export interface CompactedTable {
+  name: string;
+  bytes: number;
+  records: number;
+  /** The table written by the compaction (else copied unchanged; `from` is its index before). */
+  isNew: boolean;
+  from: number;
+}
+
+/** What `compactNow` did. `zip` is the whole new `reftable/` directory (transferred, not copied). */
+export interface CompactNowResult {
+  mode: 'auto' | 'all';
+  factor: number;
+  /** Tables merged (indexes before), or null when git's rule finds nothing to compact (`auto`). */
+  segment: Segment | null;
+  /** False when nothing was written (no segment, or a one-table stack for `all`). */
+  changed: boolean;
+  /** The merged tables held nothing (every ref cancelled): git writes no table. */
+  empty: boolean;
+  /** Tombstones and log deletions were dropped: only when the segment starts at the base table. */
+  dropsDeletions: boolean;
+  /** Deletions carried forward that the specification's rule would have allowed to drop. */
+  specDroppable: { tombstones: number; logDeletions: number };
+  stats: CompactStats | null;
+  before: { tables: number; bytes: number; records: number };
+  after: { tables: number; bytes: number; records: number };
+  tables: CompactedTable[];
+  /** `reftable/` with `tables.list` and every table, zipped (null when nothing changed, or not asked for: see `compactedZip`). */
+  zip: Uint8Array | null;
+  zipName: string;
+  elapsed: number;
+}
+
+/** What `share` returns: the link (or why there is none) and exactly what it contains. */
+export interface ShareAnswer {
+  ok: boolean;
+  link: string;
+  error: string;
+  chars: number;
+  description: ShareDescription;
+  /** The link carries names (asked for, and available: a link opened without names has none to add). */
+  withNames: boolean;
+  /** The report is itself from a link: the link re-encodes that payload. */
+  fromLink: boolean;
+}
+
+/** What `openShare` returns. */
+export type OpenShareAnswer =
+  | { ok: true; result: LoadResult }
+  | { ok: false; reason: ShareErrorReason; message: string };
+
+/** Export formats of `exportAs`. */
+export type ExportFormat = 'json' | 'md' | 'script';
+
+/** A document to download. */
+export interface ExportAnswer {
+  text: string;
+  filename: string;
+  mime: string;
+}
+
 /** Called by the session with progress; throttled to about every `PROGRESS_MS`. */
 export type ProgressFn = (p: LoadProgress) => void;
 
@@ -170,11 +293,11 @@ function keyDisplay(t: Table | null, k: string, section: SectionName): string {
   return displayName(k);
 }
 
-/** Index of the first position p in [lo, hi) of `idx` with keys[idx[p]] ≥ key. */
-function lowerBoundIdx(keys: string[], idx: Int32Array | null, key: string, lo: number, hi: number): number {
+/** Index of the first position p in [lo, hi) of `idx` with keyOf(idx[p]) ≥ key. */
+function lowerBoundIdx(keyOf: (i: number) => string, idx: Int32Array | null, key: string, lo: number, hi: number): number {
   while (lo < hi) {
     const m = (lo + hi) >>> 1;
-    const k = keys[idx ? idx[m] : m];
+    const k = keyOf(idx ? idx[m] : m);
     if (k < key) lo = m + 1; else hi = m;
   }
   return lo;
@@ -210,6 +333,12 @@ export class EngineSession {
   private started = 0;
   private tableStarted = new Set<string>();
   private tableNames = new Set<string>();
+  /** The payload of the report shown when it was opened from a link (no files), else null. */
+  private shared: SharePayload | null = null;
+  /** The payload a synthetic stack was built from (`loadSynthetic`), else null. */
+  private syntheticOf: SharePayload | null = null;
+  /** The last `compactNow` result that wrote a table, for `compactedZip`. */
+  private lastCompact: { res: CompactResult; zipName: string } | null = null;
 
   /** Count `n` bytes read from the inputs (called by byte sources while loading). */
   noteRead(n: number): void {
@@ -246,6 +375,9 @@ export class EngineSession {
     this.listed = null;
     this.cache.clear();
     this.files = inputs;
+    this.shared = null;
+    this.syntheticOf = null;
+    this.lastCompact = null;
     this.started = t0;
     this.lastEmit = 0;
     this.onProgress = onProgress ?? null;
@@ -324,7 +456,7 @@ export class EngineSession {
     const splits: (TableSplit | null)[] = [];
     if (a.stack && a.merged) {
       const m = a.merged;
-      this.keys = m.keys;
+      this.keys = []; // the merged view's keys are read in place (see keyOf)
       const tables = a.stack.tables;
       const tombWin = new Array(tables.length).fill(0);
       const live = new Int32Array(m.live);
@@ -351,13 +483,13 @@ export class EngineSession {
       this.keys = refs.map((r) => r.name);
       this.liveIdx = null;
     }
-    const refCount = this.liveIdx ? this.liveIdx.length : this.keys.length;
+    const refCount = this.liveIdx ? this.liveIdx.length : this.keyCount();
     this.setPhase('done');
     this.progress = null;
     this.onProgress = null;
     return {
       ...base, report, kind: a.input.kind, description: a.input.description, splits,
-      refCount, refCountWithTombstones: this.keys.length, elapsed: Date.now() - t0,
+      refCount, refCountWithTombstones: this.keyCount(), elapsed: Date.now() - t0,
     };
   }
 
@@ -376,6 +508,47 @@ export class EngineSession {
     return this.files;
   }
 
+  /**
+   * The merged view behind the refs list, when it is one. Its keys stay in the tables' key
+   * arenas: the session makes no string per ref (a million names would take ~50 MB and ~250 ms).
+   */
+  private mergedList(): NonNullable<Analysis['merged']> | null {
+    return this.listed ? null : this.analysis?.merged ?? null;
+  }
+
+  /** Entries of the refs list (tombstones included). */
+  private keyCount(): number {
+    const m = this.mergedList();
+    return m ? m.count : this.keys.length;
+  }
+
+  /** Key of entry `i` of the refs list (byte string). */
+  private keyOf = (i: number): string => {
+    const m = this.mergedList();
+    return m ? m.key(i) : this.keys[i];
+  };
+
+  /** A test "entry i's key contains `needle`" (non-empty byte string), on the key bytes in place. */
+  private keyIncludes(needle: string): (i: number) => boolean {
+    const m = this.mergedList();
+    const tables = this.analysis?.stack?.tables;
+    if (!m || !tables) return (i) => this.keys[i].includes(needle);
+    const nb = keyToBytes(needle);
+    const nl = nb.length, first = nb[0];
+    return (i) => {
+      const r = tables[m.table[i]]!.refs;
+      const rec = m.rec[i];
+      const kb = r.keyBytes;
+      const last = r.keyStart[rec + 1] - nl;
+      outer: for (let p = r.keyStart[rec]; p <= last; p++) {
+        if (kb[p] !== first) continue;
+        for (let j = 1; j < nl; j++) if (kb[p + j] !== nb[j]) continue outer;
+        return true;
+      }
+      return false;
+    };
+  }
+
   private select(filter: string, mode: 'prefix' | 'substring', includeTombstones: boolean): Selection {
     const cacheKey = `${mode}\u0000${includeTombstones ? 1 : 0}\u0000${filter}`;
     const hit = this.cache.get(cacheKey);
@@ -386,23 +559,23 @@ export class EngineSession {
       return hit;
     }
     const base = includeTombstones ? null : this.liveIdx;
-    const n = base ? base.length : this.keys.length;
+    const n = base ? base.length : this.keyCount();
     const key = textToKey(filter);
     let sel: Selection;
     if (!key) sel = { base, from: 0, to: n };
     else if (mode === 'prefix') {
-      const from = lowerBoundIdx(this.keys, base, key, 0, n);
+      const from = lowerBoundIdx(this.keyOf, base, key, 0, n);
       const endKey = prefixEnd(key);
-      const to = endKey === null ? n : lowerBoundIdx(this.keys, base, endKey, from, n);
+      const to = endKey === null ? n : lowerBoundIdx(this.keyOf, base, endKey, from, n);
       sel = { base, from, to };
     } else {
       const out = new Int32Array(Math.min(n, 1 << 16));
       let list = out;
       let c = 0;
-      const keys = this.keys;
+      const has = this.keyIncludes(key);
       for (let p = 0; p < n; p++) {
         const i = base ? base[p] : p;
-        if (keys[i].includes(key)) {
+        if (has(i)) {
           if (c === list.length) {
             const bigger = new Int32Array(Math.min(n, list.length * 2));
             bigger.set(list);
@@ -446,7 +619,7 @@ export class EngineSession {
     const type = t.refs.types[rec];
     const hs = t.header.hashSize;
     const row: RefRow = {
-      index, name: displayName(m.keys[i]), oid: '', kind: 'ref', table: ti, source: t.name,
+      index, name: displayName(m.key(i)), oid: '', kind: 'ref', table: ti, source: t.name,
       updateIndex: t.refs.updateIndex[rec], block: t.refs.block[rec], blockRecord: rec - firstOfBlock(t.refs.block, rec),
     };
     if (type === 0) row.kind = 'tombstone';
@@ -505,6 +678,212 @@ export class EngineSession {
     const t = this.table(i);
     if (!t || b < 0 || b >= t.blocks.length) return null;
     return decodeBlockDetail(t, b, i);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Compaction (issue #5)
+
+  /**
+   * The compaction geometry at `q.factor` for the current report (files or a shared link): git's
+   * rule by bytes, the same rule by records and by live records, JGit's rule, and git's
+   * auto-compaction replayed over the next `q.k` transactions of `q.txSize` bytes. Null when the
+   * input is not a reftable stack. Throws RangeError for a factor outside 2..255.
+   */
+  compaction(q: CompactionQuery): CompactionData | null {
+    const r = this.rep;
+    if (!r?.stack) return null;
+    const c = (r.stack.compaction ?? null) as CompactionReport | null;
+    const factor = q.factor;
+    const tables: CompactionTable[] = r.tables.map((t, i) => ({
+      index: i, name: t.name, fileSize: t.fileSize, version: (t.version ?? 1) as 1 | 2,
+      records: t.records.ref + t.records.peeled + t.records.symref + t.records.tombstone + t.records.log + t.records.logDeletion,
+      live: c?.byLive.values[i] ?? Math.max(0, t.winners),
+      broken: !!t.error,
+    }));
+    const sizes = tables.map((t) => t.fileSize);
+    const versions = tables.map((t) => t.version);
+    const k = Math.max(0, Math.min(MAX_REPLAY, Math.floor(q.k) || 0));
+    const txSize = Math.max(92, Math.min(1 << 30, Math.floor(q.txSize) || 150));
+    const cannot = !this.analysis?.stack
+      ? 'this report was opened from a link: the tables themselves are not here (re-run on a synthetic stack to compact one of the same shape)'
+      : this.analysis.stack.tables.some((t) => !t) ? 'a table could not be read, so it cannot be merged or copied' : null;
+    return {
+      factor,
+      tables,
+      bytes: gitAutoCompaction(sizes, versions, factor),
+      records: geometryByCount(tables.map((t) => t.records), factor),
+      live: geometryByCount(tables.map((t) => t.live), factor),
+      jgit: jgitCompaction(sizes),
+      replay: replayAutoCompaction(sizes, versions, factor, k, txSize),
+      packAllEstimate: estimatePackAll(sizes, versions),
+      measured: c ? { factor: c.factor, afterAuto: c.afterAuto ?? null, afterPackRefs: c.afterPackRefs ?? null, skipped: c.afterSkipped ?? null } : null,
+      canCompact: !cannot,
+      cannotCompact: cannot,
+    };
+  }
+
+  /**
+   * Compact the current stack for real: `auto` = `git pack-refs --auto` (git's rule at `factor`
+   * picks the segment), `all` = `git pack-refs` (everything into one table). Returns the new
+   * stack's tables and, unless `q.zip` is false, the zipped `reftable/` directory (zipping a
+   * 40 MB table takes about 2 s: a page can ask for it later with `compactedZip`). Throws when the
+   * tables are not here.
+   */
+  compactNow(q: { mode: 'auto' | 'all'; factor: number; zip?: boolean }): CompactNowResult {
+    const t0 = Date.now();
+    const a = this.analysis;
+    const r = this.rep;
+    if (!a?.stack || !r) throw new Error('nothing to compact: the tables are not loaded (a shared report has no files)');
+    const stack = a.stack;
+    const recsOf = (i: number): number => {
+      const t = r.tables[i];
+      return t.records.ref + t.records.peeled + t.records.symref + t.records.tombstone + t.records.log + t.records.logDeletion;
+    };
+    const before = {
+      tables: stack.names.length,
+      bytes: r.tables.reduce((s, t) => s + t.fileSize, 0),
+      records: r.tables.reduce((s, _t, i) => s + recsOf(i), 0),
+    };
+    this.lastCompact = null;
+    const res = q.mode === 'all' ? compactAll(stack) : compactAuto(stack, { factor: q.factor });
+    const unchanged = (): CompactedTable[] => stack.names.map((name, i) => ({ name, bytes: r.tables[i].fileSize, records: recsOf(i), isNew: false, from: i }));
+    if (!res) {
+      return {
+        mode: q.mode, factor: q.factor, segment: null, changed: false, empty: false, dropsDeletions: false,
+        specDroppable: { tombstones: 0, logDeletions: 0 }, stats: null, before, after: before, tables: unchanged(),
+        zip: null, zipName: '', elapsed: Date.now() - t0,
+      };
+    }
+    const tables: CompactedTable[] = res.names.map((name) => {
+      if (res.changed && name === res.name) {
+        return { name, bytes: res.bytes.length, records: res.stats.refsOut + res.stats.logsOut, isNew: true, from: res.segment.start };
+      }
+      const i = stack.names.indexOf(name);
+      return { name, bytes: r.tables[i].fileSize, records: recsOf(i), isNew: false, from: i };
+    });
+    const zipName = `reftable-${q.mode === 'all' ? 'pack-refs' : `pack-refs-auto-f${q.factor}`}.zip`;
+    if (res.changed) this.lastCompact = { res, zipName };
+    const zip = res.changed && q.zip !== false ? zipStack(stackFilesAfter(stack, res)) : null;
+    return {
+      mode: q.mode, factor: q.factor, segment: res.segment, changed: res.changed, empty: res.empty,
+      dropsDeletions: res.dropsDeletions, specDroppable: res.specDroppable, stats: res.stats, before,
+      after: { tables: tables.length, bytes: tables.reduce((s, t) => s + t.bytes, 0), records: tables.reduce((s, t) => s + t.records, 0) },
+      tables, zip, zipName, elapsed: Date.now() - t0,
+    };
+  }
+
+  /**
+   * The zipped `reftable/` directory after the last `compactNow` that wrote a table (for a
+   * download asked for later), or null when there is none (or another input was loaded since).
+   */
+  compactedZip(): { zip: Uint8Array; zipName: string } | null {
+    const c = this.lastCompact;
+    const stack = this.analysis?.stack;
+    if (!c || !stack) return null;
+    return { zip: zipStack(stackFilesAfter(stack, c.res)), zipName: c.zipName };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Share links and exports (issue #7)
+
+  /**
+   * The share link of the current report, and exactly what it contains. No ref names or object
+   * ids unless `withNames`. For a report that was itself opened from a link, its payload is
+   * re-encoded (names can only be in it if the sharer put them there).
+   * @param base the app's URL the link starts with (the page passes its own, without fragment).
+   */
+  share(q: { withNames: boolean; base?: string }): ShareAnswer | null {
+    const r = this.rep;
+    if (!r) return null;
+    let res;
+    if (this.shared) res = encodeShare(this.shared, q.base);
+    else if (this.analysis) res = shareLink(this.analysis, r, { withNames: q.withNames, base: q.base });
+    else return null;
+    return {
+      ok: res.ok, link: res.ok ? res.link : '', error: res.ok ? '' : res.error, chars: res.chars,
+      description: describeShare(res.payload), withNames: res.payload.withNames, fromLink: !!this.shared,
+    };
+  }
+
+  /**
+   * Open a share link (a whole URL, `#s=…` or `s=…`): on success the report rebuilt from it
+   * replaces the current analysis (there are no files: refs pages and blocks are empty). A link
+   * that cannot be read leaves the current analysis alone and says why (`ShareLinkError`'s text).
+   */
+  openShare(fragment: string): OpenShareAnswer {
+    const t0 = Date.now();
+    let p: SharePayload;
+    let rep: SharedReport;
+    try {
+      p = decodeShare(fragment);
+      rep = reportFromShare(p);
+    } catch (e) {
+      if (e instanceof ShareLinkError) return { ok: false, reason: e.reason, message: e.message };
+      return { ok: false, reason: 'damaged', message: `link is damaged: ${(e as Error)?.message ?? String(e)}` };
+    }
+    const f = shareFigures(p);
+    this.analysis = null;
+    this.rep = rep;
+    this.files = [];
+    this.keys = [];
+    this.liveIdx = null;
+    this.listed = null;
+    this.cache.clear();
+    this.shared = p;
+    this.syntheticOf = null;
+    this.lastCompact = null;
+    const splits: (TableSplit | null)[] = p.kind !== 'reftable' ? [] : p.tables.map((t, i) => {
+      if (t.unreadable) return null;
+      const ft = f.tables[i];
+      const refBytes = t.sectionBytes.ref;
+      const logBytes = t.sectionBytes.log;
+      return {
+        live: ft.liveWinners, shadowed: ft.shadowed, tombstones: ft.tombstoneWinners, refRecords: ft.refRecords,
+        refBytes, logBytes, otherBytes: Math.max(0, t.fileSize - refBytes - logBytes),
+      };
+    });
+    return {
+      ok: true,
+      result: {
+        report: rep, error: null, files: [], kind: p.kind, description: SHARED_LABEL, splits,
+        refCount: f.live, refCountWithTombstones: f.live + f.tombstones, elapsed: Date.now() - t0,
+      },
+    };
+  }
+
+  /**
+   * Build a synthetic stack of the shared report's shape (`syntheticStack`: same tables, record
+   * kinds and counts, shadowing and tombstones, synthetic names) and analyse it like files.
+   * Throws when no shared report is open (or was the source of the current synthetic stack).
+   */
+  loadSynthetic(onProgress?: ProgressFn): LoadResult {
+    const p = this.shared ?? this.syntheticOf;
+    if (!p) throw new Error('no shared report is open: open a share link first');
+    const s = syntheticStack(p);
+    const res = this.load(s.files, onProgress);
+    this.syntheticOf = p;
+    return { ...res, description: 'synthetic stack rebuilt from a shared link (synthetic names and ids)' };
+  }
+
+  /** True when the current report was opened from a link (no files). */
+  isShared(): boolean {
+    return !!this.shared;
+  }
+
+  /**
+   * The current report as a document: `json` (`refscope.report/1`), `md` (Markdown for an issue
+   * or a mailing-list post) or `script` (a bash script rebuilding a stack of the same shape with
+   * synthetic names; reftable stacks only).
+   */
+  exportAs(format: ExportFormat): ExportAnswer {
+    const r = this.rep;
+    if (!r) throw new Error('nothing to export: no report');
+    if (format === 'json') return { text: exportJson(r), filename: 'refscope-report.json', mime: 'application/json' };
+    if (format === 'md') return { text: exportMarkdown(r), filename: 'refscope-report.md', mime: 'text/markdown' };
+    const p = this.shared ?? this.syntheticOf ?? (this.analysis ? buildSharePayload(this.analysis, r) : null);
+    if (!p) throw new Error('nothing to export: no analysis');
+    const source = r.stack ? `a ${r.input.kind} stack of ${r.stack.tables} tables` : r.input.kind;
+    return { text: exportScript(p, { source }), filename: 'refscope-repro.sh', mime: 'text/x-shellscript' };
   }
 
   /** What this engine build can do. */
