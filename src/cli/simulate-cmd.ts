@@ -1,0 +1,156 @@
+/**
+ * `refscope simulate <path> --stdin <file> | --workload <spec> [--model <name>|all] [--json]`:
+ * replay `git update-ref --stdin` input or a generated workload on the real tables and estimate
+ * the work and time per git version (docs/simulator.md), with what would fix it.
+ *
+ * Options: `-z` (the --stdin file is NUL-separated), `--stdin -` (read standard input),
+ * `--model a,b` (several), `--factor N` (reftable.geometricFactor), `--no-fixes`, `--no-curve`,
+ * `--no-auto-compaction`, `--no-warn-ambiguous-refs` (as `-c core.warnAmbiguousRefs=false`).
+ * Exit codes: 0; 2 usage (unknown model, malformed spec, both or neither of --stdin/--workload);
+ * 3 invalid input (`refscope: <file>: offset <n>: <expected>`, e.g. a bad line in the --stdin
+ * file, or a damaged table — the simulation then runs on the readable tables first).
+ */
+import fs from 'node:fs';
+import type { Command } from './commands.ts';
+import { parseArgs, loadPath, firstError, UsageError } from './main.ts';
+import { displayName } from '../engine/basics.ts';
+import {
+  Simulator, MODEL_NAMES, SpecError, type ModelName, type SimulationResult, type Workload,
+} from '../engine/simulate/index.ts';
+
+const n = (v: number): string => Math.round(v).toLocaleString('en-US');
+
+function secs(s: number | null): string {
+  if (s === null) return '—';
+  if (s >= 100) return `${Math.round(s)} s`;
+  if (s >= 1) return `${s.toFixed(2)} s`;
+  if (s >= 0.001) return `${(s * 1000).toFixed(1)} ms`;
+  return `${(s * 1e6).toFixed(0)} µs`;
+}
+
+function big(v: number | null): string {
+  if (v === null) return '—';
+  if (v >= 1e9) return `${(v / 1e9).toFixed(2)} G`;
+  if (v >= 1e6) return `${(v / 1e6).toFixed(2)} M`;
+  return n(v);
+}
+
+function wrap(text: string, width = 96): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const w of text.split(' ')) {
+    if (line && line.length + 1 + w.length > width) { out.push(line); line = w; } else line = line ? `${line} ${w}` : w;
+  }
+  if (line) out.push(line);
+  return out;
+}
+
+/** The readable form of a simulation result. */
+export function formatSimulation(r: SimulationResult): string {
+  const out: string[] = [];
+  out.push(`refscope simulate — ${r.input.description}`);
+  out.push(`workload: ${displayName(r.workload.description)} (${n(r.workload.operations)} operations${r.workload.kind === 'updates' ? `, ${n(r.workload.transactions)} transaction${r.workload.transactions === 1 ? '' : 's'}` : ''})`);
+  out.push('');
+  out.push(`${'model'.padEnd(9)} ${'git versions'.padEnd(22)} ${'estimate'.padStart(10)} ${'seeks'.padStart(10)} ${'blocks'.padStart(10)} ${'records'.padStart(10)} ${'tombstones'.padStart(11)}`);
+  for (const m of r.results) {
+    if (!m.applicable) { out.push(`${m.model.padEnd(9)} not applicable: ${m.reason}`); continue; }
+    out.push(`${m.model.padEnd(9)} ${m.versions.slice(0, 22).padEnd(22)} ${secs(m.seconds).padStart(10)} ${big(m.seeks).padStart(10)} ${big(m.blocksRead).padStart(10)} ${big(m.recordsDecoded).padStart(10)} ${big(m.tombstonesSkipped).padStart(11)}`);
+  }
+  const ok = r.results.filter((m) => m.applicable && m.seconds);
+  if (ok.length) {
+    out.push('');
+    out.push('where the time goes:');
+    for (const m of ok) {
+      const shown = m.phases.filter((p) => p.seconds >= 0.005 * m.seconds!);
+      out.push(`  ${m.model.padEnd(9)} ${shown.map((p) => `${p.phase} ${Math.round((100 * p.seconds) / m.seconds!)} %`).join(', ')}`);
+    }
+  }
+  if (r.fixes.length) {
+    out.push('');
+    out.push(`what would fix it (against ${r.fixes[0].model}, ${secs(r.fixes[0].baselineSeconds)}):`);
+    for (const f of r.fixes) {
+      const gain = f.speedup === null ? 'no change' : f.speedup >= 1.05 ? `${f.speedup >= 10 ? Math.round(f.speedup) : f.speedup.toFixed(1)}× faster` : f.speedup <= 0.95 ? `${(1 / f.speedup).toFixed(1)}× slower` : 'about the same';
+      out.push(`  ${f.label}`);
+      out.push(`      ${secs(f.seconds).padEnd(10)} ${gain.padEnd(14)} ${f.note}`);
+    }
+  }
+  const errs = r.results.find((m) => m.errorCount);
+  if (errs) {
+    out.push('');
+    out.push(`git would refuse ${n(errs.errorCount)} update(s), e.g.: ${displayName(errs.errors[0])}`);
+  }
+  out.push('');
+  out.push(...wrap(displayName(r.explanation)));
+  if (r.curve) {
+    const show = [1, 10, 100, 1000, 10000, 100000];
+    const idx = show.map((v) => r.curve!.n.indexOf(v));
+    out.push('');
+    out.push(`estimated time against batch size n, stack scaled with n (simulated n = ${n(r.curve.simulatedN)}):`);
+    out.push(`  ${'model'.padEnd(9)} ${show.map((v) => `n=${v >= 1000 ? `${v / 1000}k` : v}`.padStart(10)).join(' ')}`);
+    for (const s of r.curve.series) out.push(`  ${s.model.padEnd(9)} ${idx.map((i) => secs(s.sameShape[i]).padStart(10)).join(' ')}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+function parseModels(v: string | true | undefined): ModelName[] | undefined {
+  if (v === undefined) return undefined;
+  if (v === true || v === '') throw new UsageError('--model needs a name: ' + [...MODEL_NAMES, 'all'].join(', '));
+  if (v === 'all') return [...MODEL_NAMES];
+  const out: ModelName[] = [];
+  for (const m of v.split(',')) {
+    if (!(MODEL_NAMES as string[]).includes(m)) throw new UsageError(`unknown model ${JSON.stringify(m)}: ${[...MODEL_NAMES, 'all'].join(', ')}`);
+    out.push(m as ModelName);
+  }
+  return out;
+}
+
+async function run(argv: string[]): Promise<number> {
+  // `-z` is a short flag; parseArgs only knows long ones.
+  const z = argv.includes('-z') || argv.includes('--z');
+  const args = parseArgs(argv.filter((a) => a !== '-z' && a !== '--z'), ['stdin', 'workload', 'model', 'factor'],
+    ['json', 'no-fixes', 'no-curve', 'no-auto-compaction', 'no-warn-ambiguous-refs']);
+  if (args.pos.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.pos[1])}`);
+  const stdinPath = args.flags.get('stdin');
+  const spec = args.flags.get('workload');
+  if ((stdinPath === undefined) === (spec === undefined)) throw new UsageError('give exactly one of --stdin <file> and --workload <spec>');
+  if (z && stdinPath === undefined) throw new UsageError('-z applies to --stdin input only');
+  const models = parseModels(args.flags.get('model'));
+  let factor: number | undefined;
+  if (args.flags.has('factor')) {
+    factor = Number(args.flags.get('factor'));
+    if (!Number.isInteger(factor) || factor < 2 || factor > 255) throw new UsageError('--factor takes an integer from 2 to 255');
+  }
+  const a = loadPath(args.pos[0]);
+  const sim = Simulator.fromAnalysis(a);
+  let w: Workload;
+  if (typeof spec === 'string') {
+    try {
+      w = sim.parseSpec(spec);
+    } catch (e) {
+      if (e instanceof SpecError) throw new UsageError(`--workload: ${e.message}`);
+      throw e;
+    }
+  } else {
+    if (typeof stdinPath !== 'string' || stdinPath === '') throw new UsageError('--stdin needs a file (or - for standard input)');
+    const bytes = stdinPath === '-' ? new Uint8Array(fs.readFileSync(0)) : new Uint8Array(fs.readFileSync(stdinPath));
+    w = sim.parseStdin(bytes, { z, file: stdinPath === '-' ? '(stdin)' : stdinPath });
+  }
+  const res = sim.run(w, {
+    models, factor, fixes: !args.flags.has('no-fixes'), curve: !args.flags.has('no-curve'),
+    autoCompaction: !args.flags.has('no-auto-compaction'), warnAmbiguousRefs: !args.flags.has('no-warn-ambiguous-refs'),
+  });
+  process.stdout.write(args.flags.has('json') ? JSON.stringify(res, null, 2) + '\n' : formatSimulation(res));
+  const err = firstError(a);
+  if (err) {
+    process.stderr.write(`refscope: ${displayName(err.message)}\n`);
+    return 3;
+  }
+  return 0;
+}
+
+export const simulateCommand: Command = {
+  name: 'simulate',
+  usage: 'simulate <path> [options]',
+  summary: `--stdin <file> | --workload <spec> [--model <name>|all] [--json]: git's work and time per version, what would fix it (docs/simulator.md)`,
+  run,
+};

@@ -1,0 +1,65 @@
+/**
+ * curve: estimated time against batch size n (1 … 10^5), per model, for a log–log chart.
+ *
+ * Computed analytically from one simulated run of W operations (docs/simulator.md "Curve"):
+ * its estimated seconds are split into
+ * - fixed: process start-up;
+ * - stepping: the iteration work spent walking past entries beyond the first one per merged
+ *   seek (tombstones and entries a reader cannot stop at), i.e. the part that grows with the
+ *   stack: fraction f = (merged entries − merged seeks) / merged entries of the iteration
+ *   records and blocks;
+ * - linear: everything else (seeks, reads, writes, compaction, per-update work).
+ * Two series:
+ * - `sameShape`: batch and stack grow together (n refs re-created over n tombstones, the recreate
+ *   case): fixed + linear·(n/W) + stepping·(n/W)² — quadratic where stepping dominates;
+ * - `fixedStack`: the stack as it is, batch scaled: fixed + (linear + stepping)·(n/W) — linear.
+ */
+import type { Counts } from './counts.ts';
+import { CONSTANTS, seconds, type TimeConstants } from './constants.ts';
+import type { ModelName } from './models.ts';
+
+/** Batch sizes of the curve. */
+export const CURVE_N = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000];
+
+/** One model's curve. */
+export interface CurveSeries {
+  model: ModelName;
+  /** Seconds at each n of `CurveData.n`, stack scaled with the batch. */
+  sameShape: number[];
+  /** Seconds at each n, stack unchanged. */
+  fixedStack: number[];
+  /** The split the curve is built from (seconds at the simulated size). */
+  parts: { fixed: number; linear: number; stepping: number };
+}
+
+/** Curve data for a chart. */
+export interface CurveData {
+  n: number[];
+  /** Operations in the simulated workload (the curve passes through it exactly). */
+  simulatedN: number;
+  series: CurveSeries[];
+}
+
+/** Split a run's seconds into fixed, linear and stepping parts. */
+export function splitSeconds(total: Counts, k: TimeConstants = CONSTANTS): { fixed: number; linear: number; stepping: number } {
+  const all = seconds(total, k);
+  const fixed = k.startup * total.processes;
+  const extra = Math.max(0, total.mergedEntries - total.mergedSeeks);
+  const f = total.mergedEntries > 0 ? extra / total.mergedEntries : 0;
+  const stepping = f * (k.perRecord * total.iterRecords + k.perBlock * total.iterBlocks);
+  return { fixed, linear: Math.max(0, all - fixed - stepping), stepping };
+}
+
+/** Build the curve for runs of `w` operations. */
+export function buildCurve(runs: { model: ModelName; total: Counts }[], w: number, k: TimeConstants = CONSTANTS, ns: number[] = CURVE_N): CurveData {
+  const series = runs.map(({ model, total }) => {
+    const parts = splitSeconds(total, k);
+    const sameShape = ns.map((n) => {
+      const r = n / Math.max(1, w);
+      return parts.fixed + parts.linear * r + parts.stepping * r * r;
+    });
+    const fixedStack = ns.map((n) => parts.fixed + (parts.linear + parts.stepping) * (n / Math.max(1, w)));
+    return { model, sameShape, fixedStack, parts };
+  });
+  return { n: ns.slice(), simulatedN: w, series };
+}
