@@ -8,6 +8,7 @@ import { registerFilesBackend } from './analyze.ts';
 import { gitAutoCompaction, geometryByCount, jgitCompaction, type Segment } from './compaction.ts';
 import { loadFilesRepo, filesRefs, filesRepoSection, packedRefsSection, type FilesRepo, type PackedRefsJson } from './files.ts';
 import { FormatError } from './basics.ts';
+import { Simulator } from './simulate/index.ts';
 import { compactAll, compactSegment, type CompactResult } from './compact.ts';
 
 /** `stack.compaction` of the report (docs/report.md). */
@@ -132,6 +133,35 @@ function liveWinners(a: Analysis, n: number): number[] {
   return out;
 }
 
+/** Stacks up to this many ref records get the simulator's estimate in the diagnosis (~1 s per 100,000). */
+export const DIAGNOSIS_SIMULATION_MAX_RECORDS = 120_000;
+
+function secs(x: number): string {
+  return x >= 100 ? `${fmt(Math.round(x))} s` : x >= 1 ? `${x.toFixed(1)} s` : `${Math.max(1, Math.round(x * 1000))} ms`;
+}
+
+/**
+ * When tombstones hide refs: what re-creating them costs per git version (the mailing-list cases
+ * of CONTEXT.md), from the simulator, and what `git pack-refs` would make of it.
+ */
+function simulationSentence(r: Report, a: Analysis): string {
+  const st = r.stack!;
+  if (!st.tombstonesHiding || st.incomplete) return '';
+  if (st.refRecords > DIAGNOSIS_SIMULATION_MAX_RECORDS) {
+    return `Open the Simulator (or \`refscope simulate --workload recreate\`) to see what re-creating the ${plural(st.tombstonesHiding, 'hidden ref')} costs per git version.`;
+  }
+  try {
+    const sim = Simulator.fromAnalysis(a);
+    const res = sim.run(sim.parseSpec('recreate'), { models: ['git-2.49', 'git-2.55', 'git-2.56'], fixes: false, curve: false });
+    const by = new Map(res.results.map((x) => [x.model, x.seconds ?? undefined]));
+    const old = by.get('git-2.49'), mid = by.get('git-2.55'), neu = by.get('git-2.56');
+    if (old === undefined || mid === undefined || neu === undefined) return '';
+    return `Re-creating the ${plural(st.tombstonesHiding, 'ref')} those tombstones hide in one \`git update-ref --stdin\` transaction would take about ${secs(old)} with git ≤ 2.49, ${secs(mid)} with git 2.50–2.55 and ${secs(neu)} with git 2.56 (refscope's simulator: every read lands on tombstones the older merged iterator steps over one by one); \`-c core.warnAmbiguousRefs=false\` helps only up to 2.49, \`git pack-refs\` removes the tombstones for every version.`;
+  } catch {
+    return '';
+  }
+}
+
 /** The one-paragraph diagnosis for a reftable stack, with the numbers. */
 function diagnoseStack(r: Report, c: CompactionReport | null): string {
   const st = r.stack!;
@@ -233,4 +263,6 @@ registerReportExtension((r, a, opts) => {
   const c = compactionReport(r, a, factor);
   if (c) r.stack.compaction = c;
   r.diagnosis = diagnoseStack(r, c);
+  const sim = simulationSentence(r, a);
+  if (sim) r.diagnosis += ' ' + sim;
 });
