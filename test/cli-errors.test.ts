@@ -58,7 +58,7 @@ describe('CLI on damaged input', () => {
     b[4] = 7; // version byte
     fs.writeFileSync(p, b);
     const r = run('refs', dir);
-    expectOneLine(r, new RegExp(`^refscope: ${oldest.replace(/\./g, '\\.')}: offset 4: version 1 or 2, found 7\\n$`));
+    expectOneLine(r, new RegExp(`^refscope: ${oldest.replace(/\./g, '\\.')}: offset 4: expected version 1 or 2, found 7\\n$`));
     expect(r.stdout).toBe('');
   });
 
@@ -71,7 +71,7 @@ describe('CLI on damaged input', () => {
     b.writeUInt16BE(0, countAt);
     fs.writeFileSync(p, b);
     const r = run('analyze', dir, '--json');
-    expectOneLine(r, new RegExp(`^refscope: ${names[3].replace(/\./g, '\\.')}: offset ${countAt}: restart_count ≥ 1, found 0\\n$`));
+    expectOneLine(r, new RegExp(`^refscope: ${names[3].replace(/\./g, '\\.')}: offset ${countAt}: expected restart_count ≥ 1, found 0\\n$`));
     const report = JSON.parse(r.stdout);
     expect(report.stack.incomplete).toBe(true);
     expect(report.tables.filter((t: { error: unknown }) => t.error).length).toBe(1);
@@ -86,26 +86,26 @@ describe('CLI on damaged input', () => {
     b[b.length - 10] ^= 0x40;
     const p = path.join(tmp, 'lone.ref');
     fs.writeFileSync(p, b);
-    expectOneLine(run('analyze', p), new RegExp(`^refscope: lone\\.ref: offset ${b.length - 4}: footer CRC-32 0x[0-9a-f]{8}, found 0x[0-9a-f]{8}\\n$`));
+    expectOneLine(run('analyze', p), new RegExp(`^refscope: lone\\.ref: offset ${b.length - 4}: expected footer CRC-32 0x[0-9a-f]{8}, found 0x[0-9a-f]{8}\\n$`));
   });
 
   it('refs: an unsafe name in tables.list → exit 3, one line', () => {
     const dir = copyStack('basic-sha1', 'unsafe-list');
     fs.writeFileSync(path.join(dir, 'tables.list'), '../../etc/passwd\n');
-    expectOneLine(run('refs', dir), /^refscope: tables\.list: offset 0: a plain file name \(no '\/', no '\.\.'\), found "\.\.\/\.\.\/etc\/passwd"\n$/);
+    expectOneLine(run('refs', dir), /^refscope: tables\.list: offset 0: expected a plain file name \(no '\/', no '\.\.'\), found "\.\.\/\.\.\/etc\/passwd"\n$/);
   });
 
   it('refs: a file name with a newline stays on one line (escaped)', () => {
     const dir = path.join(tmp, 'newline-name');
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, 'evil\nname.ref'), 'REFT garbage');
-    expectOneLine(run('refs', dir), /^refscope: evil\\x0aname\.ref: offset 12: a reftable header of 24 bytes \(file too short\)\n$/);
+    expectOneLine(run('refs', dir), /^refscope: evil\\x0aname\.ref: offset 12: expected a reftable header of 24 bytes \(file too short\)\n$/);
   });
 
   it('refs: random bytes as a table → exit 3, one line', () => {
     const p = path.join(tmp, 'random.ref');
     fs.writeFileSync(p, Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919 + 13) & 255)));
-    expectOneLine(run('refs', p), /^refscope: random\.ref: offset 0: magic 'REFT'\n$/);
+    expectOneLine(run('refs', p), /^refscope: random\.ref: offset 0: expected magic 'REFT'\n$/);
   });
 });
 
@@ -140,7 +140,7 @@ describe('inputs beyond 2 GiB (sparse files, read in slices)', () => {
     foot[foot.length - 1] ^= 1;
     const p = sparse('big-crc.ref', head, foot);
     const t0 = Date.now();
-    expectOneLine(run('refs', p), new RegExp(`^refscope: big-crc\\.ref: offset ${SIZE - 4}: footer CRC-32 `));
+    expectOneLine(run('refs', p), new RegExp(`^refscope: big-crc\\.ref: offset ${SIZE - 4}: expected footer CRC-32 `));
     expect(Date.now() - t0).toBeLessThan(20_000);
   });
 
@@ -148,6 +148,6 @@ describe('inputs beyond 2 GiB (sparse files, read in slices)', () => {
     const { head, foot } = parts();
     const p = sparse('big-hole.ref', head, foot);
     // First block, then NUL padding up to block_size 4096, then a "block" of type 0x00 at 4096.
-    expectOneLine(run('analyze', p), /^refscope: big-hole\.ref: offset 4096: block type 'r' \(ref\) in the ref section, found 0x0\n$/);
+    expectOneLine(run('analyze', p), /^refscope: big-hole\.ref: offset 4096: expected block type 'r' \(ref\) in the ref section, found 0x0\n$/);
   });
 });

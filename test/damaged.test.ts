@@ -142,27 +142,27 @@ describe('baselines', () => {
 
 describe('header and file size', () => {
   it('file shorter than a header', () => {
-    expect(err(T0.subarray(0, 20))).toBe('t.ref: offset 20: a reftable header of 24 bytes (file too short)');
+    expect(err(T0.subarray(0, 20))).toBe('t.ref: offset 20: expected a reftable header of 24 bytes (file too short)');
   });
   it('magic', () => {
-    expect(err(patch(T0, 0, [0x58]))).toBe("t.ref: offset 0: magic 'REFT'");
+    expect(err(patch(T0, 0, [0x58]))).toBe("t.ref: offset 0: expected magic 'REFT'");
   });
   it('version', () => {
-    expect(err(patch(T0, 4, [3]))).toBe('t.ref: offset 4: version 1 or 2, found 3');
+    expect(err(patch(T0, 4, [3]))).toBe('t.ref: offset 4: expected version 1 or 2, found 3');
   });
   it('hash id (v2 header, bytes 24..27)', () => {
     const h = header({ version: 2, hashId: 'md5!' });
-    expect(err(bytes(h, fill(100, 0)))).toBe("t.ref: offset 24: hash id 'sha1' or 's256'");
+    expect(err(bytes(h, fill(100, 0)))).toBe("t.ref: offset 24: expected hash id 'sha1' or 's256'");
   });
   it('min_update_index ≤ max_update_index', () => {
     const h = header({ min: 3, max: 2 });
-    expect(err(bytes(h, fill(100, 0)))).toBe('t.ref: offset 8: min_update_index (3) ≤ max_update_index (2)');
+    expect(err(bytes(h, fill(100, 0)))).toBe('t.ref: offset 8: expected min_update_index (3) ≤ max_update_index (2)');
   });
   it('update indexes below 2^53 (min_update_index high word 0x00200000 = 2^53 / 2^32)', () => {
-    expect(err(patch(T0, 8, [0x00, 0x20, 0x00, 0x00]))).toBe('t.ref: offset 8: min_update_index below 2^53');
+    expect(err(patch(T0, 8, [0x00, 0x20, 0x00, 0x00]))).toBe('t.ref: offset 8: expected min_update_index below 2^53');
   });
   it('file at least header + footer (24 + 68 = 92 bytes)', () => {
-    expect(err(T0.subarray(0, 80))).toBe('t.ref: offset 80: at least 92 bytes (header + footer), found 80');
+    expect(err(T0.subarray(0, 80))).toBe('t.ref: offset 80: expected at least 92 bytes (header + footer), found 80');
   });
 });
 
@@ -171,110 +171,110 @@ describe('footer', () => {
     const d = patch(T0, 147, [0x30]);
     const want = zlib.crc32(d.subarray(92, 156));
     const found = zlib.crc32(T0.subarray(92, 156));
-    expect(err(d)).toBe(`t.ref: offset 156: footer CRC-32 ${hex8(want)}, found ${hex8(found)}`);
+    expect(err(d)).toBe(`t.ref: offset 156: expected footer CRC-32 ${hex8(want)}, found ${hex8(found)}`);
   });
   it('header and footer agree (footer copy of max_update_index low byte: 92 + 23 = 115)', () => {
-    expect(err(patch(T0, 115, [3], true))).toBe('t.ref: offset 115: footer to repeat the header byte for byte');
+    expect(err(patch(T0, 115, [3], true))).toBe('t.ref: offset 115: expected footer to repeat the header byte for byte');
   });
   it('log_position inside the blocks (field at 92 + 24 + 24 = 140)', () => {
-    expect(err(patch(T0, 140, u64(500), true))).toBe('t.ref: offset 140: log_position 0 or inside the blocks [24, 92), found 500');
+    expect(err(patch(T0, 140, u64(500), true))).toBe('t.ref: offset 140: expected log_position 0 or inside the blocks [24, 92), found 500');
   });
   it('ref_index_position inside the blocks (field at 92 + 24 = 116)', () => {
-    expect(err(patch(T0, 116, u64(10), true))).toBe('t.ref: offset 116: ref_index_position 0 or inside the blocks [24, 92), found 10');
+    expect(err(patch(T0, 116, u64(10), true))).toBe('t.ref: offset 116: expected ref_index_position 0 or inside the blocks [24, 92), found 10');
   });
   it('positions below 2^53 (obj field at 92 + 24 + 8 = 124)', () => {
-    expect(err(patch(T0, 124, [0, 0x20, 0, 0, 0, 0, 0, 0], true))).toBe('t.ref: offset 124: obj position below 2^53');
+    expect(err(patch(T0, 124, [0, 0x20, 0, 0, 0, 0, 0, 0], true))).toBe('t.ref: offset 124: expected obj position below 2^53');
   });
   it('obj_id_len 2..20 (obj word (60 << 5) | 1)', () => {
-    expect(err(patch(T0, 124, u64(60 * 32 + 1), true))).toBe('t.ref: offset 124: obj_id_len between 2 and 20, found 1');
+    expect(err(patch(T0, 124, u64(60 * 32 + 1), true))).toBe('t.ref: offset 124: expected obj_id_len between 2 and 20, found 1');
   });
 });
 
 describe('sections', () => {
   it('sections in file order (ref index at 80 after obj at 60)', () => {
     const d = patch(patch(T0, 116, u64(80)), 124, u64(60 * 32 + 2), true);
-    expect(err(d)).toBe('t.ref: offset 116: sections in the order ref, ref index, obj, obj index, log, log index (ref_index_position 80 is after obj_position 60)');
+    expect(err(d)).toBe('t.ref: offset 116: expected sections in the order ref, ref index, obj, obj index, log, log index (ref_index_position 80 is after obj_position 60)');
   });
   it('an index only with its section (obj_index_position at 92 + 24 + 16 = 132, no obj)', () => {
-    expect(err(patch(T0, 132, u64(80), true))).toBe('t.ref: offset 132: obj_index_position 0 when the table has no obj section');
+    expect(err(patch(T0, 132, u64(80), true))).toBe('t.ref: offset 132: expected obj_index_position 0 when the table has no obj section');
   });
   it("first block type 'r' or 'g' (byte 24)", () => {
-    expect(err(patch(T0, 24, [0x78]))).toBe("t.ref: offset 24: block type 'r' or 'g' after the header, found 0x78");
+    expect(err(patch(T0, 24, [0x78]))).toBe("t.ref: offset 24: expected block type 'r' or 'g' after the header, found 0x78");
   });
   it('first section right after the header (no ref block, log_position 50)', () => {
     const d = patch(patch(T0, 24, [0x78]), 140, u64(50), true);
-    expect(err(d)).toBe('t.ref: offset 140: the first section (log_position) to start right after the header at 24, found 50');
+    expect(err(d)).toBe('t.ref: offset 140: expected the first section (log_position) to start right after the header at 24, found 50');
   });
 });
 
 describe('blocks', () => {
   it('block_len ≤ block size (field at 25)', () => {
-    expect(err(patch(T0, 25, u24(300)))).toBe('t.ref: offset 25: block_len ≤ block size 256, found 300');
+    expect(err(patch(T0, 25, u24(300)))).toBe('t.ref: offset 25: expected block_len ≤ block size 256, found 300');
   });
   it('block_len at least header + block header + restart count (24 + 4 + 2 = 30)', () => {
-    expect(err(patch(T0, 25, u24(5)))).toBe('t.ref: offset 25: block_len ≥ 30, found 5');
+    expect(err(patch(T0, 25, u24(5)))).toBe('t.ref: offset 25: expected block_len ≥ 30, found 5');
   });
   it('block_len within the section and the file (ref section ends at the footer, 92)', () => {
-    expect(err(patch(T0, 25, u24(200)))).toBe('t.ref: offset 25: block_len within the ref section (ends at 92), found 200');
+    expect(err(patch(T0, 25, u24(200)))).toBe('t.ref: offset 25: expected block_len within the ref section (ends at 92), found 200');
   });
   it('restart_count ≥ 1 (count at 90)', () => {
-    expect(err(patch(T0, 90, u16(0)))).toBe('t.ref: offset 90: restart_count ≥ 1, found 0');
+    expect(err(patch(T0, 90, u16(0)))).toBe('t.ref: offset 90: expected restart_count ≥ 1, found 0');
   });
   it('restart table inside the block (30 restarts: 92 − 2 − 90 = 0 < first record 28)', () => {
-    expect(err(patch(T0, 90, u16(30)))).toBe('t.ref: offset 90: a restart table (30 × 3 bytes) that leaves room for records in block_len 92');
+    expect(err(patch(T0, 90, u16(30)))).toBe('t.ref: offset 90: expected a restart table (30 × 3 bytes) that leaves room for records in block_len 92');
   });
   it('restart offsets inside the records (entry 0 at 87)', () => {
-    expect(err(patch(T0, 87, u24(100)))).toBe('t.ref: offset 87: restart offset 0 increasing and inside the records [28, 87), found 100');
+    expect(err(patch(T0, 87, u24(100)))).toBe('t.ref: offset 87: expected restart offset 0 increasing and inside the records [28, 87), found 100');
   });
   it('restart offsets increasing (T0r2: entry 1 at 98 + 3 = 101)', () => {
-    expect(err(patch(T0r2, 101, u24(28)))).toBe('t.ref: offset 101: restart offset 1 increasing and inside the records [28, 98), found 28');
+    expect(err(patch(T0r2, 101, u24(28)))).toBe('t.ref: offset 101: expected restart offset 1 increasing and inside the records [28, 98), found 28');
   });
   it('restart offsets at record boundaries (T0r2: 70 is inside B0, 63..97)', () => {
-    expect(err(patch(T0r2, 101, u24(70)))).toBe('t.ref: offset 101: restart offset 1 at a record boundary, found 70');
+    expect(err(patch(T0r2, 101, u24(70)))).toBe('t.ref: offset 101: expected restart offset 1 at a record boundary, found 70');
   });
-  it('the first record at a restart point (restart offset 63: A at 28 is not)', () => {
-    expect(err(patch(T0, 87, u24(63)))).toBe('t.ref: offset 28: the first record of a block at a restart point');
+  it('the first record at a restart point (restart offset 63: expected A at 28 is not)', () => {
+    expect(err(patch(T0, 87, u24(63)))).toBe('t.ref: offset 28: expected the first record of a block at a restart point');
   });
   it('prefix length 0 at a restart point (T0 with a restart at B, 63, which has prefix 11)', () => {
     // Restart table 87..92 (28, 63), count 93..94, block_len 95.
-    expect(err(bytes(H0, block('r', [A, B], 24, [0, 1]), footer(H0)))).toBe('t.ref: offset 63: prefix length 0 at a restart point, found 11');
+    expect(err(bytes(H0, block('r', [A, B], 24, [0, 1]), footer(H0)))).toBe('t.ref: offset 63: expected prefix length 0 at a restart point, found 11');
   });
   it('keys increasing across blocks (unaligned; block 2 at 92, its first record at 96)', () => {
     // Block 2: 'r' u24 44 | 00 61 "refs/heads/a" 00 33×20 (96..130) | restart 4 | count 1.
     const h = header({ blockSize: 0 });
     const b2 = block('r', [rec(0, 'refs/heads/a', 1, [0], fill(20, 0x33))]);
     expect(err(bytes(h, block('r', [A, B], 24), b2, footer(h)))).toBe(
-      "t.ref: offset 96: keys increasing across blocks (this block's first key after the previous block's last key)");
+      "t.ref: offset 96: expected keys increasing across blocks (this block's first key after the previous block's last key)");
   });
 });
 
 describe('records', () => {
   it('varints below 2^53 (A at 28: eight 0xff bytes reach 128^8 = 2^56)', () => {
-    expect(err(patch(T0, 28, fill(8, 0xff)))).toBe('t.ref: offset 28: a varint below 2^53');
+    expect(err(patch(T0, 28, fill(8, 0xff)))).toBe('t.ref: offset 28: expected a varint below 2^53');
   });
   it('varints that end (T0t: the delta at 66 is 0x80 and the records end at 67)', () => {
-    expect(err(patch(T0t, 66, [0x80]))).toBe('t.ref: offset 66: a varint that ends inside the block');
+    expect(err(patch(T0t, 66, [0x80]))).toBe('t.ref: offset 66: expected a varint that ends inside the block');
   });
   it('prefix length ≤ previous key length (B at 63: prefix 13 > 12)', () => {
-    expect(err(patch(T0, 63, [13]))).toBe('t.ref: offset 63: prefix length ≤ previous key length 12, found 13');
+    expect(err(patch(T0, 63, [13]))).toBe('t.ref: offset 63: expected prefix length ≤ previous key length 12, found 13');
   });
   it('keys strictly increasing (B\'s suffix at 65 = "a": B = A)', () => {
-    expect(err(patch(T0, 65, str('a')))).toBe('t.ref: offset 63: keys strictly increasing (this key after the previous one)');
+    expect(err(patch(T0, 65, str('a')))).toBe('t.ref: offset 63: expected keys strictly increasing (this key after the previous one)');
   });
   it('value types 0..3 (A\'s type byte at 29: 12 << 3 | 5 = 0x65)', () => {
-    expect(err(patch(T0, 29, [0x65]))).toBe('t.ref: offset 28: ref value type 0..3, found 5');
+    expect(err(patch(T0, 29, [0x65]))).toBe('t.ref: offset 28: expected ref value type 0..3, found 5');
   });
   it("update_index within the table's range (B's delta at 63 + 3 = 66: 1 + 5 = 6 > 2)", () => {
-    expect(err(patch(T0, 66, [5]))).toBe("t.ref: offset 66: update_index within the table's range 1..2, found 6");
+    expect(err(patch(T0, 66, [5]))).toBe("t.ref: offset 66: expected update_index within the table's range 1..2, found 6");
   });
   it('key suffix inside the records (T0t: B declares 4 bytes at 65, records end at 67)', () => {
-    expect(err(patch(T0t, 64, [4 * 8 + 1]))).toBe('t.ref: offset 65: key suffix of 4 bytes inside the records (2 left)');
+    expect(err(patch(T0t, 64, [4 * 8 + 1]))).toBe('t.ref: offset 65: expected key suffix of 4 bytes inside the records (2 left)');
   });
   it('object id inside the records (T0t: B made type 1, its id would start at 67 = end)', () => {
-    expect(err(patch(T0t, 64, [1 * 8 + 1]))).toBe('t.ref: offset 67: object id of 20 bytes inside the records (0 left)');
+    expect(err(patch(T0t, 64, [1 * 8 + 1]))).toBe('t.ref: offset 67: expected object id of 20 bytes inside the records (0 left)');
   });
   it('symref target inside the records (T0s: length at 67 says 9, 68 + 9 > 73)', () => {
-    expect(err(patch(T0s, 67, [9]))).toBe('t.ref: offset 68: symref target of 9 bytes inside the records (5 left)');
+    expect(err(patch(T0s, 67, [9]))).toBe('t.ref: offset 68: expected symref target of 9 bytes inside the records (5 left)');
   });
 });
 
@@ -302,25 +302,25 @@ describe('indexes', () => {
     expect(seekRef(t, 'refs/heads/c', newCounters())).toEqual({ index: 2, exact: true });
   });
   it('index positions at a block (I2 at 158 points at 100)', () => {
-    expect(err(patch(TI, 158, [100], true))).toBe('t.ref: offset 158: index position at the start of a ref block or a lower index block, found 100');
+    expect(err(patch(TI, 158, [100], true))).toBe('t.ref: offset 158: expected index position at the start of a ref block or a lower index block, found 100');
   });
   it('index positions not at the index block itself (I2 → 136 = 80 08, at 158)', () => {
     // I2 grows by one byte: index block 136..164, footer at 165.
     const d = bytes(HI, refBlocks, block('i', [I1, I2(136)]), footer(HI, { refIndex: 136 }));
-    expect(err(d)).toBe('t.ref: offset 158: index position pointing at another block, not itself (136)');
+    expect(err(d)).toBe('t.ref: offset 158: expected index position pointing at another block, not itself (136)');
   });
   it('index positions point backwards: no cycles', () => {
     // Root X at 136: 'i' u24 25 | 00 60 "refs/heads/c" + varint(161) = 80 21 (value at 154) | restart | count
     // (4 + 16 + 3 + 2 = 25 bytes, 136..160); lower block Y at 161 = TI's index block. X → Y is forwards.
     const x = block('i', [rec(0, 'refs/heads/c', 0, varint(161))]);
     const d = bytes(HI, refBlocks, x, block('i', [I1, I2(92)]), footer(HI, { refIndex: 136 }));
-    expect(err(d)).toBe('t.ref: offset 154: index position pointing back to a ref block or a lower index block (no cycles), found 161 (this block is at 136)');
+    expect(err(d)).toBe('t.ref: offset 154: expected index position pointing back to a ref block or a lower index block (no cycles), found 161 (this block is at 136)');
   });
   it('index positions at blocks of the right type (a ref index pointing at a log block)', () => {
     // Index with I2 → 165 (80 25): 136..164; log block (see T1) at 165; footer after it.
     const lg = logBlock(LOGREC);
     const d = bytes(HI, refBlocks, block('i', [I1, I2(165)]), lg, footer(HI, { refIndex: 136, log: 165 }));
-    expect(err(d)).toBe('t.ref: offset 158: index position at the start of a ref block or a lower index block, found 165 (a log block)');
+    expect(err(d)).toBe('t.ref: offset 158: expected index position at the start of a ref block or a lower index block, found 165 (a log block)');
   });
   it('index depth ≤ 64 levels (a chain of 65 index blocks)', () => {
     // Level k (k = 0..64) is one block with one record 00 60 "refs/heads/b" varint(previous) at
@@ -336,7 +336,7 @@ describe('indexes', () => {
       p += b.length;
     }
     const d = bytes(HI, refBlocks, ...parts, footer(HI, { refIndex: 136 }));
-    expect(err(d)).toBe(`t.ref: offset ${last + 18}: index depth ≤ 64 levels`);
+    expect(err(d)).toBe(`t.ref: offset ${last + 18}: expected index depth ≤ 64 levels`);
   });
   it('obj positions at ref blocks (obj block at 164: record 00 11 33 33 + position at 172)', () => {
     // obj block: 'o' u24 14 | 00 (2 << 3 | 1 = 0x11) 33 33 varint(pos) at 168..172 | restart 4 | count 1:
@@ -347,7 +347,7 @@ describe('indexes', () => {
     expect(t.counts.obj).toBe(1);
     expect(refsForObject(t, '33'.repeat(20), newCounters()).map((i) => t.refs.names[i])).toEqual(['refs/heads/c']);
     const d = bytes(HI, refBlocks, block('i', [I1, I2(92)]), ob(50), footer(HI, { refIndex: 136, obj: 164, objIdLen: 2 }));
-    expect(err(d)).toBe('t.ref: offset 172: obj position at the start of a ref block, found 50');
+    expect(err(d)).toBe('t.ref: offset 172: expected obj position at the start of a ref block, found 50');
   });
   it('an index key that is not its block\'s last key is a warning (I1 says "refs/heads/a")', () => {
     const d = bytes(HI, refBlocks, block('i', [rec(0, 'refs/heads/a', 0, [0]), I2(92)]), footer(HI, { refIndex: 136 }));
@@ -380,42 +380,42 @@ describe('log blocks', () => {
     expect(t.counts.logDeletion).toBe(1);
   });
   it("block type 'g' in the log section (byte 92)", () => {
-    expect(err(patch(T1, 92, [0x72]))).toBe("t.ref: offset 92: block type 'g' (log) in the log section, found 0x72");
+    expect(err(patch(T1, 92, [0x72]))).toBe("t.ref: offset 92: expected block type 'g' (log) in the log section, found 0x72");
   });
   it('inflating to block_len (block_len 34: the stream ends after 33)', () => {
-    expect(err(patch(T1, 93, u24(34)))).toBe('t.ref: offset 96: log block to inflate to block_len 34 bytes, got 33');
+    expect(err(patch(T1, 93, u24(34)))).toBe('t.ref: offset 96: expected log block to inflate to block_len 34 bytes, got 33');
   });
   it('inflation capped at block_len (block_len 32: the first slice, at 98, gives more)', () => {
-    expect(err(patch(T1, 93, u24(32)))).toBe('t.ref: offset 98: log block to inflate to exactly block_len 32 bytes (it inflates to more)');
+    expect(err(patch(T1, 93, u24(32)))).toBe('t.ref: offset 98: expected log block to inflate to exactly block_len 32 bytes (it inflates to more)');
   });
   it('a zlib header (78 02: 0x7802 = 30722 is not a multiple of 31)', () => {
-    expect(err(patch(T1, 97, [0x02]))).toBe('t.ref: offset 96: a zlib header (deflate, window ≤ 32 KiB, check bits, no dictionary), found 0x7802');
+    expect(err(patch(T1, 97, [0x02]))).toBe('t.ref: offset 96: expected a zlib header (deflate, window ≤ 32 KiB, check bits, no dictionary), found 0x7802');
   });
   it('a valid deflate stream (block type 11 at 98)', () => {
-    expect(err(patch(T1, 98, [0x07]))).toBe('t.ref: offset 98: a valid zlib stream (invalid block type)');
+    expect(err(patch(T1, 98, [0x07]))).toBe('t.ref: offset 98: expected a valid zlib stream (invalid block type)');
   });
   it('the Adler-32 trailer (at 98 + 5 + 29 = 132)', () => {
     const a = adler32(LOGREC);
-    expect(err(patch(T1, 135, [(a & 255) ^ 1]))).toBe(`t.ref: offset 132: zlib Adler-32 ${hex8(a)} of the inflated block, found ${hex8(a ^ 1)}`);
+    expect(err(patch(T1, 135, [(a & 255) ^ 1]))).toBe(`t.ref: offset 132: expected zlib Adler-32 ${hex8(a)} of the inflated block, found ${hex8(a ^ 1)}`);
   });
   it('log keys: refname NUL reversed index (the NUL, LOGREC[3 + 12] = inflated byte 19, made "x")', () => {
     const bad = [...LOGREC];
     bad[15] = 0x78;
     const d = bytes(H0, block('r', [A, B], 24), logBlock(bad), footer(H0, { log: 92 }));
-    expect(err(d)).toBe('t.ref: offset 92: log key: refname, NUL, 8-byte reversed update index (at byte 4 of the inflated log block)');
+    expect(err(d)).toBe('t.ref: offset 92: expected log key: refname, NUL, 8-byte reversed update index (at byte 4 of the inflated log block)');
   });
   it('log value types 0..1 (80 2a = 21 << 3 | 2)', () => {
     const bad = [...LOGREC];
     bad[2] = 0x2a;
     const d = bytes(H0, block('r', [A, B], 24), logBlock(bad), footer(H0, { log: 92 }));
-    expect(err(d)).toBe('t.ref: offset 92: log value type 0 or 1, found 2 (at byte 4 of the inflated log block)');
+    expect(err(d)).toBe('t.ref: offset 92: expected log value type 0 or 1, found 2 (at byte 4 of the inflated log block)');
   });
   it('no zip bomb: 64 MiB of zeros (~64 KiB of deflate) in a block_len 1000 block stops at once', () => {
     const bomb = zlib.deflateSync(Buffer.alloc(64 << 20), { level: 9 });
     const lg = [0x67, ...u24(1000), ...bomb];
     const d = bytes(H0, block('r', [A, B], 24), lg, footer(H0, { log: 92 }));
     const t0 = performance.now();
-    expect(err(d)).toBe('t.ref: offset 98: log block to inflate to exactly block_len 1000 bytes (it inflates to more)');
+    expect(err(d)).toBe('t.ref: offset 98: expected log block to inflate to exactly block_len 1000 bytes (it inflates to more)');
     expect(performance.now() - t0).toBeLessThan(500);
   });
   it('a log-only table: first block a log block at 0, log_position 0 (as git writes it)', () => {
@@ -448,20 +448,20 @@ const TU = bytes(HU, block('r', [rec(0, 'refs/heads/u', 1, [0], fill(20, 0x44))]
 
 describe('tables.list and the stack', () => {
   it("safe names: no '/'", () => {
-    expect(stackErr('t.ref\n../x.ref\n')).toBe('reftable/tables.list: offset 6: a plain file name (no \'/\', no \'..\'), found "../x.ref"');
+    expect(stackErr('t.ref\n../x.ref\n')).toBe('reftable/tables.list: offset 6: expected a plain file name (no \'/\', no \'..\'), found "../x.ref"');
   });
   it("safe names: not '..'", () => {
-    expect(stackErr('..\n')).toBe('reftable/tables.list: offset 0: a plain file name (no \'/\', no \'..\'), found ".."');
+    expect(stackErr('..\n')).toBe('reftable/tables.list: offset 0: expected a plain file name (no \'/\', no \'..\'), found ".."');
   });
   it('no empty line (line 2 starts at 6)', () => {
-    expect(stackErr('t.ref\n\n')).toBe('reftable/tables.list: offset 6: a table file name on every line, found an empty line');
+    expect(stackErr('t.ref\n\n')).toBe('reftable/tables.list: offset 6: expected a table file name on every line, found an empty line');
   });
   it('a final newline', () => {
-    expect(stackErr('t.ref')).toBe('reftable/tables.list: offset 0: a newline at the end of the last line');
+    expect(stackErr('t.ref')).toBe('reftable/tables.list: offset 0: expected a newline at the end of the last line');
   });
   it('listed files exist (u.ref on the line at 6); the other table is still read', () => {
     const a = analyzeFiles([mem('reftable/tables.list', 't.ref\nu.ref\n'), mem('reftable/t.ref', T0)]);
-    expect(a.stack!.broken.map((b) => b.error.message)).toEqual(['reftable/tables.list: offset 6: table file "u.ref" named in tables.list to exist']);
+    expect(a.stack!.broken.map((b) => b.error.message)).toEqual(['reftable/tables.list: offset 6: expected table file "u.ref" named in tables.list to exist']);
     expect(analysisRefs(a).map((r) => r.name)).toEqual(['refs/heads/a', 'refs/heads/b']);
     const r = buildReport(a);
     expect(r.stack!.incomplete).toBe(true);
@@ -471,7 +471,7 @@ describe('tables.list and the stack', () => {
   });
   it('one damaged table does not hide the others', () => {
     const a = analyzeFiles([mem('reftable/tables.list', 't.ref\nu.ref\n'), mem('reftable/t.ref', patch(T0, 90, u16(0))), mem('reftable/u.ref', TU)]);
-    expect(a.stack!.broken.map((b) => b.error.message)).toEqual(['reftable/t.ref: offset 90: restart_count ≥ 1, found 0']);
+    expect(a.stack!.broken.map((b) => b.error.message)).toEqual(['reftable/t.ref: offset 90: expected restart_count ≥ 1, found 0']);
     expect(analysisRefs(a).map((r) => r.name)).toEqual(['refs/heads/u']);
     const r = buildReport(a);
     expect(r.tables[1].incomplete).toEqual(['tombstonesHiding']);
@@ -497,15 +497,15 @@ describe('tables.list and the stack', () => {
 describe('budgets', () => {
   it('maxRecords: T0 has 2 records, 1 allowed (checked when the block is done, at its offset 0)', () => {
     expect(() => open(T0, { maxRecords: 1 })).toThrow(BudgetError);
-    expect(err(T0, { maxRecords: 1 })).toBe('t.ref: offset 0: at most 1 records in this analysis (maxRecords budget); stopped here');
+    expect(err(T0, { maxRecords: 1 })).toBe('t.ref: offset 0: expected at most 1 records in this analysis (maxRecords budget); stopped here');
     expect(open(T0, { maxRecords: 2 }).refs.count).toBe(2);
   });
   it('deadline: already past before the first block', () => {
-    expect(err(T0, { deadline: Date.now() - 1 })).toBe('t.ref: offset 0: the analysis to finish before its deadline (time budget exceeded); stopped here after 0 records');
+    expect(err(T0, { deadline: Date.now() - 1 })).toBe('t.ref: offset 0: expected the analysis to finish before its deadline (time budget exceeded); stopped here after 0 records');
   });
   it('a budget stop ends the whole stack analysis (it is not one broken table)', () => {
     const files = [mem('reftable/tables.list', 't.ref\nu.ref\n'), mem('reftable/t.ref', T0), mem('reftable/u.ref', TU)];
-    expect(() => analyzeFiles(files, { maxRecords: 2 })).toThrow('reftable/u.ref: offset 0: at most 2 records in this analysis (maxRecords budget); stopped here');
+    expect(() => analyzeFiles(files, { maxRecords: 2 })).toThrow('reftable/u.ref: offset 0: expected at most 2 records in this analysis (maxRecords budget); stopped here');
     expect(analyzeFiles(files, { maxRecords: 3 }).stack!.broken).toEqual([]);
   });
 });
@@ -535,10 +535,10 @@ describe('large inputs are read in slices', () => {
     let e: unknown;
     try { openTable({ path: 'big.ref', source: src }); } catch (x) { e = x; }
     // The padding after the 92-byte block is read up to block_size (256): the next block at 256.
-    expect((e as FormatError).message).toBe("big.ref: offset 256: block type 'r' (ref) in the ref section, found 0x0");
+    expect((e as FormatError).message).toBe("big.ref: offset 256: expected block type 'r' (ref) in the ref section, found 0x0");
     expect(maxRead).toBeLessThanOrEqual(256);
     // The footer is checked before any block: a bad CRC there is reported at size − 4.
     const bad = { size, read: (off: number, len: number) => { const b = src.read(off, len); if (off + b.length === size) b[b.length - 1] ^= 1; return b; } };
-    expect(() => openTable({ path: 'big.ref', source: bad })).toThrow(`big.ref: offset ${size - 4}: footer CRC-32`);
+    expect(() => openTable({ path: 'big.ref', source: bad })).toThrow(`big.ref: offset ${size - 4}: expected footer CRC-32`);
   });
 });

@@ -119,7 +119,7 @@ describe('a tiny hand-built table', () => {
     expect(() => openTable({ path: 'tiny.ref', source: memorySource(b) })).toThrow(FormatError);
     try { openTable({ path: 'tiny.ref', source: memorySource(b) }); } catch (e) {
       expect((e as FormatError).offset).toBe(320);
-      expect((e as FormatError).message).toMatch(/^tiny\.ref: offset 320: footer CRC-32 0x[0-9a-f]{8}, found 0x[0-9a-f]{8}$/);
+      expect((e as FormatError).message).toMatch(/^tiny\.ref: offset 320: expected footer CRC-32 0x[0-9a-f]{8}, found 0x[0-9a-f]{8}$/);
     }
   });
   it('an unaligned copy (block_size 0) reads the same records', () => {

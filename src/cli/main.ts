@@ -1,10 +1,10 @@
 /**
  * The `refscope` command line tool. Exit codes: 0 success, 2 usage error, 3 invalid input
- * (one line on stderr: `refscope: <file>: offset <n>: <what was expected>`).
+ * (one line on stderr: `refscope: <file>: offset <n>: expected <what>`).
  */
 import fs from 'node:fs';
 import { FormatError, displayName } from '../engine/basics.ts';
-import { analyzeFiles, analysisRefs, listRefsBytes, type Analysis } from '../engine/index.ts';
+import { analyzeFiles, analysisRefs, listRefsBytes, classifyInput, type Analysis } from '../engine/index.ts';
 import { buildReport, type Report } from '../engine/report.ts';
 import { collectInput } from './node-input.ts';
 import { formatReport } from './format.ts';
@@ -54,7 +54,11 @@ export function parseArgs(argv: string[], valued: string[], boolean: string[]): 
 export function loadPath(p: string | undefined): Analysis {
   if (!p) throw new UsageError('missing <path>');
   if (!fs.existsSync(p)) throw new UsageError(`no such file or directory: ${p}`);
-  return analyzeFiles(collectInput(p));
+  const files = collectInput(p);
+  if (classifyInput(files).kind === 'empty' && !files.some((f) => f.path.split('/').pop() === 'config')) {
+    throw new FormatError(p, 0, 'a reftable/ directory with tables.list, a .ref file, a packed-refs file or a .git directory; found none of these');
+  }
+  return analyzeFiles(files);
 }
 
 /** First parse error of an analysis, as a FormatError, or null. */
@@ -116,7 +120,7 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError(`unknown command: ${cmd}`);
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`refscope: ${e.message}\n${USAGE}\n`);
+      process.stderr.write(`refscope: ${e.message}\nrun 'refscope --help' for the commands and options\n`);
       return 2;
     }
     if (e instanceof FormatError) {

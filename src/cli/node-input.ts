@@ -31,13 +31,25 @@ export function fileSource(file: string): ByteSource {
 const SKIP = new Set(['objects', 'hooks', 'lfs', 'modules', 'worktrees', 'rr-cache', 'info', 'branches']);
 
 /**
- * Collect the input files under `p`: the file itself, or every file below the directory
- * (following a `.git` subdirectory; skipping object storage). Paths are relative to `p`'s parent
- * for a file (just its name) or to `p` for a directory.
+ * Collect the input files under `p`: the file itself (with its sibling `.ref` files for a
+ * `tables.list`), or every file below the directory, skipping object storage; a working tree is
+ * read through its `.git` directory. Paths are relative to `p` (just the name for a file).
  */
 export function collectInput(p: string): InputFile[] {
   const st = fs.statSync(p);
-  if (st.isFile()) return [{ path: path.basename(p), source: fileSource(p) }];
+  if (st.isFile()) {
+    // A tables.list names its tables: take the .ref files beside it too.
+    if (path.basename(p) === 'tables.list') {
+      const dir = path.dirname(p);
+      return fs.readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isFile() && (e.name === 'tables.list' || e.name.endsWith('.ref')))
+        .map((e) => ({ path: e.name, source: fileSource(path.join(dir, e.name)) }));
+    }
+    return [{ path: path.basename(p), source: fileSource(p) }];
+  }
+  // A working tree: its repository is the .git directory (not whatever else the tree holds).
+  const dotGit = path.join(p, '.git');
+  if (fs.existsSync(dotGit) && fs.statSync(dotGit).isDirectory()) p = dotGit;
   const out: InputFile[] = [];
   const walk = (dir: string, rel: string, depth: number) => {
     if (depth > 32) return;

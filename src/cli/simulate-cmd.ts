@@ -7,7 +7,7 @@
  * `--model a,b` (several), `--factor N` (reftable.geometricFactor), `--no-fixes`, `--no-curve`,
  * `--no-auto-compaction`, `--no-warn-ambiguous-refs` (as `-c core.warnAmbiguousRefs=false`).
  * Exit codes: 0; 2 usage (unknown model, malformed spec, both or neither of --stdin/--workload);
- * 3 invalid input (`refscope: <file>: offset <n>: <expected>`, e.g. a bad line in the --stdin
+ * 3 invalid input (`refscope: <file>: offset <n>: expected <what>`, e.g. a bad line in the --stdin
  * file, or a damaged table — the simulation then runs on the readable tables first).
  */
 import fs from 'node:fs';

@@ -41,8 +41,9 @@ export function readAll(src: ByteSource): Uint8Array {
 
 /**
  * The one error for bad input. `file` names the input file, `offset` is the byte offset in it
- * where the expectation failed (or -1 when no offset applies), `expected` says what was expected.
- * The CLI prints `refscope: <file>: offset <n>: <expected>` and exits 3.
+ * where the expectation failed (or -1 when the whole file is meant: printed as offset 0),
+ * `expected` says what was expected. The CLI prints `refscope: <file>: offset <n>: expected
+ * <what>` and exits 3.
  */
 export class FormatError extends Error {
   constructor(
@@ -52,7 +53,7 @@ export class FormatError extends Error {
   ) {
     // `message` is always one line: control characters (a file name may hold a newline) are
     // escaped there; `file` and `expected` keep the raw text.
-    super(oneLine(`${file}: offset ${offset}: ${expected}`));
+    super(oneLine(`${file}: offset ${offset < 0 ? 0 : offset}: expected ${expected}`));
     this.name = 'FormatError';
   }
 }

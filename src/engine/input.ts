@@ -33,41 +33,52 @@ function baseOf(p: string): string {
 
 /**
  * Classify a set of files. Rules, first match wins:
- * 1. a `tables.list` (shallowest) → reftable stack in its directory;
- * 2. `.ref` files → lone tables (ordered by update index);
- * 3. a `packed-refs`, or `HEAD` with a `refs/` directory → files backend, rooted at that directory;
- * 4. nothing recognised → `empty`.
+ * 1. a git directory: the shallowest directory holding a `HEAD` file together with a `config`,
+ *    a `packed-refs`, a `reftable/tables.list` or files under `refs/` (never one inside `logs/`,
+ *    whose `logs/HEAD` sits next to `logs/refs/`). With `reftable/tables.list` it is a reftable
+ *    repository; otherwise the files backend rooted there (an unborn or fully packed repository
+ *    is valid and may have no ref files at all);
+ * 2. a `tables.list` (shallowest) → reftable stack in its directory;
+ * 3. `.ref` files → lone tables (ordered by update index);
+ * 4. a `packed-refs` file (shallowest) → that file alone;
+ * 5. nothing recognised → `empty`.
  * A git `config` saying `refStorage = reftable` without a `reftable/` directory is reported by the caller.
  */
 export function classifyInput(files: InputFile[]): ClassifiedInput {
-  const norm = files.map((f) => ({ ...f, path: f.path.replace(/^\.?\//, '').replace(/\\/g, '/') }));
+  const norm = files.map((f) => ({ ...f, path: f.path.replace(/^(\.\/)+/, '').replace(/^\//, '').replace(/\\/g, '/') }));
   const depth = (p: string) => p.split('/').length;
-  const lists = norm.filter((f) => baseOf(f.path) === 'tables.list').sort((a, b) => depth(a.path) - depth(b.path));
-  if (lists.length) {
-    const list = lists[0];
-    const dir = dirOf(list.path);
-    const tableFiles = norm.filter((f) => dirOf(f.path) === dir && f.path.endsWith('.ref'));
-    return {
-      kind: 'reftable', root: dir, tablesList: list, tableFiles, gitFiles: [],
-      description: `reftable stack (${list.path})`,
-    };
+  const byPath = new Map(norm.map((f) => [f.path, f]));
+  const inLogs = (dir: string) => dir.split('/').includes('logs');
+  const gitDirs = norm
+    .filter((f) => baseOf(f.path) === 'HEAD' && !inLogs(dirOf(f.path)))
+    .map((f) => dirOf(f.path))
+    .filter((d) => byPath.has(d + 'config') || byPath.has(d + 'packed-refs') || byPath.has(d + 'reftable/tables.list')
+      || norm.some((g) => g.path.startsWith(d + 'refs/')))
+    .sort((a, b) => depth(a) - depth(b));
+  const reftableAt = (dir: string, list: InputFile, what: string): ClassifiedInput => ({
+    kind: 'reftable', root: dir, tablesList: list,
+    tableFiles: norm.filter((f) => dirOf(f.path) === dir && f.path.endsWith('.ref')), gitFiles: [],
+    description: `${what} (${list.path})`,
+  });
+  if (gitDirs.length) {
+    const root = gitDirs[0];
+    const list = byPath.get(root + 'reftable/tables.list');
+    if (list) return reftableAt(root + 'reftable/', list, 'reftable repository');
+    if (!configSaysReftable(byPath.get(root + 'config'))) {
+      const gitFiles = norm.filter((f) => f.path.startsWith(root)).map((f) => ({ ...f, path: f.path.slice(root.length) }));
+      return { kind: 'files', root, tablesList: null, tableFiles: [], gitFiles, description: `files backend (${root || './'})` };
+    }
   }
+  const lists = norm.filter((f) => baseOf(f.path) === 'tables.list').sort((a, b) => depth(a.path) - depth(b.path));
+  if (lists.length) return reftableAt(dirOf(lists[0].path), lists[0], 'reftable stack');
   const refs = norm.filter((f) => f.path.endsWith('.ref'));
   if (refs.length) {
     return { kind: 'reftable', root: '', tablesList: null, tableFiles: refs, gitFiles: [], description: `${refs.length} reftable file(s) without tables.list` };
   }
   const packed = norm.filter((f) => baseOf(f.path) === 'packed-refs').sort((a, b) => depth(a.path) - depth(b.path));
-  const heads = norm.filter((f) => baseOf(f.path) === 'HEAD' && norm.some((g) => g.path.startsWith(dirOf(f.path) + 'refs/')))
-    .sort((a, b) => depth(a.path) - depth(b.path));
-  const rootFile = heads[0] ?? packed[0];
-  if (rootFile) {
-    const root = dirOf(rootFile.path);
-    const gitFiles = norm.filter((f) => f.path.startsWith(root)).map((f) => ({ ...f, path: f.path.slice(root.length) }));
-    const isLone = !heads.length && gitFiles.length === 1;
-    return {
-      kind: isLone ? 'packed-refs' : 'files', root, tablesList: null, tableFiles: [], gitFiles,
-      description: isLone ? `packed-refs file (${rootFile.path})` : `files backend (${root || './'})`,
-    };
+  if (packed.length) {
+    const f = packed[0];
+    return { kind: 'packed-refs', root: dirOf(f.path), tablesList: null, tableFiles: [], gitFiles: [{ ...f, path: 'packed-refs' }], description: `packed-refs file (${f.path})` };
   }
   return { kind: 'empty', root: '', tablesList: null, tableFiles: [], gitFiles: [], description: 'no reftable, packed-refs or .git files found' };
 }
