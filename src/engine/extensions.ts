@@ -73,7 +73,8 @@ function plural(n: number, one: string, many = one + 's'): string {
   return `${fmt(n)} ${n === 1 ? one : many}`;
 }
 function kb(n: number): string {
-  return n < 10_000 ? `${fmt(n)} bytes` : n < 1_000_000 ? `${(n / 1000).toFixed(0)} KB` : `${(n / 1e6).toFixed(1)} MB`;
+  // Binary units, as the app and the terminal report show sizes.
+  return n < 10_240 ? plural(n, 'byte') : n < 1_048_576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(2)} MiB`;
 }
 
 /** Options for the extension (passed through `buildReport`). */
@@ -156,51 +157,60 @@ function simulationSentence(r: Report, a: Analysis): string {
     const by = new Map(res.results.map((x) => [x.model, x.seconds ?? undefined]));
     const old = by.get('git-2.49'), mid = by.get('git-2.55'), neu = by.get('git-2.56');
     if (old === undefined || mid === undefined || neu === undefined) return '';
-    return `Re-creating the ${plural(st.tombstonesHiding, 'ref')} those tombstones hide in one \`git update-ref --stdin\` transaction would take about ${secs(old)} with git ≤ 2.49, ${secs(mid)} with git 2.50–2.55 and ${secs(neu)} with git 2.56 (refscope's simulator: every read lands on tombstones the older merged iterator steps over one by one); \`-c core.warnAmbiguousRefs=false\` helps only up to 2.49, \`git pack-refs\` removes the tombstones for every version.`;
+    return `Re-creating the ${plural(st.tombstonesHiding, 'hidden ref')} in one \`git update-ref --stdin\` would take about ${secs(old)} with git ≤ 2.49, ${secs(mid)} with git 2.50–2.55 and ${secs(neu)} with git 2.56 (refscope's simulator; see the Simulator for the breakdown and for the time after \`git pack-refs\`).`;
   } catch {
     return '';
   }
 }
 
-/** The one-paragraph diagnosis for a reftable stack, with the numbers. */
+/**
+ * The one-paragraph diagnosis for a reftable stack, with the numbers: what the stack holds, what
+ * makes it slow, why git's auto-compaction does (not) fix it, and what would.
+ */
 function diagnoseStack(r: Report, c: CompactionReport | null): string {
   const st = r.stack!;
   const parts: string[] = [];
   const n = r.tables.length;
   const refRecs = st.refRecords;
-  parts.push(`${plural(n, 'table')}, ${kb(st.totalBytes)}: ${plural(st.live, 'live ref')} out of ${plural(refRecs, 'ref record')}.`);
+  const dangling = st.danglingSymrefs ?? 0;
+  parts.push(`${plural(n, 'table')}, ${kb(st.totalBytes)}: ${plural(st.live, 'live ref')}${dangling ? ` (${dangling === st.live ? (dangling === 1 ? 'a symref' : 'all symrefs') : `${fmt(dangling)} of them ${dangling === 1 ? 'a symref' : 'symrefs'}`} to a deleted ref, which \`git for-each-ref\` leaves out)` : ''} in ${plural(refRecs, 'ref record')}.`);
   if (st.incomplete) {
     const bad = r.tables.filter((t) => t.error).map((t) => t.name);
-    parts.push(`${plural(bad.length, 'table')} could not be read (${bad.join(', ')}); every figure below leaves ${bad.length === 1 ? 'it' : 'them'} out.`);
+    parts.push(`${plural(bad.length, 'table')} could not be read (${bad.join(', ')}): the figures leave ${bad.length === 1 ? 'it' : 'them'} out, and what compaction would do cannot be judged (git itself fails on such a stack).`);
+    return parts.join(' ');
   }
-  // Where the tombstones are and what they hide.
+  // What makes it slow: records that lookups must step over.
+  const hidden = r.tables.reduce((s, t) => s + t.hiddenByTombstone, 0);
+  const shadowed = r.tables.reduce((s, t) => s + t.shadowed, 0);
   const tombTables = r.tables.map((t, i) => ({ t, i })).filter(({ t }) => t.records.tombstone > 0);
   if (tombTables.length) {
     const heavy = tombTables.sort((x, y) => y.t.records.tombstone - x.t.records.tombstone)[0];
-    const hidden = r.tables.reduce((s, t) => s + t.hiddenByTombstone, 0);
     const where = heavy.i === n - 1 ? 'the newest table' : `table ${heavy.i}`;
-    parts.push(`${where[0].toUpperCase() + where.slice(1)} holds ${plural(heavy.t.records.tombstone, 'tombstone')}${tombTables.length > 1 ? ` (${fmt(st.tombstones)} winning tombstones in all)` : ''}; tombstones hide ${plural(hidden, 'older record')}, which every lookup and scan still has to step over.`);
+    parts.push(`${where[0].toUpperCase() + where.slice(1)} holds ${plural(heavy.t.records.tombstone, 'tombstone')} (deletion records)${tombTables.length > 1 ? `, ${fmt(st.tombstones)} in the whole stack` : ''}; they hide ${plural(hidden, 'older ref')}, and every lookup and scan still steps over both.`);
   }
-  const shadowed = r.tables.reduce((s, t) => s + t.shadowed, 0);
-  if (shadowed && refRecs) {
-    parts.push(`${fmt(shadowed)} of the ${fmt(refRecs)} ref records (${((100 * shadowed) / refRecs).toFixed(0)} %) are shadowed by newer tables.`);
+  if (shadowed > hidden && refRecs) {
+    parts.push(`${fmt(shadowed)} of the ${fmt(refRecs)} ref records (${((100 * shadowed) / refRecs).toFixed(0)} %) are old values that newer tables override.`);
   }
   if (c && n > 1) {
     if (c.segment) {
       const { start, end } = c.segment;
-      parts.push(`git's next auto-compaction (factor ${c.factor}) merges tables ${start}–${end}${c.dropsTombstones ? ', starting at the base, so their tombstones are dropped' : ', not the base, so tombstones are carried forward'}.`);
+      parts.push(`git's next auto-compaction merges tables ${start}–${end}${c.dropsTombstones ? ' (it starts at the base table, so their tombstones go)' : ' (not from the base table, so tombstones are carried forward)'}.`);
     } else {
       const last = c.bySize.values.length - 1;
-      parts.push(`Auto-compaction will not merge anything: git compares byte sizes, and every table is at least ${c.factor} × the next newer one (e.g. ${fmt(c.bySize.values[last - 1])} ≥ ${c.factor} × ${fmt(c.bySize.values[last])} net bytes for the two newest), so the sequence looks geometric.`);
+      parts.push(`git's auto-compaction will not merge anything: it compares file sizes (less header and footer), and each table is at least ${c.factor}× the next newer one (${fmt(c.bySize.values[last - 1])} vs ${fmt(c.bySize.values[last])} bytes for the two newest).`);
       if (c.byRecords.segment) {
         const { start, end } = c.byRecords.segment;
-        parts.push(`By record count it is not: tables ${start}–${end} hold ${c.byRecords.values.slice(start, end + 1).map(fmt).join(' and ')} records, a geometry the byte rule cannot see because tombstones carry no object id.`);
+        parts.push(`Counted in records the picture differs: tables ${start}–${end} hold ${c.byRecords.values.slice(start, end + 1).map(fmt).join(' and ')} records; tombstones look small in bytes only because they carry no object id.`);
       }
     }
     const tomb = st.tombstones;
-    parts.push(`\`git pack-refs\` would merge everything into one table of ${plural(st.live, 'ref record')}${tomb ? `, dropping ${plural(tomb, 'tombstone')} and the ${fmt(r.tables.reduce((s, t) => s + t.hiddenByTombstone, 0))} records they hide` : ''}.`);
+    if (tomb || shadowed) {
+      parts.push(`Fix: \`git pack-refs\` merges everything into one table of ${plural(st.live, 'ref')}${tomb ? `, dropping the ${plural(tomb, 'tombstone')} and the ${fmt(hidden)} refs they hide` : ''}.`);
+    } else {
+      parts.push(`Nothing to fix: no tombstones and no overridden records; \`git pack-refs\` would only merge the ${fmt(n)} tables into one.`);
+    }
   } else if (n === 1) {
-    parts.push('A single table: nothing to compact.');
+    parts.push(st.tombstones ? `A single table: \`git pack-refs\` would drop its ${plural(st.tombstones, 'tombstone')}.` : 'A single table: nothing to compact.');
   }
   return parts.join(' ');
 }

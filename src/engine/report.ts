@@ -5,7 +5,8 @@
 import type { Finding } from './basics.ts';
 import type { Analysis } from './analyze.ts';
 import type { BlockType, SectionName, Table } from './table.ts';
-import { namespaceCounts } from './refs.ts';
+import { namespaceCounts, resolveEntry } from './refs.ts';
+import type { MergedView } from './stack.ts';
 
 export const REPORT_SCHEMA = 'refscope.report/1';
 
@@ -63,6 +64,8 @@ export interface Report {
     live: number;
     tombstones: number;
     tombstonesHiding: number;
+    /** Live symrefs whose target does not resolve (for-each-ref leaves them out). */
+    danglingSymrefs: number;
     /** Sum of ref records over all tables (live, shadowed and tombstones). */
     refRecords: number;
     logRecords: number;
@@ -132,6 +135,16 @@ function markIncomplete(tables: TableReport[]): void {
   });
 }
 
+/** Live symrefs (winning type-3 records) that do not resolve to an object id. */
+function countDangling(tables: (Table | null)[], m: MergedView): number {
+  let n = 0;
+  for (let i = 0; i < m.count; i++) {
+    const t = tables[m.table[i]]!;
+    if (t.refs.types[m.rec[i]] === 3 && t.refs.targets && resolveEntry(tables, m, i) === null) n++;
+  }
+  return n;
+}
+
 /** Build the `refscope.report/1` document for an analysis. */
 export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
   const r: Report = {
@@ -174,6 +187,7 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
       tables: s.names.length,
       totalBytes: r.tables.reduce((x, t) => x + t.fileSize, 0),
       live: m.live, tombstones: m.tombstones, tombstonesHiding: m.tombstonesHiding,
+      danglingSymrefs: countDangling(s.tables, m),
       refRecords, logRecords, namespaces, continuity, incomplete: s.broken.length > 0,
       incompleteFigures: s.broken.length ? ['live', 'tombstones', 'tombstonesHiding', 'refRecords', 'logRecords', 'namespaces', 'continuity'] : [],
     };

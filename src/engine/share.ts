@@ -1312,6 +1312,8 @@ export function reportFromShare(p: SharePayload): SharedReport {
   const stack: Stack = { listPath: '', names, tables, broken, findings: [] };
   const a: Analysis = { input, stack, merged, files: null, findings };
   const report = buildReport(a, { factor: p.factor });
+  // The stand-in tables carry no symref targets: take the count of dangling symrefs from the link.
+  if (report.stack) report.stack.danglingSymrefs = p.nsRecords.reduce((s, e) => s + (e.kind === 3 ? e.dangling : 0), 0);
   const m = p.measured;
   if (m && report.stack) {
     const c = (report.stack.compaction ?? {}) as Record<string, unknown>;

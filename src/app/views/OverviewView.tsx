@@ -1,3 +1,4 @@
+import type React from 'react';
 import type { Finding } from '../../engine/basics.ts';
 import type { Report, TableReport } from '../../engine/report.ts';
 import type { LoadResult } from '../../engine/session.ts';
@@ -15,6 +16,11 @@ export function headline(result: LoadResult): { live: number; tombstones: number
     tables: result.report?.tables.length ?? 0,
     totalBytes: result.files.reduce((a, f) => a + f.size, 0),
   };
+}
+
+/** Text with `backtick` spans rendered as <code> (as text: names stay data, never markup). */
+function withCode(text: string): React.ReactNode[] {
+  return text.split('`').map((part, i) => (i % 2 ? <code key={i}>{part}</code> : part));
 }
 
 /** A short summary used while the report's own diagnosis is empty. */
@@ -63,7 +69,7 @@ export function OverviewView() {
 
       <section className="panel diagnosis" aria-labelledby="diag-h">
         <h2 id="diag-h">Diagnosis</h2>
-        <p data-testid="diagnosis">{diagnosis}</p>
+        <p data-testid="diagnosis">{withCode(diagnosis)}</p>
         <p className="muted small">{r.input.description} · analysed in {fmtMs(result.elapsed)} · {r.generator}</p>
       </section>
 
