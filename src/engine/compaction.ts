@@ -48,6 +48,7 @@ function checkFactor(factor: number): void {
  * @param unit word used in the reasons ("bytes", "records").
  */
 function suggest(v: number[], factor: number, unit: string): { segment: Segment | null; reasons: string[] } {
+  const g = (x: number) => x.toLocaleString('en-US');
   const n = v.length;
   const reasons: string[] = new Array(n).fill('');
   if (n <= 1) {
@@ -61,13 +62,13 @@ function suggest(v: number[], factor: number, unit: string): { segment: Segment 
       end = i;
       break;
     }
-    reasons[i] = `out: newer than any segment; the table below it (${v[i - 1]} ${unit}) is ≥ ${factor} × ${v[i]}`;
+    reasons[i] = `out: newer than any segment; the table below it (${g(v[i - 1])} ${unit}) is ≥ ${factor} × ${g(v[i])}`;
   }
   if (end < 0) {
     reasons[0] = `out: every table is ≥ ${factor} × the next newer one, the sequence is geometric: nothing to compact`;
     return { segment: null, reasons };
   }
-  reasons[end] = `segment end: the table below it (${v[end - 1]} ${unit}) is < ${factor} × ${v[end]}`;
+  reasons[end] = `segment end: the table below it (${g(v[end - 1])} ${unit}) is < ${factor} × ${g(v[end])}`;
   let sum = v[end];
   let start = end;
   const cmp: string[] = new Array(n).fill('');
@@ -76,7 +77,7 @@ function suggest(v: number[], factor: number, unit: string): { segment: Segment 
     sum += v[j];
     const lt = v[j] < curr * factor;
     if (lt) start = j;
-    cmp[j] = `${v[j]} ${unit} ${lt ? '<' : '≥'} ${factor} × ${curr} (the tables above it up to the segment end)`;
+    cmp[j] = `${g(v[j])} ${unit} ${lt ? '<' : '≥'} ${factor} × ${g(curr)} (the tables above it up to the segment end)`;
   }
   for (let j = end - 1; j >= 0; j--) {
     if (j === start) reasons[j] = `segment start: ${cmp[j]}`;
