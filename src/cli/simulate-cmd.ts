@@ -54,7 +54,7 @@ export function formatSimulation(r: SimulationResult): string {
   out.push(`${'model'.padEnd(9)} ${'git versions'.padEnd(22)} ${'estimate'.padStart(10)} ${'seeks'.padStart(10)} ${'blocks'.padStart(10)} ${'records'.padStart(10)} ${'tombstones'.padStart(11)}`);
   for (const m of r.results) {
     if (!m.applicable) { out.push(`${m.model.padEnd(9)} not applicable: ${m.reason}`); continue; }
-    out.push(`${m.model.padEnd(9)} ${m.versions.slice(0, 22).padEnd(22)} ${secs(m.seconds).padStart(10)} ${big(m.seeks).padStart(10)} ${big(m.blocksRead).padStart(10)} ${big(m.recordsDecoded).padStart(10)} ${big(m.tombstonesSkipped).padStart(11)}`);
+    out.push(`${m.model.padEnd(9)} ${(m.versions.length > 22 ? m.versions.slice(0, 21) + '…' : m.versions).padEnd(22)} ${secs(m.seconds).padStart(10)} ${big(m.seeks).padStart(10)} ${big(m.blocksRead).padStart(10)} ${big(m.recordsDecoded).padStart(10)} ${big(m.tombstonesSkipped).padStart(11)}`);
   }
   const ok = r.results.filter((m) => m.applicable && m.seconds);
   if (ok.length) {

@@ -265,7 +265,7 @@ export class Simulator {
       const before = st.tables.length;
       const r = st.packAll();
       const s = seconds(this.runModel(baseModel, w, opts, st).total, k);
-      out.push(mk('pack-refs', 'git pack-refs (refscope compact)', s, `${before} table${before === 1 ? '' : 's'} merged into one of ${fmt(r.written)} records; ${fmt(r.dropped)} tombstone${r.dropped === 1 ? '' : 's'} dropped`));
+      out.push(mk('pack-refs', 'git pack-refs (refscope compact)', s, `${before} table${before === 1 ? '' : 's'} merged into one of ${fmt(r.written)} record${r.written === 1 ? '' : 's'}; ${fmt(r.dropped)} tombstone${r.dropped === 1 ? '' : 's'} dropped`));
     }
     // git's auto-compaction (geometric rule on byte sizes).
     const sizes = store.tables.map((t) => t.fileSize);
@@ -435,7 +435,7 @@ function explain(res: SimulationResult, w: Workload): string {
   const parts: string[] = [];
   const inp = res.input;
   const where = inp.kind === 'reftable'
-    ? `a stack of ${inp.tables.length} table${inp.tables.length === 1 ? '' : 's'} (${fmt(inp.liveRefs)} live refs, ${fmt(inp.tombstones)} tombstones)`
+    ? `a stack of ${inp.tables.length} table${inp.tables.length === 1 ? '' : 's'} (${fmt(inp.liveRefs)} live ref${inp.liveRefs === 1 ? '' : 's'}, ${fmt(inp.tombstones)} tombstone${inp.tombstones === 1 ? '' : 's'})`
     : `a files-backend repository (${fmt(inp.liveRefs)} refs)`;
   parts.push(`${capital(w.description)} on ${where}: ${ok.map((r) => `${MODELS[r.model].versions} ${secs(r.seconds!)}`).join(', ')}.`);
   const worst = ok.reduce((a, b) => (b.seconds! > a.seconds! ? b : a));

@@ -538,7 +538,7 @@ export function generateWorkload(spec: WorkloadSpec, facts: StackFacts): Workloa
           ups.push({ op: 'create', ref: tn[i], newValue: { kind: 'oid', oid }, oldValue: { kind: 'zero' }, noDeref: false, oidArgs: [oid] });
         }
       }
-      return { kind: 'updates', description: `re-create the ${ups.length} refs that tombstones hide${spec.perRef ? ', one transaction per ref' : ', one transaction'}`, transactions: wrap(ups, spec.perRef) };
+      return { kind: 'updates', description: `re-create the ${ups.length.toLocaleString('en-US')} ref${ups.length === 1 ? '' : 's'} that tombstones hide${spec.perRef ? ', one transaction per ref' : ', one transaction'}`, transactions: wrap(ups, spec.perRef) };
     }
     case 'create': {
       const ups: RefUpdate[] = [];
