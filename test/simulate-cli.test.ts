@@ -89,3 +89,13 @@ describe('refscope simulate', () => {
     expect(r.stderr).toMatch(/^refscope: [^\n]*bad\.stdin: offset 61: [^\n]*unknown command[^\n]*\n$/);
   });
 });
+
+describe('--model takes a git version', () => {
+  it('git-2.40 → git-2.49, 2.52.1 → git-2.55, git-2.60 → git-2.56 (the version ranges each model stands for)', async () => {
+    const { modelForVersion } = await import('../src/cli/simulate-cmd.ts');
+    expect(modelForVersion('git-2.40')).toBe('git-2.49');
+    expect(modelForVersion('2.52.1')).toBe('git-2.55');
+    expect(modelForVersion('git-2.60')).toBe('git-2.56');
+    expect(modelForVersion('initial')).toBe('initial');
+  });
+});

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from './commands.ts';
-import { parseArgs, loadPath, UsageError } from './main.ts';
+import { parseArgs, loadPath, UsageError } from './common.ts';
 import { collectInput } from './node-input.ts';
 import { FormatError, displayName } from '../engine/basics.ts';
 import { classifyInput } from '../engine/input.ts';

@@ -2,15 +2,18 @@
  * The `refscope` command line tool. Exit codes: 0 success, 2 usage error, 3 invalid input
  * (one line on stderr: `refscope: <file>: offset <n>: expected <what>`).
  */
-import fs from 'node:fs';
 import { FormatError, displayName } from '../engine/basics.ts';
-import { analyzeFiles, analysisRefs, listRefsBytes, classifyInput, type Analysis } from '../engine/index.ts';
+import { analysisRefs, listRefsBytes } from '../engine/index.ts';
 import { buildReport, type Report } from '../engine/report.ts';
-import { collectInput } from './node-input.ts';
 import { formatReport } from './format.ts';
 import { extraCommands } from './commands.ts';
+import { UsageError, parseArgs, loadPath, firstError } from './common.ts';
 
-export const USAGE = `usage: refscope <command> [options]
+export { UsageError, parseArgs, loadPath, firstError } from './common.ts';
+
+/** The usage text (a function: the command list is complete only once every module loaded). */
+export function usage(): string {
+  return `usage: refscope <command> [options]
 
 commands:
   refs <path>                 live refs, one "<object id> <refname>" per line (as git for-each-ref)
@@ -20,52 +23,6 @@ ${extraCommands.map((c) => `  ${c.usage.padEnd(28)}${c.summary}`).join('\n')}
 
 <path> is a reftable/ directory, a tables.list or .ref file, a packed-refs file, or a .git
 directory (or bare repository) of either backend.`;
-
-/** Thrown for a usage error (exit 2). */
-export class UsageError extends Error {}
-
-/** Parsed argv: positionals and --flags (with values where the flag takes one). */
-export interface Args {
-  pos: string[];
-  flags: Map<string, string | true>;
-}
-
-/** Parse argv; `valued` lists flags that take a value. Throws `UsageError` for unknown flags. */
-export function parseArgs(argv: string[], valued: string[], boolean: string[]): Args {
-  const pos: string[] = [];
-  const flags = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a.startsWith('--')) {
-      const [k, v] = a.includes('=') ? [a.slice(2, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a.slice(2), undefined];
-      if (valued.includes(k)) {
-        const val = v ?? argv[++i];
-        if (val === undefined) throw new UsageError(`--${k} needs a value`);
-        flags.set(k, val);
-      } else if (boolean.includes(k)) {
-        flags.set(k, true);
-      } else throw new UsageError(`unknown option --${k}`);
-    } else pos.push(a);
-  }
-  return { pos, flags };
-}
-
-/** Load and analyse a path; throws FormatError or UsageError. */
-export function loadPath(p: string | undefined): Analysis {
-  if (!p) throw new UsageError('missing <path>');
-  if (!fs.existsSync(p)) throw new UsageError(`no such file or directory: ${p}`);
-  const files = collectInput(p);
-  if (classifyInput(files).kind === 'empty' && !files.some((f) => f.path.split('/').pop() === 'config')) {
-    throw new FormatError(p, 0, 'a reftable/ directory with tables.list, a .ref file, a packed-refs file or a .git directory; found none of these');
-  }
-  return analyzeFiles(files);
-}
-
-/** First parse error of an analysis, as a FormatError, or null. */
-export function firstError(a: Analysis): FormatError | null {
-  return a.stack?.broken[0]?.error ?? (a.findings.find((f) => f.severity === 'error')
-    ? (() => { const f = a.findings.find((x) => x.severity === 'error')!; return new FormatError(f.file, f.offset, f.message); })()
-    : null);
 }
 
 /** Write bytes to stdout and wait until they are flushed (large outputs, pipes). */
@@ -82,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
     if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
-      write(USAGE + '\n');
+      write(usage() + '\n');
       return cmd ? 0 : 2;
     }
     if (cmd === 'refs') {

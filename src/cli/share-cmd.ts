@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import type { Command } from './commands.ts';
-import { parseArgs, loadPath, firstError, UsageError } from './main.ts';
+import { parseArgs, loadPath, firstError, UsageError } from './common.ts';
 import { buildReport, type Report } from '../engine/report.ts';
 import { displayName } from '../engine/basics.ts';
 import {

@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import type { Command } from './commands.ts';
-import { parseArgs, loadPath, firstError, UsageError } from './main.ts';
+import { parseArgs, loadPath, firstError, UsageError } from './common.ts';
 import { displayName } from '../engine/basics.ts';
 import {
   Simulator, MODEL_NAMES, SpecError, type ModelName, type SimulationResult, type Workload,
@@ -92,14 +92,26 @@ export function formatSimulation(r: SimulationResult): string {
   return out.join('\n') + '\n';
 }
 
+/**
+ * A git version named as `git-2.N` (or `2.N`, `git-2.N.M`) maps to the model that stands for it:
+ * ≤ 2.49 → git-2.49, 2.50–2.55 → git-2.55, 2.56 and later → git-2.56. Other names pass through.
+ */
+export function modelForVersion(name: string): string {
+  const m = /^(?:git-?)?2\.(\d+)(?:\.\d+)?$/.exec(name);
+  if (!m) return name;
+  const minor = Number(m[1]);
+  return minor <= 49 ? 'git-2.49' : minor <= 55 ? 'git-2.55' : 'git-2.56';
+}
+
 function parseModels(v: string | true | undefined): ModelName[] | undefined {
   if (v === undefined) return undefined;
   if (v === true || v === '') throw new UsageError('--model needs a name: ' + [...MODEL_NAMES, 'all'].join(', '));
   if (v === 'all') return [...MODEL_NAMES];
   const out: ModelName[] = [];
-  for (const m of v.split(',')) {
-    if (!(MODEL_NAMES as string[]).includes(m)) throw new UsageError(`unknown model ${JSON.stringify(m)}: ${[...MODEL_NAMES, 'all'].join(', ')}`);
-    out.push(m as ModelName);
+  for (const given of v.split(',')) {
+    const m = modelForVersion(given);
+    if (!(MODEL_NAMES as string[]).includes(m)) throw new UsageError(`unknown model ${JSON.stringify(given)}: ${[...MODEL_NAMES, 'all'].join(', ')} (or any git-2.N version)`);
+    if (!out.includes(m as ModelName)) out.push(m as ModelName);
   }
   return out;
 }

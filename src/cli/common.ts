@@ -1,0 +1,55 @@
+/**
+ * What every CLI command shares: argument parsing, usage errors, loading a path.
+ * Kept apart from main.ts so that command modules and main.ts do not import each other.
+ */
+import fs from 'node:fs';
+import { FormatError, analyzeFiles, classifyInput, type Analysis } from '../engine/index.ts';
+import { collectInput } from './node-input.ts';
+
+/** Thrown for a usage error (exit 2). */
+export class UsageError extends Error {}
+
+/** Parsed argv: positionals and --flags (with values where the flag takes one). */
+export interface Args {
+  pos: string[];
+  flags: Map<string, string | true>;
+}
+
+/** Parse argv; `valued` lists flags that take a value. Throws `UsageError` for unknown flags. */
+export function parseArgs(argv: string[], valued: string[], boolean: string[]): Args {
+  const pos: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--')) {
+      const [k, v] = a.includes('=') ? [a.slice(2, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a.slice(2), undefined];
+      if (valued.includes(k)) {
+        const val = v ?? argv[++i];
+        if (val === undefined) throw new UsageError(`--${k} needs a value`);
+        flags.set(k, val);
+      } else if (boolean.includes(k)) {
+        flags.set(k, true);
+      } else throw new UsageError(`unknown option --${k}`);
+    } else pos.push(a);
+  }
+  return { pos, flags };
+}
+
+/** Load and analyse a path; throws FormatError or UsageError. */
+export function loadPath(p: string | undefined): Analysis {
+  if (!p) throw new UsageError('missing <path>');
+  if (!fs.existsSync(p)) throw new UsageError(`no such file or directory: ${p}`);
+  const files = collectInput(p);
+  if (classifyInput(files).kind === 'empty' && !files.some((f) => f.path.split('/').pop() === 'config')) {
+    throw new FormatError(p, 0, 'a reftable/ directory with tables.list, a .ref file, a packed-refs file or a .git directory; found none of these');
+  }
+  return analyzeFiles(files);
+}
+
+/** First parse error of an analysis, as a FormatError, or null. */
+export function firstError(a: Analysis): FormatError | null {
+  return a.stack?.broken[0]?.error ?? (a.findings.find((f) => f.severity === 'error')
+    ? (() => { const f = a.findings.find((x) => x.severity === 'error')!; return new FormatError(f.file, f.offset, f.message); })()
+    : null);
+}
+
