@@ -1,3 +1,4 @@
+import type { PackedRefsJson } from '../../engine/files.ts';
 import type React from 'react';
 import type { Finding } from '../../engine/basics.ts';
 import type { Report, TableReport } from '../../engine/report.ts';
@@ -219,19 +220,65 @@ function LoadErrorPanel({ result }: { result: LoadResult }) {
   );
 }
 
+/** A yes/no/warn cell. */
+function Verdict({ ok, children }: { ok: boolean; children: React.ReactNode }) {
+  return <span className={ok ? 'verdict ok' : 'verdict warn'}>{ok ? '✓ ' : '⚠ '}{children}</span>;
+}
+
 function BackendSummary({ report, result }: { report: Report; result: LoadResult }) {
-  const extra = (report.packedRefs ?? report.files) as Record<string, unknown> | undefined;
+  const p = report.packedRefs as PackedRefsJson | undefined;
+  if (!p) {
+    return (
+      <section className="panel">
+        <h2>Files backend</h2>
+        <p>{fmtInt(result.refCount)} refs listed from {plural(result.files.length, 'file')}.</p>
+      </section>
+    );
+  }
+  const pc = p.peelCoverage;
+  const cost = p.lookupCost;
+  const est = p.reftableEstimate;
   return (
-    <section className="panel">
+    <section className="panel" data-testid="packed-refs-panel">
       <h2>{result.kind === 'packed-refs' ? 'packed-refs' : 'Files backend'}</h2>
-      <p>{fmtInt(result.refCount)} refs listed from {plural(result.files.length, 'file')}.</p>
-      {extra && typeof extra === 'object' && (
-        <dl className="kv">
-          {Object.entries(extra).filter(([, v]) => typeof v !== 'object' || v === null).map(([k, v]) => (
-            <div key={k}><dt>{k}</dt><dd className="mono">{String(v)}</dd></div>
-          ))}
-        </dl>
-      )}
+      <dl className="kv">
+        {p.present ? (
+          <>
+            <div><dt>packed-refs</dt><dd>{plural(p.records, 'record')} ({plural(p.peeled, 'peeled value')}) in {fmtBytes(p.bytes)}, {p.hash}</dd></div>
+            <div><dt>header</dt><dd className="mono">{p.header === null ? '(none)' : p.header}</dd></div>
+            <div><dt>sorted</dt><dd>
+              {p.claimsSorted
+                ? <Verdict ok={p.sorted}>{p.sorted ? 'claims sorted and is: git binary-searches the file' : `claims sorted but is not: git's binary search misses ${plural(p.unfoundByBinarySearch.length, 'ref')}`}</Verdict>
+                : <Verdict ok={p.records < 2}>{`no "sorted" trait: git sorts all ${fmtInt(p.records)} records on every load`}</Verdict>}
+            </dd></div>
+            {p.unfoundByBinarySearch.length > 0 && (
+              <div><dt>not found by lookups</dt><dd className="mono">{p.unfoundByBinarySearch.slice(0, 20).join(', ')}{p.unfoundByBinarySearch.length > 20 ? ` … (${fmtInt(p.unfoundByBinarySearch.length)} in all)` : ''}</dd></div>
+            )}
+            {p.duplicates.length > 0 && (
+              <div><dt>duplicate names</dt><dd className="mono">{p.duplicates.slice(0, 20).join(', ')}{p.duplicates.length > 20 ? ' …' : ''}</dd></div>
+            )}
+            <div><dt>peeling</dt><dd>
+              <Verdict ok={pc.mustOpen === 0}>{`${fmtInt(pc.tagsWithPeeled)} of ${fmtInt(pc.tags)} tags carry their peeled value; the ref advertisement must open ${plural(pc.mustOpen, 'object')}`}</Verdict>
+              <div className="muted">{pc.rule}</div>
+            </dd></div>
+            {p.gitDies && (
+              <div><dt>git dies</dt><dd><Verdict ok={false}>{`line ${fmtInt(p.gitDies.line)}, byte ${fmtInt(p.gitDies.offset)}: ${p.gitDies.message}`}</Verdict></dd></div>
+            )}
+            <div><dt>lookup cost</dt><dd>{cost.packed.mode === 'binary-search'
+              ? `binary search: ${cost.packed.avgProbes.toFixed(1)} probes on average, ${fmtInt(cost.packed.maxProbes)} at most`
+              : cost.packed.mode === 'sort-on-load' ? `sort on load: about ${fmtInt(cost.packed.sortComparisons)} comparisons every time git reads the file` : 'no packed refs'}</dd></div>
+          </>
+        ) : (
+          <div><dt>packed-refs</dt><dd>none</dd></div>
+        )}
+        {p.loose && (
+          <div><dt>loose refs</dt><dd>{plural(p.loose.looseRefs, 'loose ref')} in {plural(p.loose.directories, 'directory', 'directories')}, {fmtInt(p.loose.shadowing)} shadowing a packed ref; {plural(p.loose.reflogs, 'reflog')} ({plural(p.loose.reflogEntries, 'entry', 'entries')})</dd></div>
+        )}
+        {p.packRefsAuto && (
+          <div><dt>git pack-refs --auto</dt><dd><Verdict ok={!p.packRefsAuto.wouldPack}>{p.packRefsAuto.wouldPack ? 'would pack now' : 'would not pack yet'}</Verdict> <span className="muted">{p.packRefsAuto.rule}</span></dd></div>
+        )}
+        <div><dt>as a reftable</dt><dd>about {fmtBytes(est.bytes)} in {plural(est.blocks, 'block')} <span className="muted">(estimate; <code>refscope convert</code> writes the real table)</span></dd></div>
+      </dl>
     </section>
   );
 }
