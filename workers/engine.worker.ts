@@ -72,6 +72,8 @@ const api = {
   loadSynthetic(onProgress?: ProgressFn) {
     return session.loadSynthetic(onProgress ? (p) => { void onProgress(p); } : undefined);
   },
+  /** Run a workload with the simulator (Simulator view); stdin bytes are transferred. */
+  simulate: (q: Parameters<EngineSession['simulate']>[0]) => session.simulate(q),
   /** The report as JSON, Markdown or a repro script. */
   exportAs: (format: Parameters<EngineSession['exportAs']>[0]) => session.exportAs(format),
 };

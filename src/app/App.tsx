@@ -97,16 +97,19 @@ export function App() {
   useEffect(() => {
     let depth = 0;
     const hasFiles = (e: DragEvent) => !!e.dataTransfer && Array.from(e.dataTransfer.types).includes('Files');
+    // A drop zone of a view (`data-own-drop`, e.g. the simulator's stdin box) takes its files itself.
+    const ownDrop = (e: DragEvent) => e.target instanceof Element && !!e.target.closest('[data-own-drop]');
     const enter = (e: DragEvent) => {
       if (!hasFiles(e)) return;
       e.preventDefault();
       depth++;
-      useApp.getState().setDragging(true);
+      useApp.getState().setDragging(!ownDrop(e));
     };
     const over = (e: DragEvent) => {
       if (!hasFiles(e)) return;
       e.preventDefault();
       if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
+      useApp.getState().setDragging(!ownDrop(e));
     };
     const leave = (e: DragEvent) => {
       if (!hasFiles(e)) return;
@@ -118,6 +121,7 @@ export function App() {
       e.preventDefault();
       depth = 0;
       useApp.getState().setDragging(false);
+      if (ownDrop(e)) return;
       const pending = takeDrop(e.dataTransfer);
       walkDrop(pending).then(
         (inputs) => loadInputs(inputs, 'dropped'),

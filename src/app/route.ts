@@ -1,6 +1,7 @@
 /**
  * Deep links: the selected view, table, block and record, and the refs filter, kept in the URL
- * fragment as `#/<view>?t=1&b=3&r=5&q=refs%2Fheads%2F&m=prefix&x=1&sample=basic-sha1`.
+ * fragment as `#/<view>?t=1&b=3&r=5&q=refs%2Fheads%2F&m=prefix&x=1&sample=basic-sha1` (and the
+ * simulator's workload, `#/simulator?w=recreate`).
  *
  * The `#/` prefix marks a route; any other fragment (e.g. `#s=…`, a shared report payload) is left
  * alone for the feature that owns it. The older `#view=table&t=1` form is accepted too.
@@ -22,6 +23,11 @@ export interface Route {
   x: boolean;
   /** Sample asked for by the link ('none' = start empty), or null. */
   sample: string | null;
+  /**
+   * Simulator view: the chosen workload spec (`recreate`, `create:1000:refs/heads/new/:per-ref`,
+   * `lookup:missing:1000`, … or `stdin` for pasted input), or absent / null for the default.
+   */
+  w?: string | null;
   /**
    * The `s=` value of a shared report (`<version>.<data>`) while one is shown, so that the URL
    * stays a share link: `#s=<value>&view=stack&t=1`. Absent / null otherwise.
@@ -70,6 +76,7 @@ export function parseRoute(hash: string): Route {
   return {
     view: v, t: int(p.get('t')), b: int(p.get('b')), r: int(p.get('r')), q: p.get('q') ?? '', m, x: p.get('x') === '1',
     sample: p.get('sample'),
+    ...(p.has('w') && v === 'simulator' ? { w: p.get('w') } : {}),
     ...(p.has('s') ? { share: p.get('s') } : {}),
   };
 }
@@ -93,6 +100,7 @@ export function formatRoute(r: Route): string {
     if (r.m !== 'prefix') p.set('m', r.m);
     if (r.x) p.set('x', '1');
   }
+  if (r.view === 'simulator' && r.w) p.set('w', r.w);
   if (r.sample) p.set('sample', r.sample);
   const qs = p.toString();
   return `#/${r.view}${qs ? '?' + qs : ''}`;

@@ -8,7 +8,7 @@
  * Pure engine code: no DOM, no Node APIs.
  */
 import {
-  type ByteSource, type InputFile, FormatError, displayName, keyToBytes, memorySource, textToKey, toHex,
+  type ByteSource, type InputFile, FormatError, bytesToKey, displayName, keyToBytes, memorySource, textToKey, toHex,
 } from './basics.ts';
 import { analyzeFiles, analysisRefs, type Analysis } from './analyze.ts';
 import { classifyInput } from './input.ts';
@@ -27,6 +27,7 @@ import {
   shareLink, syntheticStack, type ShareDescription, type ShareErrorReason, type SharePayload, type SharedReport,
 } from './share.ts';
 import { exportJson, exportMarkdown, exportScript } from './export.ts';
+import { Simulator, SpecError, type ModelName, type SimulationResult } from './simulate/index.ts';
 import './index.ts';
 
 /** Where a load is. `bytesRead` counts bytes read from the inputs, `bytesParsed` bytes parsed. */
@@ -270,6 +271,40 @@ export interface ExportAnswer {
   mime: string;
 }
 
+/** A question for the Simulator view (`simulate`): a workload and the options of `Simulator.run`. */
+export interface SimulateQuery {
+  /** A generated workload spec (`recreate`, `create:1000:refs/heads/new/`, … docs/simulator.md), Unicode text. */
+  spec?: string;
+  /** Or `git update-ref --stdin` input (bytes as given), `-z` or not, and a file name for messages. */
+  stdin?: { bytes: Uint8Array; z: boolean; file: string };
+  /** Models to run (default: all; the ones that do not apply to the input say why). */
+  models?: ModelName[];
+  warnAmbiguousRefs?: boolean;
+  autoCompaction?: boolean;
+  factor?: number;
+}
+
+/** Why `simulate` ran nothing: a malformed spec, a bad line of the stdin input, or an engine failure. */
+export interface SimulateError {
+  kind: 'spec' | 'stdin' | 'engine';
+  /** One line, display text. */
+  message: string;
+  /** For `stdin`: the file name, the byte offset, what was expected there, and where that is. */
+  file: string;
+  offset: number;
+  expected: string;
+  /** 1-based line (text input) or NUL-terminated field (`-z`) holding `offset`, and the byte column in it; 0 when not known. */
+  line: number;
+  column: number;
+  /** That line or field (display text, at most 200 characters). */
+  lineText: string;
+}
+
+/** What `simulate` returns. Names in `result` (explanation, errors, workload) are display text. */
+export type SimulateAnswer =
+  | { ok: true; result: SimulationResult; elapsed: number }
+  | { ok: false; error: SimulateError };
+
 /** Called by the session with progress; throttled to about every `PROGRESS_MS`. */
 export type ProgressFn = (p: LoadProgress) => void;
 
@@ -339,6 +374,8 @@ export class EngineSession {
   private syntheticOf: SharePayload | null = null;
   /** The last `compactNow` result that wrote a table, for `compactedZip`. */
   private lastCompact: { res: CompactResult; zipName: string } | null = null;
+  /** The simulator of the current analysis (built on first use: it indexes every key). */
+  private sim: { a: Analysis; s: Simulator } | null = null;
 
   /** Count `n` bytes read from the inputs (called by byte sources while loading). */
   noteRead(n: number): void {
@@ -378,6 +415,7 @@ export class EngineSession {
     this.shared = null;
     this.syntheticOf = null;
     this.lastCompact = null;
+    this.sim = null;
     this.started = t0;
     this.lastEmit = 0;
     this.onProgress = onProgress ?? null;
@@ -789,15 +827,16 @@ export class EngineSession {
   /**
    * The share link of the current report, and exactly what it contains. No ref names or object
    * ids unless `withNames`. For a report that was itself opened from a link, its payload is
-   * re-encoded (names can only be in it if the sharer put them there).
+   * re-encoded (names can only be in it if the sharer put them there). `simulation`: the sharer's
+   * simulation results to carry (any JSON-able value; sanitised by `shareLink`), or none.
    * @param base the app's URL the link starts with (the page passes its own, without fragment).
    */
-  share(q: { withNames: boolean; base?: string }): ShareAnswer | null {
+  share(q: { withNames: boolean; base?: string; simulation?: unknown }): ShareAnswer | null {
     const r = this.rep;
     if (!r) return null;
     let res;
     if (this.shared) res = encodeShare(this.shared, q.base);
-    else if (this.analysis) res = shareLink(this.analysis, r, { withNames: q.withNames, base: q.base });
+    else if (this.analysis) res = shareLink(this.analysis, r, { withNames: q.withNames, base: q.base, simulation: q.simulation });
     else return null;
     return {
       ok: res.ok, link: res.ok ? res.link : '', error: res.ok ? '' : res.error, chars: res.chars,
@@ -832,6 +871,7 @@ export class EngineSession {
     this.shared = p;
     this.syntheticOf = null;
     this.lastCompact = null;
+    this.sim = null;
     const splits: (TableSplit | null)[] = p.kind !== 'reftable' ? [] : p.tables.map((t, i) => {
       if (t.unreadable) return null;
       const ft = f.tables[i];
@@ -884,6 +924,74 @@ export class EngineSession {
     if (!p) throw new Error('nothing to export: no analysis');
     const source = r.stack ? `a ${r.input.kind} stack of ${r.stack.tables} tables` : r.input.kind;
     return { text: exportScript(p, { source }), filename: 'refscope-repro.sh', mime: 'text/x-shellscript' };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Simulator (issue #6)
+
+  /**
+   * Run a workload on the current analysis with the simulator (`Simulator.run`): per model the
+   * counts and the estimated time, what would fix it, the plain-words paragraph and the curve.
+   * A malformed spec or stdin input comes back as an error with its offset, never thrown. Throws
+   * when there are no tables (nothing loaded, or a report opened from a link).
+   */
+  simulate(q: SimulateQuery): SimulateAnswer {
+    const t0 = Date.now();
+    const a = this.analysis;
+    if (!a || (!a.stack && !a.files && a.input.kind !== 'files' && a.input.kind !== 'packed-refs')) {
+      throw new Error(this.shared
+        ? 'this report was opened from a link: the tables themselves are not here (re-run on a synthetic stack to simulate on one of the same shape)'
+        : 'nothing to simulate: no reftable stack or files-backend repository is loaded');
+    }
+    const none = { file: '', offset: -1, expected: '', line: 0, column: 0, lineText: '' };
+    let sim: Simulator;
+    try {
+      if (this.sim?.a !== a) this.sim = { a, s: Simulator.fromAnalysis(a) };
+      sim = this.sim.s;
+    } catch (e) {
+      return { ok: false, error: { kind: 'engine', message: (e as Error)?.message ?? String(e), ...none } };
+    }
+    let w;
+    if (q.stdin) {
+      const { bytes, z, file } = q.stdin;
+      try {
+        w = sim.parseStdin(bytes, { z, file });
+      } catch (e) {
+        if (!(e instanceof FormatError)) return { ok: false, error: { kind: 'engine', message: (e as Error)?.message ?? String(e), ...none } };
+        const term = z ? 0 : 10;
+        const at = Math.max(0, Math.min(bytes.length, e.offset));
+        let line = 1, start = 0;
+        for (let i = 0; i < at; i++) if (bytes[i] === term) { line++; start = i + 1; }
+        let end = bytes.indexOf(term, start);
+        if (end < 0) end = bytes.length;
+        const text = displayName(bytesToKey(bytes, start, Math.min(end, start + 200)));
+        return {
+          ok: false,
+          error: {
+            kind: 'stdin', message: displayName(e.message), file: displayName(e.file), offset: e.offset, expected: displayName(e.expected),
+            line, column: at - start + 1, lineText: text,
+          },
+        };
+      }
+    } else {
+      try {
+        w = sim.parseSpec(textToKey(q.spec ?? 'recreate'));
+      } catch (e) {
+        const kind = e instanceof SpecError ? 'spec' : 'engine';
+        return { ok: false, error: { kind, message: displayName((e as Error)?.message ?? String(e)), ...none } };
+      }
+    }
+    let result: SimulationResult;
+    try {
+      result = sim.run(w, { models: q.models, warnAmbiguousRefs: q.warnAmbiguousRefs, autoCompaction: q.autoCompaction, factor: q.factor });
+    } catch (e) {
+      return { ok: false, error: { kind: 'engine', message: (e as Error)?.message ?? String(e), ...none } };
+    }
+    // Names leave the session as display text.
+    result.explanation = displayName(result.explanation);
+    result.workload.description = displayName(result.workload.description);
+    for (const m of result.results) m.errors = m.errors.map(displayName);
+    return { ok: true, result, elapsed: Date.now() - t0 };
   }
 
   /** What this engine build can do. */

@@ -9,7 +9,8 @@
  *   build (and that the build's scripts, icons and samples are all precached).
  * - Offline: load once, wait for the service worker, stop the server and switch the context
  *   offline, reload: the default sample, a dropped folder, the file input, the samples menu, deep
- *   links, and files handed over by `launchQueue` all show the engine's own numbers.
+ *   links, and files handed over by `launchQueue` all show the engine's own numbers; a share link
+ *   (`#s=…`) opened offline shows the report rebuilt from it and the sharer's simulation results.
  * - Update: with B deployed, `registration.update()` shows "Update available — reload"; the page
  *   never reloads by itself, not even when another window activates the new version; pressing the
  *   control reloads into B (which then works offline too).
@@ -23,7 +24,10 @@ import path from 'node:path';
 import type { Server } from 'node:http';
 import { collectInput } from '../../src/cli/node-input.ts';
 import { analyzeFiles } from '../../src/engine/index.ts';
-import { shareLink } from '../../src/engine/share.ts';
+import { decodeShare, reportFromShare, shareLink } from '../../src/engine/share.ts';
+import { Simulator } from '../../src/engine/simulate/index.ts';
+import { simulationForShare } from '../../src/app/simshare.ts';
+import { workloadCode } from '../../src/app/simspec.ts';
 import {
   ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, cliReport, dropPaths, expected, filesOf, haveChromium, loadId, shown, waitLoad,
 } from './helpers.ts';
@@ -340,8 +344,7 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     await launched.close();
 
     // A shared link (#s=…, src/engine/share.ts) opened offline: the fragment never reaches a
-    // server, the shell comes from the cache. (Showing the shared report is the share view's job,
-    // not in the app yet: see the todo below.)
+    // server, the shell comes from the cache. (The shared report itself: the next test.)
     const dir2 = fx('nocompact-s1');
     const files2 = collectInput(dir2);
     const link = shareLink(analyzeFiles(files2), cliReport(files2), { base: url });
@@ -354,9 +357,49 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     await shared.close();
   }
 
-  // When the app opens `#s=` links: open `shareLink(analyzeFiles(files), report, { base: url }).link`
-  // offline (as above) and compare the figures shown with `reportFromShare(decodeShare(link))`.
-  it.todo('a shared link (#s=…) opened offline shows the shared report (the app does not open #s= links yet)');
+  it('a shared link (#s=…) opened offline shows the shared report and the sharer’s simulation results', async () => {
+    // The service worker is installed (the test above); make sure this page is controlled.
+    const page = track(await context.newPage());
+    await page.goto(url);
+    await waitLoad(page, 0);
+    await waitControlled(page);
+    const dir = fx('nocompact-s1');
+    const files = collectInput(dir);
+    const a = analyzeFiles(files);
+    const sim = Simulator.fromAnalysis(a);
+    const spec = 'lookup:missing:100';
+    const result = sim.run(sim.parseSpec(spec), { models: ['git-2.49', 'git-2.55', 'git-2.56', 'initial'] });
+    const simulation = simulationForShare({
+      source: 'live', result, code: workloadCode(spec), tables: result.input.tables.length,
+      options: { warnAmbiguousRefs: true, autoCompaction: true, factor: 2 },
+    });
+    const link = shareLink(a, cliReport(files), { base: url, simulation });
+    expect(link.ok).toBe(true);
+    if (!link.ok) return;
+    const want = reportFromShare(decodeShare(link.link));
+    await serverDown();
+    await context.setOffline(true);
+    try {
+      await page.goto('about:blank');
+      await page.goto(link.link);
+      await page.waitForSelector('[data-testid=shared-banner]');
+      await waitLoad(page, 0);
+      expect(await page.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
+      // The figures the engine rebuilds from the link (table names are synthetic, the same on both sides).
+      expect(await shown(page)).toEqual(expected(want));
+      expect(await page.textContent('[data-testid=shared-banner]')).toMatch(/shared report \(no files\)/);
+      // The sharer's simulation results, in the Simulator view.
+      await page.click('[data-testid=tab-simulator]');
+      await page.waitForSelector('[data-testid=sim-shared-results]');
+      const models = await page.locator('[data-testid=sim-shared-results] [data-testid=sim-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-model')));
+      expect(models).toEqual(['git-2.49', 'git-2.55', 'git-2.56', 'initial']);
+      expect(await page.textContent('[data-testid=sim-shared-results] [data-testid=sim-workload]')).toMatch(/100 reads of missing ref names/);
+    } finally {
+      await context.setOffline(false);
+      await serverUp();
+      await page.close();
+    }
+  });
 
   it('a new build shows "Update available — reload"; the page never reloads by itself', async () => {
     // Build A is cached and in control. Open the user's own files.

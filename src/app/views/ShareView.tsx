@@ -7,6 +7,8 @@ import { useAsync } from '../util.ts';
 import { stackSvg } from '../svg.ts';
 import { downloadBlob, downloadText, svgToPng } from '../download.ts';
 import { SimulationResults, sharedReport } from '../share-open.tsx';
+import { lastRunFor, useSim } from '../simstore.ts';
+import { sharedSimulation, simulationForShare } from '../simshare.ts';
 import '../share.css';
 
 /** Most characters a link may have, and what typical links stay under (src/engine/share.ts). */
@@ -36,7 +38,18 @@ export function ShareView() {
       {shared && (
         <section className="panel span-all" aria-labelledby="sim-h">
           <h2 id="sim-h">The sharer&rsquo;s simulation results</h2>
-          <SimulationResults value={shared.shared.simulation} />
+          {sharedSimulation(shared.shared.simulation) ? (
+            <>
+              <p>
+                The link carries the sharer&rsquo;s simulation results:{' '}
+                <a href="#/simulator" data-testid="open-shared-simulation" onClick={(e) => { e.preventDefault(); useApp.getState().navigate({ view: 'simulator' }); }}>see them in the Simulator view</a>.
+              </p>
+              <details>
+                <summary className="muted">As the link holds them (numbers only)</summary>
+                <SimulationResults value={shared.shared.simulation} />
+              </details>
+            </>
+          ) : <SimulationResults value={shared.shared.simulation} />}
         </section>
       )}
     </div>
@@ -46,12 +59,16 @@ export function ShareView() {
 function ShareDialog() {
   const loaded = useApp((s) => s.loaded)!;
   const [withNames, setWithNames] = useState(false);
+  const [withSim, setWithSim] = useState(true);
   const [copyState, setCopyState] = useState<'idle' | 'copied' | 'manual'>('idle');
   const linkRef = useRef<HTMLTextAreaElement>(null);
-  const ans = useAsync(() => engine().share({ withNames, base: appBase() }), [loaded.id, withNames]);
+  const fromLink = loaded.origin === 'shared';
+  // The last simulation made on this analysis (Simulator view): its numbers can travel in the link.
+  const sim = useSim((s) => lastRunFor(s, loaded));
+  const simulation = useMemo(() => (sim && withSim && !fromLink ? simulationForShare(sim) : undefined), [sim, withSim, fromLink]);
+  const ans = useAsync(() => engine().share({ withNames, base: appBase(), simulation }), [loaded.id, withNames, simulation]);
   const a = ans.data;
   useEffect(() => setCopyState('idle'), [a]);
-  const fromLink = loaded.origin === 'shared';
 
   const copy = async () => {
     if (!a?.ok) return;
@@ -85,6 +102,18 @@ function ShareDialog() {
           </span>
         </span>
       </label>
+      {sim && !fromLink && (
+        <label className="share-names">
+          <input type="checkbox" data-testid="share-with-simulation" checked={withSim} onChange={(e) => setWithSim(e.currentTarget.checked)} />
+          <span>
+            <strong>Include simulation results</strong>
+            <span className="muted">
+              The last Simulator run ({sim.result.workload.operations.toLocaleString('en-US')} operations; {sim.result.results.filter((m) => m.applicable).map((m) => m.model).join(', ')}):
+              per model the estimated time, seeks, blocks, records and tombstones, the phases, the fixes and the curve — numbers only, no names.
+            </span>
+          </span>
+        </label>
+      )}
       {ans.error && <div className="inline-error" role="alert">Could not make the link: {ans.error}</div>}
       {!a && !ans.error && <p className="muted">{ans.loading ? 'Making the link…' : 'Nothing to share.'}</p>}
       {a && (
