@@ -161,7 +161,7 @@ export function ShareNotice() {
           </div>
           <div className="shared-actions">
             {shared.shared.simulation != null && (
-              <a className="btn small" href="#/share" onClick={(e) => { e.preventDefault(); useApp.getState().navigate({ view: 'share' }); }}>Sharer&rsquo;s simulation results</a>
+              <a className="btn small" href="#/simulator" onClick={(e) => { e.preventDefault(); useApp.getState().navigate({ view: 'simulator' }); }}>Sharer&rsquo;s simulation results</a>
             )}
             <button type="button" className="btn small primary" data-testid="rerun-synthetic" disabled={status === 'loading'} onClick={() => void loadSyntheticStack()}>
               Re-run on a synthetic stack
