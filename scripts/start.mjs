@@ -59,6 +59,15 @@ export function serveStatic(dir, { port = 4173, base = '/', strict = false, host
   if (!base.startsWith('/')) base = '/' + base;
   if (!base.endsWith('/')) base += '/';
   const handler = (req, res) => {
+    try {
+      serve(req, res);
+    } catch {
+      // Never let one odd request stop the server.
+      if (!res.headersSent) res.writeHead(400).end('bad request');
+      else res.destroy();
+    }
+  };
+  const serve = (req, res) => {
     let pathname;
     try {
       pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -76,6 +85,10 @@ export function serveStatic(dir, { port = 4173, base = '/', strict = false, host
     }
     let rel = pathname.slice(base.length);
     if (rel === '' || rel.endsWith('/')) rel += 'index.html';
+    if (rel.includes('\0')) {
+      res.writeHead(400).end('bad request');
+      return;
+    }
     const file = path.resolve(root, rel);
     if (file !== root && !file.startsWith(root + path.sep)) {
       res.writeHead(403).end('forbidden');

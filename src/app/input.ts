@@ -100,7 +100,7 @@ function fileOf(e: FileSystemFileEntry): Promise<File> {
 export async function walkDrop(p: Pending): Promise<WorkerInput[]> {
   const out: WorkerInput[] = p.files.map((f) => ({ path: clean(f.webkitRelativePath || f.name), blob: f }));
   const walk = async (e: FileSystemEntry, depth: number): Promise<void> => {
-    if (out.length >= MAX_FILES || depth > 32) return;
+    if (out.length >= MAX_FILES || depth > 256) return;
     const path = clean(e.fullPath || e.name);
     if (e.isFile) {
       out.push({ path, blob: await fileOf(e as FileSystemFileEntry) });

@@ -2,6 +2,7 @@
  * The readable terminal form of a report (`refscope analyze` without --json).
  */
 import type { Report } from '../engine/report.ts';
+import { oneLine } from '../engine/basics.ts';
 
 function n(x: number): string {
   return x.toLocaleString('en-US');
@@ -15,7 +16,7 @@ function bytes(x: number): string {
 /** Render a report as plain text for a terminal (80 columns). */
 export function formatReport(r: Report): string {
   const out: string[] = [];
-  out.push(`refscope — ${r.input.description}`);
+  out.push(`refscope — ${oneLine(r.input.description)}`);
   if (r.stack) {
     const s = r.stack;
     out.push(`${n(s.tables)} table(s), ${bytes(s.totalBytes)}; ${n(s.live)} live refs, ${n(s.tombstones)} tombstones (${n(s.tombstonesHiding)} hide an older record)${s.incomplete ? '; INCOMPLETE: some tables could not be read' : ''}`);
@@ -23,24 +24,24 @@ export function formatReport(r: Report): string {
     out.push('  #  table                                         bytes    refs  tomb  shadowed  logs  blocks  upd-index');
     r.tables.forEach((t, i) => {
       const rec = t.records;
-      out.push(`${String(i).padStart(3)}  ${t.name.padEnd(44).slice(0, 44)} ${String(t.fileSize).padStart(8)} ${String(rec.ref + rec.peeled + rec.symref).padStart(7)} ${String(rec.tombstone).padStart(5)} ${String(t.shadowed).padStart(9)} ${String(rec.log + rec.logDeletion).padStart(5)} ${String(t.blocks.length).padStart(7)}  ${t.error ? 'ERROR' : `${t.minUpdateIndex}..${t.maxUpdateIndex}`}`);
-      if (t.error) out.push(`     error: offset ${t.error.offset}: ${t.error.expected}`);
+      out.push(`${String(i).padStart(3)}  ${oneLine(t.name).padEnd(44).slice(0, 44)} ${String(t.fileSize).padStart(8)} ${String(rec.ref + rec.peeled + rec.symref).padStart(7)} ${String(rec.tombstone).padStart(5)} ${String(t.shadowed).padStart(9)} ${String(rec.log + rec.logDeletion).padStart(5)} ${String(t.blocks.length).padStart(7)}  ${t.error ? 'ERROR' : `${t.minUpdateIndex}..${t.maxUpdateIndex}`}`);
+      if (t.error) out.push(`     error: offset ${t.error.offset}: expected ${oneLine(t.error.expected)}`);
     });
     const ns = Object.entries(s.namespaces).sort((a, b) => b[1] - a[1]);
     if (ns.length) {
       out.push('');
-      out.push('live refs by namespace: ' + ns.map(([k, v]) => `${k} ${n(v)}`).join(', '));
+      out.push('live refs by namespace: ' + ns.map(([k, v]) => `${oneLine(k)} ${n(v)}`).join(', '));
     }
     const bad = s.continuity.filter((c) => c.status !== 'ok');
     for (const c of bad) out.push(`update-index ${c.status} before table ${c.table}: expected min ${c.expectedMin}, found ${c.actualMin}`);
   }
   if (r.findings.length) {
     out.push('');
-    for (const f of r.findings) out.push(`${f.severity}: ${f.file}${f.offset >= 0 ? `: offset ${f.offset}` : ''}: ${f.message}`);
+    for (const f of r.findings) out.push(`${f.severity}: ${oneLine(f.file)}${f.offset >= 0 ? `: offset ${f.offset}` : ''}: ${oneLine(f.message)}`);
   }
   if (r.diagnosis) {
     out.push('');
-    out.push(r.diagnosis);
+    out.push(oneLine(r.diagnosis));
   }
   return out.join('\n') + '\n';
 }

@@ -2,7 +2,7 @@
  * The `refscope` command line tool. Exit codes: 0 success, 2 usage error, 3 invalid input
  * (one line on stderr: `refscope: <file>: offset <n>: expected <what>`).
  */
-import { FormatError, displayName } from '../engine/basics.ts';
+import { FormatError, displayName, oneLine } from '../engine/basics.ts';
 import { analysisRefs, listRefsBytes } from '../engine/index.ts';
 import { buildReport, type Report } from '../engine/report.ts';
 import { formatReport } from './format.ts';
@@ -84,9 +84,19 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`refscope: ${e.message}\n`);
       return 3;
     }
+    if (e instanceof Error && e.name === 'ShareLinkError') {
+      process.stderr.write(`refscope: ${oneLine(e.message)}\n`);
+      return 3;
+    }
     const err = e as NodeJS.ErrnoException;
-    if (err && typeof err.code === 'string' && (err.code === 'EACCES' || err.code === 'EISDIR' || err.code === 'ENOENT')) {
-      process.stderr.write(`refscope: ${err.path ?? ''}: offset -1: a readable file (${err.code})\n`);
+    if (err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code)) {
+      // A system error on a path (unreadable input, an output directory that cannot be made, …).
+      process.stderr.write(`refscope: ${oneLine(String(err.path ?? ''))}: offset 0: expected a readable input and a writable output (${err.code}: ${oneLine(err.message)})\n`);
+      return 3;
+    }
+    if (e instanceof RangeError) {
+      // Allocation failures on absurd inputs: say so in one line rather than with a stack trace.
+      process.stderr.write(`refscope: (input): offset 0: expected an input that fits in memory (${oneLine(e.message)})\n`);
       return 3;
     }
     throw e;

@@ -94,7 +94,7 @@ export class Budget {
 
 // C0 controls (newlines, ESC), DEL and the Unicode line/paragraph separators. C1 controls are
 // left alone: in a byte string (see `bytesToKey`) they are UTF-8 continuation bytes.
-const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /** `s` with every character that could break a line or a terminal escaped as `\xNN` / `\uNNNN`. */
 export function oneLine(s: string): string {
   return s.replace(CONTROL, (c) => {
@@ -272,8 +272,14 @@ export function displayName(k: string): string {
     if (c > 0xff) return k;
     if (c > 0x7f) high = true;
   }
-  return high ? utf8.decode(keyToBytes(k)) : k;
+  if (!high) return k;
+  const text = utf8.decode(keyToBytes(k));
+  // Direction controls would let a name reorder what is shown around it (U+202E makes
+  // "gnp.exe" read "exe.png"): show them as visible code points instead.
+  return BIDI.test(text) ? text.replace(BIDI_ALL, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`) : text;
 }
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const BIDI_ALL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /** Unicode text → byte string (UTF-8 encoded). */
 export function textToKey(s: string): string {
   for (let i = 0; i < s.length; i++) {

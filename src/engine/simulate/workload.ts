@@ -405,7 +405,8 @@ export type WorkloadSpec =
 /** Thrown for a malformed spec (the CLI turns it into a usage error). */
 export class SpecError extends Error {}
 
-const MAX_N = 10_000_000;
+// Generated workloads are capped so that one command cannot run for minutes (the chart goes to 10^5).
+const MAX_N = 200_000;
 
 function count(s: string | undefined, what: string): number {
   if (s === undefined || !/^[0-9]+$/.test(s)) throw new SpecError(`${what}: a count (a positive integer), found ${JSON.stringify(s ?? '')}`);
