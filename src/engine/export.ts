@@ -122,7 +122,7 @@ export function exportMarkdown(report: Report): string {
     out.push('');
   }
   const c = st?.compaction as CompactionReport | undefined;
-  if (c && report.tables.length > 1) {
+  if (c && c.bySize && report.tables.length > 1) {
     out.push(`## Compaction geometry (factor ${n(c.factor)})`, '');
     out.push('Git compares net byte sizes (file size − 91, or − 99 for SHA-256 tables); the same rule on record counts shows what lookups pay for.', '');
     out.push('| # | net bytes | git (bytes) | records | by records | live records |', '|---:|---:|---|---:|---|---:|');

@@ -270,8 +270,10 @@ registerReportExtension((r, a) => {
 registerReportExtension((r, a, opts) => {
   if (!r.stack) return;
   const factor = opts?.factor ?? 2;
-  const c = compactionReport(r, a, factor);
-  if (c) r.stack.compaction = c;
+  // With an unreadable table git's own compaction fails: no segment is predicted from sizes
+  // that include a table nobody can read.
+  const c = r.stack.incomplete ? null : compactionReport(r, a, factor);
+  r.stack.compaction = c ?? { factor, segment: null, incomplete: true, reason: 'a table could not be read: git would fail to compact this stack' };
   r.diagnosis = diagnoseStack(r, c);
   const sim = simulationSentence(r, a);
   if (sim) r.diagnosis += ' ' + sim;

@@ -30,6 +30,11 @@ import { exportJson, exportMarkdown, exportScript } from './export.ts';
 import { Simulator, SpecError, type ModelName, type SimulationResult } from './simulate/index.ts';
 import './index.ts';
 
+
+/** Budget of one load in the worker: 60 s and 40,000,000 records (docs/limits.md). */
+export const LOAD_DEADLINE_MS = 60_000;
+export const LOAD_MAX_RECORDS = 40_000_000;
+
 /** Where a load is. `bytesRead` counts bytes read from the inputs, `bytesParsed` bytes parsed. */
 export interface LoadProgress {
   phase: 'reading' | 'parsing' | 'merging' | 'done';
@@ -465,6 +470,9 @@ export class EngineSession {
     let a: Analysis;
     try {
       a = analyzeFiles(watched, {
+        // A crafted input must not freeze the tab: stop with a message instead (docs/limits.md).
+        deadline: Date.now() + LOAD_DEADLINE_MS,
+        maxRecords: LOAD_MAX_RECORDS,
         onProgress: (b) => {
           if (!this.progress) return;
           this.progress.bytesParsed = b;
@@ -735,7 +743,7 @@ export class EngineSession {
     const tables: CompactionTable[] = r.tables.map((t, i) => ({
       index: i, name: t.name, fileSize: t.fileSize, version: (t.version ?? 1) as 1 | 2,
       records: t.records.ref + t.records.peeled + t.records.symref + t.records.tombstone + t.records.log + t.records.logDeletion,
-      live: c?.byLive.values[i] ?? Math.max(0, t.winners),
+      live: c?.byLive?.values[i] ?? Math.max(0, t.winners),
       broken: !!t.error,
     }));
     const sizes = tables.map((t) => t.fileSize);
