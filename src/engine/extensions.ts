@@ -215,8 +215,20 @@ function diagnoseStack(r: Report, c: CompactionReport | null): string {
   return parts.join(' ');
 }
 
+/** Largest packed-refs file read (bytes): about 6 million refs. */
+export const MAX_PACKED_REFS = 512 * 1048576;
+/** Largest loose ref, reflog or config file read (bytes). */
+export const MAX_LOOSE_FILE = 64 * 1048576;
+
 registerFilesBackend({
   analyze(input) {
+    // Text files are read whole: bound them so an absurd file gets a message, not a crash.
+    for (const f of input.gitFiles) {
+      const limit = f.path === 'packed-refs' ? MAX_PACKED_REFS : MAX_LOOSE_FILE;
+      if (f.source.size > limit) {
+        throw new FormatError(f.path, limit, `${f.path === 'packed-refs' ? 'a packed-refs file' : 'a loose ref, reflog or config file'} of at most ${limit / 1048576} MiB (this one has ${f.source.size.toLocaleString('en-US')} bytes)`);
+      }
+    }
     const repo = loadFilesRepo(input.gitFiles);
     const findings = [...(repo.packed?.findings ?? []), ...repo.findings].map((f) => ({
       severity: f.severity, file: f.file, offset: f.offset, message: f.message,

@@ -85,7 +85,7 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
 
 /** True if a git `config` file's bytes set `extensions.refStorage = reftable`. */
 export function configSaysReftable(config: InputFile | undefined): boolean {
-  if (!config) return false;
+  if (!config || config.source.size > 1048576) return false;
   const text = new TextDecoder().decode(readAll(config.source));
   return /^\s*refstorage\s*=\s*reftable\s*$/im.test(text);
 }
