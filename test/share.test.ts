@@ -15,6 +15,7 @@ import {
   shareLink, encodeShare, decodeShare, describeShare, reportFromShare, syntheticStack, buildSharePayload,
   encodeSharePayload, base64UrlEncode, base64UrlDecode, ShareLinkError, shapePlan, shareFigures,
   MAX_LINK_CHARS, TYPICAL_LINK_CHARS, DEFAULT_SHARE_BASE, SHARED_LABEL, REMOVED, type SharePayload,
+  SHARED_DIAGNOSIS_PREFIX, shareFragment, isSafeNamespace, MAX_BROWSER_SYNTHETIC_RECORDS, MAX_SHARED_REPORT_WINNERS,
 } from '../src/engine/share.ts';
 import { exportJson, exportMarkdown, exportScript, mdCode, mdText } from '../src/engine/export.ts';
 import { collectInput } from '../src/cli/node-input.ts';
@@ -143,11 +144,13 @@ describe('share links from every fixture', () => {
         const { a, r } = load(fx);
         const res = shareLink(a, r);
         if (!res.ok) throw new Error(res.error);
-        const s = reportFromShare(decodeShare(res.link));
+        const p = decodeShare(res.link);
+        const s = reportFromShare(p);
         expect(s.input.description).toBe(SHARED_LABEL);
         expect(s.shared.label).toBe('shared report (no files)');
         expect(s.stack).toEqual(r.stack);
-        expect(s.diagnosis).toBe(r.diagnosis);
+        // a diagnosis carried in the link is marked as the sharer's text
+        expect(s.diagnosis).toBe(p.measured?.diagnosis ? SHARED_DIAGNOSIS_PREFIX + r.diagnosis : r.diagnosis);
         expect(s.tables.length).toBe(r.tables.length);
         s.tables.forEach((t, i) => {
           const o = r.tables[i];
@@ -232,7 +235,7 @@ function parseScript(text: string): ParsedTable[] {
     const kind = (c: string) => (c === 'dangling' ? 'symref' : c) as 'update';
     let m = /^refs (update|peeled|symref|dangling|delete) \S+ (\d+) (\d+) '[-x]*' \d+$/.exec(t);
     if (m) { cur.counts[kind(m[1])] += Number(m[3]); continue; }
-    m = /^one (update|peeled|symref|dangling|delete) [A-Z_]+ \d+$/.exec(t);
+    m = /^one (update|peeled|symref|dangling|delete) '[A-Z_]+' \d+$/.exec(t);
     if (m) { cur.counts[kind(m[1])] += 1; continue; }
     // git init's HEAD ends up in the first table (packed with the first transaction)
     if (t === '# HEAD (symref): written by git init above') { cur.counts.symref += 1; cur.headFromInit = true; continue; }
@@ -303,7 +306,7 @@ describe('repro script', () => {
     const t = parseScript(s);
     expect(t[0].counts.peeled).toBe(truthLines('basic-sha1', 'peeled.txt').length);
     expect(t[0].counts.symref).toBe(truthLines('basic-sha1', 'symrefs.txt').length);
-    expect(s).toMatch(/refs symref refs\/remotes\/remote-1\/r \d+ 1 '[-x]*' 0/);
+    expect(s).toMatch(/refs symref 'refs\/remotes\/remote-1\/r' \d+ 1 '[-x]*' 0/);
   });
 
   it('sha256 stacks get --object-format=sha256', () => {
@@ -587,7 +590,7 @@ describe('payload options', () => {
       expect(s.stack).toEqual(r.stack);
       let d = r.diagnosis;
       r.tables.forEach((t, i) => { d = d.split(t.name).join(s.tables[i].name); });
-      expect(s.diagnosis).toBe(d);
+      expect(s.diagnosis).toBe(p.measured?.diagnosis ? SHARED_DIAGNOSIS_PREFIX + d : d);
       expect(s.diagnosis).toContain('1 table could not be read');
       const sr = buildReport(analyzeFiles(syntheticStack(p).files));
       expect(sr.tables.map((t) => !!t.error)).toEqual(r.tables.map((t) => !!t.error));
@@ -771,5 +774,188 @@ describe('CLI', () => {
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/^refscope: link is truncated/);
     expect((await run(['export', fx, '--format', 'pdf'])).code).toBe(2);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('hostile links (security review: script injection, count bombs, measured extras)', () => {
+  const KIT = '/tmp/hostile-repro';
+  /** A link of basic-sha1's payload with one change (as the tester's mklink.mts makes them). */
+  function mutated(change: (p: SharePayload) => void, fx = 'basic-sha1'): string {
+    const { a, r } = load(fx);
+    const p = structuredClone(buildSharePayload(a, r));
+    change(p);
+    return DEFAULT_SHARE_BASE + shareFragment(p);
+  }
+  /** Decode a link and use it as the app does; a ShareLinkError (damaged / too-large) or a result, within 1 s. */
+  function bounded(link: string, synthetic = false): string {
+    const t0 = performance.now();
+    let outcome = 'ok';
+    try {
+      const p = decodeShare(link);
+      reportFromShare(p);
+      describeShare(p);
+      if (synthetic) syntheticStack(p);
+    } catch (e) {
+      if (!(e instanceof ShareLinkError)) throw e;
+      expect(['damaged', 'too-large']).toContain(e.reason);
+      outcome = e.reason;
+    }
+    expect(performance.now() - t0).toBeLessThan(1000);
+    return outcome;
+  }
+  const HOSTILE_NS = [
+    'refs/$(touch /tmp/refscope-pwned)', 'refs/`touch /tmp/refscope-pwned`', 'refs/a;touch /tmp/refscope-pwned', 'refs/a\ntouch /tmp/refscope-pwned',
+    "refs/it's", 'refs/"q"', 'refs/a b', 'refs/a|b', 'refs/a&b', 'refs/$HOME', 'refs/..', 'refs/x.lock', 'refs/.hidden', 'refs/a\\b',
+    'refs/heads/x/y', '$(id)', '', 'refs/', 'refs//x',
+  ];
+  /** Every line of a script that carries a payload value: only quoted names and plain integers. */
+  function checkScriptLines(script: string): void {
+    for (const line of script.split('\n').map((l) => l.trim())) {
+      if (line.startsWith('refs ') && !line.startsWith('refs()')) expect(line).toMatch(/^refs (update|peeled|symref|dangling|delete) '[A-Za-z0-9._/-]+' \d+ \d+ '[-x]*' \d+$/);
+      if (line.startsWith('one ')) expect(line).toMatch(/^one (update|peeled|symref|dangling|delete) '[A-Z_]+' \d+$/);
+      if (line.startsWith('NC=')) expect(line).toMatch(/^NC=\d+$/);
+      if (line.startsWith('TARGET=')) expect(line).toMatch(/^TARGET='[A-Za-z0-9._/-]+'$/);
+    }
+  }
+
+  it('namespace names: validated at decode (else refs/other-N) and quoted in the script', () => {
+    expect(isSafeNamespace('refs/heads')).toBe(true);
+    expect(isSafeNamespace('refs/remotes/origin')).toBe(true);
+    expect(isSafeNamespace('(root)')).toBe(true);
+    for (const ns of HOSTILE_NS) {
+      expect(isSafeNamespace(ns)).toBe(false);
+      const link = mutated((p) => { p.namespaces[1] = ns; });
+      const p = decodeShare(link);
+      expect(p.namespaces).toEqual(['(root)', 'refs/other-1', 'refs/remotes/remote-1', 'refs/tags']);
+      const script = exportScript(p);
+      expect(script).not.toContain('refscope-pwned');
+      if (/[^A-Za-z0-9._/-]/.test(ns)) expect(script).not.toContain(ns);
+      checkScriptLines(script);
+      expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
+      // a payload built in memory (never decoded) gets the same treatment
+      const { a, r } = load('basic-sha1');
+      const q = structuredClone(buildSharePayload(a, r));
+      q.namespaces[1] = ns;
+      const s2 = exportScript(q);
+      expect(s2).not.toContain('refscope-pwned');
+      checkScriptLines(s2);
+    }
+    // a replacement never collides with a real refs/other-N
+    const p = decodeShare(mutated((x) => { x.namespaces[1] = 'refs/other-1'; x.namespaces[2] = 'refs/$(id)'; }));
+    expect(p.namespaces).toEqual(['(root)', 'refs/other-1', 'refs/other-2', 'refs/tags']);
+    expect(reasonOf(() => decodeShare(mutated((x) => { x.namespaces[2] = x.namespaces[1]; })))).toBe('damaged');
+  });
+
+  it.skipIf(!fs.existsSync(path.join(KIT, 'link-nsInject.txt')))("the tester's link-nsInject.txt: no command substitution in the script", () => {
+    const p = decodeShare(fs.readFileSync(path.join(KIT, 'link-nsInject.txt'), 'utf8'));
+    expect(p.namespaces.every(isSafeNamespace)).toBe(true);
+    const s = exportScript(p);
+    expect(s).not.toContain('$(touch');
+    checkScriptLines(s);
+  });
+
+  it('distinctOids (the script\'s NC loop) is at most the table\'s values and 10,000,000', () => {
+    expect(reasonOf(() => decodeShare(mutated((p) => { for (const t of p.tables) t.distinctOids = 2 ** 50; })))).toBe('damaged');
+    expect(reasonOf(() => decodeShare(mutated((p) => { p.tables[0].distinctOids += 100; })))).toBe('damaged');
+    const { a, r } = load('basic-sha1');
+    const q = structuredClone(buildSharePayload(a, r));
+    q.tables[0].distinctOids = 1e12;
+    expect(() => exportScript(q)).toThrow(ShareLinkError);
+    const ok = exportScript(decodeShare(mutated(() => {})));
+    expect(ok).toMatch(/^NC=\d+$/m);
+  });
+
+  it('count bombs decode to "damaged" / "too-large" within 1 s', () => {
+    const last = (p: SharePayload) => p.nsRecords.find((e) => e.table === p.tables.length - 1)!;
+    const bombs: [string, (p: SharePayload) => void][] = [
+      ['sectionBlocks 2^40', (p) => { p.tables[0].sectionBlocks.ref = 2 ** 40; }],
+      ['sectionBlocks 1e8', (p) => { p.tables[0].sectionBlocks.ref = 1e8; }],
+      ['section bytes past the file', (p) => { p.tables[0].sectionBytes.log = p.tables[0].fileSize + 1; }],
+      ['winners +1e9', (p) => { const e = last(p); e.records += 1e9; e.winners += 1e9; }],
+      ['winners +5e6', (p) => { const e = last(p); e.records += 5e6; e.winners += 5e6; }],
+      ['winners +3e7', (p) => { const e = last(p); e.records += 3e7; e.winners += 3e7; }],
+      ['winners +3e7, huge file', (p) => { const e = last(p); e.records += 3e7; e.winners += 3e7; p.tables[p.tables.length - 1].fileSize = 2 ** 45; }],
+      ['logs 2^40', (p) => { for (const t of p.tables) t.logs = 2 ** 40; }],
+      ['logs 6e7, huge file', (p) => { p.tables[0].logs = 6e7; p.tables[0].fileSize = 2 ** 45; }],
+      ['obj records', (p) => { p.tables[0].objRecords = 2 ** 40; }],
+      ['index records', (p) => { p.tables[0].indexRecords = 2 ** 40; }],
+      ['blocks 3e6, huge files', (p) => { for (const t of p.tables) { t.fileSize = 2 ** 45; t.sectionBlocks.ref = 3e6; } }],
+    ];
+    for (const [what, change] of bombs) expect([what, bounded(mutated(change), true)]).not.toEqual([what, 'ok']);
+    // 100,000+ tables: refused by the decoder
+    const many = mutated((p) => { const t = p.tables[0]; p.tables = Array.from({ length: 100_001 }, () => structuredClone(t)); p.nsRecords = []; p.overlaps = []; p.hiding = []; });
+    expect(['damaged', 'too-large']).toContain(reasonOf(() => decodeShare(many)));
+  });
+
+  for (const f of ['link-blocks.txt', 'link-blocks1e8.txt', 'link-winners.txt', 'link-winners5e6.txt', 'link-winners3e7.txt', 'link-logs.txt', 'link-oids.txt', 'link-measured.txt', 'link-measuredProto.txt']) {
+    it.skipIf(!fs.existsSync(path.join(KIT, f)))(`the tester's ${f}: a ShareLinkError within 1 s`, () => {
+      expect(bounded(fs.readFileSync(path.join(KIT, f), 'utf8'), true)).not.toBe('ok');
+    });
+  }
+  for (const f of ['link-none.txt', 'link-filesize.txt', 'link-updidx.txt', 'link-keybytes.txt', 'link-blocksize.txt', 'link-restart.txt', 'link-factor.txt']) {
+    it.skipIf(!fs.existsSync(path.join(KIT, f)))(`the tester's ${f}: an error or a bounded report and synthetic stack`, () => {
+      bounded(fs.readFileSync(path.join(KIT, f), 'utf8'), true);
+    });
+  }
+
+  it('plausible but large: the report is bounded, the synthetic stack refuses past 5,000,000 records', () => {
+    const big = (n: number) => mutated((p) => {
+      const t = p.tables.length - 1;
+      const e = p.nsRecords.find((x) => x.table === t)!;
+      e.records += n; e.winners += n; p.tables[t].fileSize = 2 ** 40;
+    });
+    const link = big(1_000_000);
+    expect(link.length).toBeLessThan(400);
+    const p = decodeShare(link);
+    const t0 = performance.now();
+    expect(reportFromShare(p).stack!.live).toBe(1_000_000 + 9);
+    expect(performance.now() - t0).toBeLessThan(1000);
+    // too many winners for a shared report: refused (and no link is made for such a stack)
+    const huge = decodeShare(big(MAX_SHARED_REPORT_WINNERS));
+    expect(reasonOf(() => reportFromShare(huge))).toBe('too-large');
+    const enc = encodeShare(huge);
+    expect(enc.ok).toBe(false);
+    // the browser's synthetic stack: refused past MAX_BROWSER_SYNTHETIC_RECORDS, pointing to the script
+    const logs = decodeShare(mutated((x) => { x.tables[0].fileSize = 2 ** 40; x.tables[0].logs = MAX_BROWSER_SYNTHETIC_RECORDS; }));
+    const t1 = performance.now();
+    let err: unknown;
+    try { syntheticStack(logs); } catch (e) { err = e; }
+    expect(performance.now() - t1).toBeLessThan(1000);
+    expect(err).toBeInstanceOf(ShareLinkError);
+    expect((err as ShareLinkError).reason).toBe('too-large');
+    expect((err as ShareLinkError).message).toContain('too large to rebuild in the browser; use the repro script');
+    // unreadable tables are zero bytes of their size: bounded too
+    const unread = decodeShare(mutated((x) => { x.tables[0] = { ...x.tables[0], unreadable: true, version: null, hashId: null, fileSize: 2 ** 40, blockSize: 0, minUpdateIndex: 0, maxUpdateIndex: 0, logs: 0, logDeletions: 0, objRecords: 0, indexRecords: 0, refIndexLevels: 0, keyBytes: 0, distinctOids: 0, restartInterval: 16, sectionBytes: { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 }, sectionBlocks: { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 } }; x.nsRecords = x.nsRecords.filter((e) => e.table !== 0); x.overlaps = x.overlaps.filter((o) => o.older !== 0); x.measured = null; }));
+    expect(reasonOf(() => syntheticStack(unread))).toBe('too-large');
+  });
+
+  it('measured extras: segments within the tables, numbers finite and non-negative, known fields only', () => {
+    const withMeasured = (m: unknown) => mutated((p) => { p.measured = m as SharePayload['measured']; });
+    const bad = [
+      { compaction: { segment: { start: 99, end: 1e9 } }, compactionAbsent: [], diagnosis: null },
+      { compaction: { segment: { start: 1, end: 0 } }, compactionAbsent: [], diagnosis: null },
+      { compaction: { byRecords: { values: [1, 2], segment: { start: 0, end: 2 }, reasons: [] } }, compactionAbsent: [], diagnosis: null },
+      { compaction: { afterAuto: { tables: -5, bytes: 1, records: 1, newTableBytes: 1, newTableRecords: 1 } }, compactionAbsent: [], diagnosis: null },
+      { compaction: { afterPackRefs: { tables: 1, bytes: 'x<img src=x>', records: 1, newTableBytes: 1, newTableRecords: 1 } }, compactionAbsent: [], diagnosis: null },
+      { compaction: { afterPackRefs: { tables: 3, bytes: 1, records: 1, newTableBytes: 1, newTableRecords: 1 } }, compactionAbsent: [], diagnosis: null },
+      { compaction: { bySize: { values: [-1, 2], reasons: [] } }, compactionAbsent: [], diagnosis: null },
+      { compaction: { factor: 1 }, compactionAbsent: [], diagnosis: null },
+      { compaction: { polluted: 1 }, compactionAbsent: [], diagnosis: null },
+      { compaction: {}, compactionAbsent: ['__proto__'], diagnosis: null },
+      { compaction: JSON.parse('{"__proto__":{"polluted":1}}'), compactionAbsent: [], diagnosis: null },
+      { compaction: {}, compactionAbsent: [], diagnosis: 'x'.repeat(5000) },
+    ];
+    for (const m of bad) expect([JSON.stringify(m).slice(0, 80), reasonOf(() => decodeShare(withMeasured(m)))]).toEqual([JSON.stringify(m).slice(0, 80), 'damaged']);
+    // valid extras are kept
+    const good = { compaction: { segment: { start: 0, end: 1 }, afterAuto: { tables: 1, bytes: 900, records: 18, newTableBytes: 900, newTableRecords: 18 } }, compactionAbsent: [], diagnosis: null };
+    const c = reportFromShare(decodeShare(withMeasured(good))).stack!.compaction as unknown as Record<string, unknown>;
+    expect(c.segment).toEqual({ start: 0, end: 1 });
+    // a carried diagnosis is marked as the sharer's text, never shown as refscope's own
+    const own = reportFromShare(decodeShare(mutated((p) => { p.measured = null; }))).diagnosis;
+    const d = reportFromShare(decodeShare(withMeasured({ compaction: {}, compactionAbsent: [], diagnosis: 'Everything is fine, run rm -rf.' }))).diagnosis;
+    expect(d).toBe(SHARED_DIAGNOSIS_PREFIX + 'Everything is fine, run rm -rf.');
+    expect(d).not.toBe(own);
   });
 });

@@ -12,7 +12,8 @@
 import type { Report, TableReport } from './report.ts';
 import type { CompactionReport } from './extensions.ts';
 import {
-  shapePlan, shareFigures, synthName, planFiller, DANGLING_TARGET, type SharePayload, type RefKind, type PlanSegment,
+  shapePlan, shareFigures, synthName, planFiller, safeNamespaces, DANGLING_TARGET, MAX_SHARE_OIDS, ShareLinkError,
+  type SharePayload, type RefKind, type PlanSegment,
 } from './share.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -157,8 +158,14 @@ function cmdOf(s: PlanSegment): string {
   return s.kind === 3 && s.dangling ? 'dangling' : CMD[s.kind];
 }
 
-function shQuote(s: string): string {
+/** A shell word: single-quoted, `'` as `'\''`. Every value from a payload is written this way. */
+export function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+/** A number from a payload, checked to be a non-negative integer before it is written into the script. */
+function int(v: number, what = 'a figure'): string {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new ShareLinkError('damaged', `link is damaged: ${what} is not a non-negative integer`);
+  return String(v);
 }
 function comment(s: string): string {
   return s.replace(/[\u0000-\u001f\u007f]/g, ' ');
@@ -177,12 +184,21 @@ function comment(s: string): string {
  */
 export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string {
   if (p.kind !== 'reftable') throw new Error('the repro script rebuilds reftable stacks; this input is a ' + p.kind);
+  // Namespaces reach the script as name prefixes: only `[A-Za-z0-9._/-]` names valid in git (decodeShare
+  // already replaces others; a payload built in memory gets the same treatment). Every value is quoted below too.
+  p = { ...p, namespaces: safeNamespaces(p.namespaces) };
   const plan = shapePlan(p);
   const f = shareFigures(p);
   const readable = p.tables.filter((t) => !t.unreadable);
   const base = readable[0];
   const hash = base?.hashId === 's256' ? 'sha256' : 'sha1';
   const commits = Math.max(2, ...p.tables.map((t) => t.distinctOids));
+  // NC drives the fast-import loop: checkPayload (in shapePlan) caps it; check again where it is written
+  if (!Number.isSafeInteger(commits) || commits > MAX_SHARE_OIDS) throw new ShareLinkError('damaged', `link is damaged: ${commits} distinct object ids`);
+  for (const t of p.tables) {
+    for (const k of ['fileSize', 'blockSize', 'restartInterval', 'minUpdateIndex', 'maxUpdateIndex', 'logs', 'logDeletions', 'refIndexLevels', 'objRecords'] as const) int(t[k], `table ${k}`);
+  }
+  int(plan.idWidth, 'the id width');
   const anyPeeled = plan.tables.some((t) => t.records.peeled > 0);
   const anyLogs = p.tables.some((t) => t.logs + t.logDeletions > 0);
   const rootNs = plan.namespaces.indexOf('(root)');
@@ -223,21 +239,21 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
   if (!headTarget.startsWith('refs/heads/')) L.push(`"$GIT" symbolic-ref HEAD ${shQuote(headTarget)}`);
   const cfg = (t: SharePayload['tables'][number]) => {
     const o: string[] = [];
-    if (t.blockSize > 0) o.push(`reftable.blockSize=${t.blockSize}`);
-    o.push(`reftable.restartInterval=${t.restartInterval}`);
+    if (t.blockSize > 0) o.push(`reftable.blockSize=${int(t.blockSize)}`);
+    o.push(`reftable.restartInterval=${int(t.restartInterval)}`);
     o.push(`reftable.indexObjects=${t.refIndexLevels > 0 && t.objRecords === 0 ? 'false' : 'true'}`);
     return o;
   };
   const baseCfg = base ? cfg(base) : [];
   for (const c of baseCfg) {
     const [k, v] = c.split('=');
-    L.push(`"$GIT" config ${k} ${v}`);
+    L.push(`"$GIT" config ${k} ${v}`); // k fixed, v an integer checked by int()
   }
   L.push(`"$GIT" config core.logAllRefUpdates ${anyLogs ? 'always' : 'false'}${anyLogs ? '   # the original has reflog records (their counts are not reproduced)' : ''}`);
   L.push('');
   L.push(`# ${commits.toLocaleString('en-US')} commits to point refs at (the most distinct object ids of any table); no ref keeps them.`);
   L.push('MARKS=$PWD/refscope-marks');
-  L.push(`NC=${commits}`);
+  L.push(`NC=${int(commits)}`);
   L.push(`awk -v n="$NC" 'BEGIN { for (i = 1; i <= n; i++) printf "commit refs/refscope-tmp\\nmark :%d\\ncommitter refscope <refscope@example.invalid> %d +0000\\ndata <<EOT\\nsynthetic %d\\nEOT\\n\\n", i, 1700000000 + i, i }' |`);
   L.push('  "$GIT" fast-import --quiet --export-marks="$MARKS"');
   L.push('"$GIT" update-ref -d refs/refscope-tmp');
@@ -254,7 +270,7 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
   L.push('# peeled: to the annotated tag; symref: symref-update to $TARGET; dangling: symref-update to');
   L.push('# $DANGLING (as the original\'s symrefs whose target does not exist); delete: a deletion (tombstone).');
   L.push('refs() {');
-  L.push(`  awk -v cmd="$1" -v pre="$2" -v first="$3" -v n="$4" -v suf="$5" -v shift="$6" -v w=${plan.idWidth} \\`);
+  L.push(`  awk -v cmd="$1" -v pre="$2" -v first="$3" -v n="$4" -v suf="$5" -v shift="$6" -v w=${int(plan.idWidth)} \\`);
   L.push('      -v marks="$MARKS" -v tag="$TAG" -v target="$TARGET" -v dangling="$DANGLING" \'');
   L.push('    BEGIN {');
   L.push('      if (cmd == "update") while ((getline line < marks) > 0) { split(line, f, " "); c[nc++] = f[2] }');
@@ -302,18 +318,18 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
           const name = synthName('(root)', id, plan.idWidth, 0);
           if (first && name === 'HEAD' && s.kind === 3) { headFromInit = true; lines.push('# HEAD (symref): written by git init above'); continue; }
           if (name === 'HEAD' && s.kind === 0) { lines.push('# HEAD deletion: not reproduced (git needs HEAD)'); continue; }
-          lines.push(`one ${cmd} ${name} ${ti}`);
+          lines.push(`one ${cmd} ${shQuote(name)} ${int(ti)}`);
         }
         continue;
       }
       const prefix = `${plan.namespaces[s.ns]}/r`;
       const fill = planFiller(plan, s.ns, s.start);
       const suffix = fill > 0 ? '-' + 'x'.repeat(fill - 1) : '';
-      lines.push(`refs ${cmd} ${prefix} ${s.start} ${s.count} ${shQuote(suffix)} ${ti}`);
+      lines.push(`refs ${cmd} ${shQuote(prefix)} ${int(s.start)} ${int(s.count)} ${shQuote(suffix)} ${int(ti)}`);
     }
     if (first && !headFromInit) lines.unshift('# + 1 symref: git init\'s HEAD (the original table has no HEAD symref)');
     const tcfg = cfg(t).filter((c) => !baseCfg.includes(c));
-    const gitc = tcfg.map((c) => `-c ${c} `).join('');
+    const gitc = tcfg.map((c) => `-c ${shQuote(c)} `).join('');
     L.push('{');
     L.push(...lines.map((l) => '  ' + l));
     L.push(`} | "$GIT" ${gitc}update-ref --no-deref --stdin`);
@@ -334,10 +350,10 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
     const seg = plan.tables[h.table].segments.find((s) => s.ns === h.ns && s.kind === 0);
     if (!seg) continue;
     if (h.ns === rootNs) {
-      for (let id = seg.start; id < seg.start + h.count; id++) hiddenLines.push(`one update ${synthName('(root)', id, plan.idWidth, 0)} ${total}`);
+      for (let id = seg.start; id < seg.start + h.count; id++) hiddenLines.push(`one update ${shQuote(synthName('(root)', id, plan.idWidth, 0))} ${int(total)}`);
     } else {
       const fill = planFiller(plan, h.ns, seg.start);
-      hiddenLines.push(`refs update ${plan.namespaces[h.ns]}/r ${seg.start} ${h.count} ${shQuote(fill > 0 ? '-' + 'x'.repeat(fill - 1) : '')} ${total}`);
+      hiddenLines.push(`refs update ${shQuote(`${plan.namespaces[h.ns]}/r`)} ${int(seg.start)} ${int(h.count)} ${shQuote(fill > 0 ? '-' + 'x'.repeat(fill - 1) : '')} ${int(total)}`);
     }
   }
   L.push('');

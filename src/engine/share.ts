@@ -56,8 +56,29 @@ export const DEFAULT_EXAMPLE_NAMES = 20;
 const MAX_INFLATED = 1 << 20;
 /** Largest link text accepted by the decoder (characters). */
 const MAX_LINK_INPUT = 100_000;
-/** Largest stack `syntheticStack` builds (records over all tables). */
+/** Largest stack `shapePlan` (and so the repro script) lays out (records over all tables). */
 export const MAX_SYNTHETIC_RECORDS = 20_000_000;
+/** Largest stack `syntheticStack` builds in memory (ref + log records over all tables; live refs for files links). */
+export const MAX_BROWSER_SYNTHETIC_RECORDS = 5_000_000;
+/** Largest total size of unreadable tables `syntheticStack` writes as zero bytes. */
+const MAX_SYNTHETIC_UNREADABLE_BYTES = 64 << 20;
+/** Most tables a link may declare. */
+export const MAX_SHARE_TABLES = 100_000;
+/** Most records (ref + log + obj + index, all tables; live refs for files links) a link may declare. */
+export const MAX_SHARE_RECORDS = 50_000_000;
+/** Most blocks (all sections, all tables) a link may declare: the shared report lists each one. */
+export const MAX_SHARE_BLOCKS = 2_000_000;
+/** Most distinct object ids a table may declare (the repro script makes that many commits). */
+export const MAX_SHARE_OIDS = 10_000_000;
+/**
+ * Most winning records (live refs and winning tombstones) a shared report is rebuilt for: the
+ * stand-in merged view has one entry per winner (about 1 s and 200 MB at this size).
+ */
+export const MAX_SHARED_REPORT_WINNERS = 5_000_000;
+/** Longest diagnosis text carried in the measured extras (characters). */
+const MAX_SHARED_DIAGNOSIS = 4000;
+/** What a diagnosis carried by a link starts with in the shared report (it is the sharer's text, not refscope's). */
+export const SHARED_DIAGNOSIS_PREFIX = 'Diagnosis as shared: ';
 
 /** Why a link could not be read. */
 export type ShareErrorReason = 'not-a-link' | 'truncated' | 'damaged' | 'future-version' | 'too-large';
@@ -227,6 +248,38 @@ export function shareNamespaceOf(name: string): string {
     if (k > 13) return name.slice(0, k);
   }
   return name.slice(0, j);
+}
+
+const NS_COMPONENT = /^[A-Za-z0-9._-]{1,100}$/;
+
+/**
+ * Whether a namespace name from a link is safe to use: `(root)`, or `refs/<c>` or
+ * `refs/remotes/<c>` whose components are `[A-Za-z0-9._-]` only and pass git's refname rules
+ * (no `..`, no component starting with `.` or ending with `.` or `.lock`). Only such names reach
+ * synthetic ref names and the repro script.
+ */
+export function isSafeNamespace(ns: string): boolean {
+  if (ns === '(root)') return true;
+  if (typeof ns !== 'string' || ns.length > 255 || !ns.startsWith('refs/')) return false;
+  const parts = ns.split('/');
+  if (parts.length !== 2 && !(parts.length === 3 && parts[1] === 'remotes')) return false;
+  for (const c of parts) {
+    if (!NS_COMPONENT.test(c) || c.startsWith('.') || c.endsWith('.') || c.endsWith('.lock') || c.includes('..')) return false;
+  }
+  return true;
+}
+
+/** Namespaces of a link with every unsafe one (`isSafeNamespace`) replaced by a synthetic `refs/other-N`. */
+export function safeNamespaces(list: readonly string[]): string[] {
+  const used = new Set(list.filter(isSafeNamespace));
+  let k = 0;
+  return list.map((ns) => {
+    if (isSafeNamespace(ns)) return ns;
+    let name: string;
+    do name = `refs/other-${++k}`; while (used.has(name));
+    used.add(name);
+    return name;
+  });
 }
 
 /** Real namespace names (sorted) → the names put in a link without `withNames`. */
@@ -473,7 +526,7 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
  * contain a ref name component or 8+ hex digits are left out unless `withNames`.
  */
 function measuredExtras(report: Report, p: SharePayload, withNames: boolean, components: Set<string>): ShareMeasured | null {
-  if (!report.stack) return null;
+  if (!report.stack || sharedWinners(p) > MAX_SHARED_REPORT_WINNERS) return null;
   const probe = reportFromShare(p);
   const orig = (report.stack!.compaction ?? {}) as Record<string, unknown>;
   const got = (probe.stack?.compaction ?? {}) as Record<string, unknown>;
@@ -737,9 +790,12 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
   const factor = r.varint('the geometric factor', 255);
   if (factor < 2) throw damaged(`geometric factor ${factor} (2..255)`);
   const nNs = r.varint('the namespace count', 10_000);
-  const namespaces: string[] = [];
-  for (let i = 0; i < nNs; i++) namespaces.push(r.str('a namespace', 1024));
-  const n = r.varint('the table count', 100_000);
+  const rawNamespaces: string[] = [];
+  for (let i = 0; i < nNs; i++) rawNamespaces.push(r.str('a namespace', 1024));
+  if (new Set(rawNamespaces).size !== nNs) throw damaged('a namespace appears twice');
+  // names outside [A-Za-z0-9._/-] (or not valid in git) never reach synthetic names or the script
+  const namespaces = safeNamespaces(rawNamespaces);
+  const n = r.varint('the table count', MAX_SHARE_TABLES);
   const cols: Record<string, number[]> = {};
   for (const f of NUM_FIELDS) {
     const col: number[] = [];
@@ -854,6 +910,7 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
     }
     measured = { compaction: mm.compaction, compactionAbsent: mm.compactionAbsent, diagnosis: mm.diagnosis };
   }
+  if (measured) checkMeasured(measured, n);
   if (!r.done) throw damaged('unexpected bytes at the end');
   const p: SharePayload = {
     schema: SHARE_SCHEMA, version, generator, kind: KIND_NAME[kindCode], withNames: (flags & 1) !== 0, factor,
@@ -862,6 +919,135 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
   };
   checkPayload(p);
   return p;
+}
+
+const COMPACTION_KEYS = new Set([
+  'factor', 'segment', 'bySize', 'byRecords', 'byLive', 'jgit', 'dropsTombstones', 'afterPackRefs', 'afterAuto', 'afterSkipped',
+  'incomplete', 'reason',
+]);
+const AFTER_KEYS = ['tables', 'bytes', 'records', 'newTableBytes', 'newTableRecords'];
+
+/**
+ * The measured extras of a link (the part `checkPayload` cannot cross-check): known
+ * `stack.compaction` fields only; every number finite and non-negative; every `segment` null or
+ * `{ start, end }` with table indexes 0 ≤ start ≤ end < table count; `afterPackRefs` /
+ * `afterAuto` null or their five counts; the factor 2..255; texts and the diagnosis of bounded length.
+ */
+function checkMeasured(m: ShareMeasured, nTables: number): void {
+  const bad = (what: string) => damaged(`the measured figures ${what}`);
+  const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
+  const index = (x: unknown) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0 && x < nTables;
+  const segment = (x: unknown) => {
+    if (x === null) return;
+    if (!isObj(x) || Object.keys(x).length !== 2 || !index(x.start) || !index(x.end) || (x.start as number) > (x.end as number)) {
+      throw bad(`have a compaction segment outside the ${nTables} tables`);
+    }
+  };
+  let budget = 100_000;
+  const walk = (x: unknown, depth: number, key: string): void => {
+    if (budget-- <= 0 || depth > 8) throw bad('are too large');
+    if (key === 'segment') { segment(x); return; }
+    if ((key === 'afterPackRefs' || key === 'afterAuto') && x !== null) {
+      if (!isObj(x) || Object.keys(x).length !== AFTER_KEYS.length || !AFTER_KEYS.every((k) => typeof x[k] === 'number' && Number.isSafeInteger(x[k]) && (x[k] as number) >= 0)) {
+        throw bad(`have an invalid ${key}`);
+      }
+      if ((x.tables as number) > nTables) throw bad(`have ${key} with more tables than the stack`);
+      return;
+    }
+    if (x === null || typeof x === 'boolean') return;
+    if (typeof x === 'number') {
+      if (!Number.isFinite(x) || x < 0) throw bad('have a negative or non-finite number');
+      return;
+    }
+    if (typeof x === 'string') {
+      if (x.length > 2000) throw bad('have a text that is too long');
+      return;
+    }
+    if (Array.isArray(x)) {
+      if (x.length > nTables + 1) throw bad('have a list longer than the table count');
+      for (const y of x) walk(y, depth + 1, '');
+      return;
+    }
+    if (isObj(x)) {
+      for (const [k, y] of Object.entries(x)) {
+        if (!SAFE_KEY.test(k)) throw bad('have an invalid field name');
+        walk(y, depth + 1, k);
+      }
+      return;
+    }
+    throw bad('have a value of the wrong type');
+  };
+  for (const k of [...Object.keys(m.compaction), ...m.compactionAbsent]) {
+    if (!COMPACTION_KEYS.has(k)) throw bad(`have an unknown field ${JSON.stringify(k.slice(0, 40))}`);
+  }
+  if ('factor' in m.compaction) {
+    const f = m.compaction.factor;
+    if (typeof f !== 'number' || !Number.isSafeInteger(f) || f < 2 || f > 255) throw bad('have an invalid factor');
+  }
+  walk(m.compaction, 0, '');
+  if (m.diagnosis !== null && m.diagnosis.length > MAX_SHARED_DIAGNOSIS) throw bad('have a diagnosis that is too long');
+}
+
+/**
+ * Plausibility of a payload's sizes, before anything loops on them: every figure a non-negative
+ * integer; per table, records of every kind and section bytes at most its file size (every record
+ * and byte is in the file), blocks at most file size / 4 + 1 (a block header alone is 4 bytes),
+ * distinct object ids at most what its ref and peeled records hold; over all tables, at most
+ * `MAX_SHARE_TABLES` tables, `MAX_SHARE_RECORDS` records, `MAX_SHARE_BLOCKS` blocks.
+ */
+function checkSizes(p: SharePayload): void {
+  const n = p.tables.length;
+  if (n > MAX_SHARE_TABLES) throw new ShareLinkError('too-large', `link is too large: ${fmt(n)} tables, at most ${fmt(MAX_SHARE_TABLES)}`, p.version);
+  const count = (x: unknown) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+  if (!p.namespaces.every((ns) => typeof ns === 'string')) throw damaged('a namespace is not text');
+  const refRecs = new Array<number>(n).fill(0);
+  const oidCap = new Array<number>(n).fill(0);
+  for (const e of p.nsRecords) {
+    if (!count(e.table) || !count(e.ns) || !count(e.records) || !count(e.winners) || !count(e.dangling) || ![0, 1, 2, 3].includes(e.kind)) {
+      throw damaged('a record count is not a non-negative integer');
+    }
+    if (e.table >= n) throw damaged('a record count names a table that does not exist');
+    refRecs[e.table] += e.records;
+    if (e.kind === 1) oidCap[e.table] += e.records;
+    else if (e.kind === 2) oidCap[e.table] += 2 * e.records;
+  }
+  for (const o of p.overlaps) {
+    if (![o.newer, o.older, o.ns, o.count, o.tombstones].every(count)) throw damaged('an overlap is not non-negative integers');
+  }
+  for (const h of p.hiding) if (![h.table, h.ns, h.count].every(count)) throw damaged('a hiding count is not non-negative integers');
+  let records = 0, blocks = 0;
+  p.tables.forEach((t, i) => {
+    for (const f of [...NUM_FIELDS, 'maxUpdateIndex'] as const) if (!count(t[f])) throw damaged(`table ${i}: ${f} is not a non-negative integer`);
+    if (t.maxUpdateIndex < t.minUpdateIndex) throw damaged(`table ${i}: update-index range ends before it starts`);
+    const size = t.fileSize;
+    const tooMany = (what: string, v: number) => { if (v > size) throw damaged(`table ${i}: ${fmt(v)} ${what} in a file of ${fmt(size)} bytes`); };
+    tooMany('ref records', refRecs[i]);
+    tooMany('reflog records', t.logs + t.logDeletions);
+    tooMany('obj records', t.objRecords);
+    tooMany('index records', t.indexRecords);
+    let tb = 0;
+    for (const s of SECTIONS) {
+      if (!count(t.sectionBytes?.[s]) || !count(t.sectionBlocks?.[s])) throw damaged(`table ${i}: ${s} section figures are not non-negative integers`);
+      tooMany(`${s} section bytes`, t.sectionBytes[s]);
+      tb += t.sectionBlocks[s];
+    }
+    if (tb > Math.floor(size / 4) + 1) throw damaged(`table ${i}: ${fmt(tb)} blocks in a file of ${fmt(size)} bytes`);
+    if (t.distinctOids > oidCap[i] || t.distinctOids > MAX_SHARE_OIDS) {
+      throw damaged(`table ${i}: ${fmt(t.distinctOids)} distinct object ids for ${fmt(oidCap[i])} values`);
+    }
+    records += refRecs[i] + t.logs + t.logDeletions + t.objRecords + t.indexRecords;
+    blocks += tb;
+  });
+  if (p.liveByNs) {
+    if (!p.liveByNs.every(count)) throw damaged('a live ref count is not a non-negative integer');
+    records += p.liveByNs.reduce((s, v) => s + v, 0);
+  }
+  if (records > MAX_SHARE_RECORDS) {
+    throw new ShareLinkError('too-large', `link is too large: ${fmt(records)} records, at most ${fmt(MAX_SHARE_RECORDS)} (use the file export)`, p.version);
+  }
+  if (blocks > MAX_SHARE_BLOCKS) {
+    throw new ShareLinkError('too-large', `link is too large: ${fmt(blocks)} blocks, at most ${fmt(MAX_SHARE_BLOCKS)} (use the file export)`, p.version);
+  }
 }
 
 function futureVersion(v: number): ShareLinkError {
@@ -874,6 +1060,7 @@ function futureVersion(v: number): ShareLinkError {
  * override, tombstones that hide are winning tombstones, and live records that override exist.
  */
 export function checkPayload(p: SharePayload): void {
+  checkSizes(p);
   const n = p.tables.length;
   const nNs = p.namespaces.length;
   const key = (t: number, ns: number) => t * nNs + ns;
@@ -998,6 +1185,8 @@ export function shareFragment(p: SharePayload): string {
  */
 export function encodeShare(p: SharePayload, base: string = DEFAULT_SHARE_BASE): ShareLinkResult {
   const b = base.includes('#') ? base.slice(0, base.indexOf('#')) : base;
+  const winners = sharedWinners(p);
+  if (winners > MAX_SHARED_REPORT_WINNERS) return { ok: false, chars: 0, payload: p, error: tooManyWinners(winners, SHARE_VERSION).message.replace(/^link is too large/, 'the stack is too large for a link') };
   const fragment = shareFragment(p);
   const link = b + fragment;
   if (link.length > MAX_LINK_CHARS) {
@@ -1234,7 +1423,10 @@ export const SHARED_LABEL = 'shared report (no files)';
  * (evenly split), table names are synthetic, findings are counts unless shared with names.
  */
 export function reportFromShare(p: SharePayload): SharedReport {
+  checkPayload(p);
   const f = shareFigures(p);
+  const winners = sharedWinners(p);
+  if (winners > MAX_SHARED_REPORT_WINNERS) throw tooManyWinners(winners, p.version);
   const shared: SharedReport['shared'] = {
     label: SHARED_LABEL, linkVersion: p.version, withNames: p.withNames, generator: p.generator,
     namespaces: p.namespaces.map((ns, i) => ({ name: displayName(ns), live: f.liveByNs[i] })),
@@ -1264,8 +1456,21 @@ export function reportFromShare(p: SharePayload): SharedReport {
   const tables: (Table | null)[] = [];
   const broken: Stack['broken'] = [];
   const names: string[] = [];
-  const winnersOf: { ns: number; kind: RefKind }[][] = p.tables.map(() => []);
-  for (const e of p.nsRecords) for (let k = 0; k < e.winners; k++) winnersOf[e.table].push({ ns: e.ns, kind: e.kind });
+  // winners per table as typed arrays (kind, namespace): no object per winner. The counts are
+  // checked against the tables' sizes and `MAX_SHARE_RECORDS` (checkPayload).
+  const winCount = new Array<number>(p.tables.length).fill(0);
+  for (const e of p.nsRecords) winCount[e.table] += e.winners;
+  const winKind = winCount.map((c) => new Uint8Array(c));
+  const winNs = winCount.map((c) => new Uint32Array(c));
+  {
+    const fill = new Array<number>(p.tables.length).fill(0);
+    for (const e of p.nsRecords) {
+      const at = fill[e.table];
+      winKind[e.table].fill(e.kind, at, at + e.winners);
+      winNs[e.table].fill(e.ns, at, at + e.winners);
+      fill[e.table] = at + e.winners;
+    }
+  }
   p.tables.forEach((t, i) => {
     const name = tableFileName(t.minUpdateIndex, t.maxUpdateIndex, i);
     names.push(name);
@@ -1274,9 +1479,7 @@ export function reportFromShare(p: SharePayload): SharedReport {
       broken.push({ name, path: name, fileSize: t.fileSize, error: new FormatError(name, -1, 'a readable table (it could not be read in the original report; the link has its size only)') });
       return;
     }
-    const w = winnersOf[i];
-    const types = new Uint8Array(w.length);
-    w.forEach((x, k) => { types[k] = x.kind; });
+    const types = winKind[i];
     const ft = f.tables[i];
     const fake = {
       name, path: name, fileSize: t.fileSize,
@@ -1294,15 +1497,18 @@ export function reportFromShare(p: SharePayload): SharedReport {
     tables.push(fake as unknown as Table);
   });
   // merged view: one entry per winner, keyed by a name in its namespace
-  const count = winnersOf.reduce((s, w) => s + w.length, 0);
+  const count = winCount.reduce((s, c) => s + c, 0);
   const keys: string[] = new Array(count);
-  const tab = new Uint16Array(count);
+  const tab = new Uint32Array(count);
   const rec = new Uint32Array(count);
   const nsKey = p.namespaces.map((ns) => (ns === '(root)' ? '(root)' : `${ns}/-`));
   let k = 0;
-  winnersOf.forEach((w, ti) => w.forEach((x, r) => { keys[k] = nsKey[x.ns]; tab[k] = ti; rec[k] = r; k++; }));
+  winNs.forEach((w, ti) => {
+    tab.fill(ti, k, k + w.length);
+    for (let r = 0; r < w.length; r++, k++) { keys[k] = nsKey[w[r]]; rec[k] = r; }
+  });
   const merged: MergedView = {
-    count, keys, table: tab, rec, live: f.live, tombstones: f.tombstones, tombstonesHiding: f.tombstonesHiding,
+    count, keys, table: tab as unknown as MergedView['table'], rec, live: f.live, tombstones: f.tombstones, tombstonesHiding: f.tombstonesHiding,
     shadowed: f.tables.map((t) => t.shadowed), winners: f.tables.map((t) => t.winners),
     hiddenByTombstone: f.tables.map((t) => t.hiddenByTombstone), tombstonesHidingBy: f.tables.map((t) => t.tombstonesHiding),
     key: (i) => keys[i],
@@ -1321,8 +1527,17 @@ export function reportFromShare(p: SharePayload): SharedReport {
     for (const [k, v] of Object.entries(m.compaction)) c[k] = v;
     report.stack.compaction = c;
   }
-  if (m?.diagnosis) report.diagnosis = displayName(textToKey(m.diagnosis));
+  // A carried diagnosis is the sharer's text, not refscope's: say so (checkMeasured bounds its length).
+  if (m?.diagnosis) report.diagnosis = SHARED_DIAGNOSIS_PREFIX + displayName(textToKey(m.diagnosis));
   return { ...report, input: { kind: 'reftable', description: SHARED_LABEL }, shared };
+}
+
+/** Winning records of a payload (the entries of the stand-in merged view of `reportFromShare`). */
+function sharedWinners(p: SharePayload): number {
+  return p.nsRecords.reduce((s, e) => s + e.winners, 0);
+}
+function tooManyWinners(winners: number, version: number | null): ShareLinkError {
+  return new ShareLinkError('too-large', `link is too large: its stack has ${fmt(winners)} winning records, a shared report is rebuilt for at most ${fmt(MAX_SHARED_REPORT_WINNERS)} (use the file export: refscope export --format json)`, version);
 }
 
 /** Blocks of a table reconstructed from per-section counts and bytes (evenly split). */
@@ -1606,9 +1821,20 @@ function syntheticOid(k: number, hs: number): Uint8Array {
  * namespace, the same records overridden and hidden by newer tables, the same log record counts,
  * distinct object ids and key bytes (so sizes come out close). Names are synthetic
  * (`refs/heads/r000123`, see `shapePlan`), object ids pseudo-random, reflog entries synthetic.
- * Throws `ShareLinkError('too-large')` past `MAX_SYNTHETIC_RECORDS`.
+ * Throws `ShareLinkError('too-large')` past `MAX_BROWSER_SYNTHETIC_RECORDS` records (and for more
+ * than 64 MiB of unreadable tables): use the repro script for those.
  */
 export function syntheticStack(p: SharePayload): SyntheticStack {
+  checkPayload(p);
+  const f = shareFigures(p);
+  const total = p.kind === 'reftable' ? f.refRecords + f.logRecords : f.live;
+  if (total > MAX_BROWSER_SYNTHETIC_RECORDS) {
+    throw new ShareLinkError('too-large', `the shared stack has ${fmt(total)} records (more than ${fmt(MAX_BROWSER_SYNTHETIC_RECORDS)}): too large to rebuild in the browser; use the repro script (refscope export <link> --format script)`, p.version);
+  }
+  const unreadableBytes = p.tables.reduce((s, t) => s + (t.unreadable ? t.fileSize : 0), 0);
+  if (unreadableBytes > MAX_SYNTHETIC_UNREADABLE_BYTES) {
+    throw new ShareLinkError('too-large', `the shared stack has ${fmt(unreadableBytes)} bytes of unreadable tables: too large to rebuild in the browser; use the repro script (refscope export <link> --format script)`, p.version);
+  }
   const names: string[] = [];
   const out: { name: string; bytes: Uint8Array }[] = [];
   if (p.kind !== 'reftable') {
