@@ -59,37 +59,96 @@ function cacheOf(t: Table): TableIndexCache {
   return c;
 }
 
+/** Blocks kept per table (most recently used): index blocks and the leaves just read. */
+const BLOCK_CACHE = 64;
+const blockCaches = new WeakMap<Table, Map<number, Uint8Array>>();
+
 /**
  * Block bytes from its start (file byte 0 for the first block) to its restart count. `openTable`
  * checked them; should the source have shrunk since, the missing bytes read as zeros (the
- * decoders below then stop early instead of throwing).
+ * decoders below then stop early instead of throwing). The last `BLOCK_CACHE` blocks read are
+ * kept per table (a read from a file or a Blob is a system call; every seek reads the root).
  */
 function blockBytes(t: Table, b: BlockInfo): Uint8Array {
-  const blk = t.source.read(b.offset, b.blockLen);
-  if (blk.length >= b.blockLen) return blk;
-  const z = new Uint8Array(b.blockLen);
-  z.set(blk);
-  return z;
+  let cache = blockCaches.get(t);
+  if (!cache) blockCaches.set(t, (cache = new Map()));
+  const hit = cache.get(b.offset);
+  if (hit) {
+    cache.delete(b.offset);
+    cache.set(b.offset, hit);
+    return hit;
+  }
+  let blk = t.source.read(b.offset, b.blockLen);
+  if (blk.length < b.blockLen) {
+    const z = new Uint8Array(b.blockLen);
+    z.set(blk);
+    blk = z;
+  }
+  cache.set(b.offset, blk);
+  if (cache.size > BLOCK_CACHE) cache.delete(cache.keys().next().value!);
+  return blk;
 }
 
 /**
- * Read the key of the record at `pos` (prefix taken from `prev`); sets `cursor.pos` after the key
- * and `lastValueType`. Never reads at or past `end`: a record that does not decode (impossible
- * in a block `openTable` accepted) sets `cursor.pos` to `end`, so every scan loop terminates.
+ * The key being looked up, as UTF-16 code units: a byte string's are its bytes, and comparing
+ * key bytes with these code units orders exactly as `<` on the strings would (keys never hold a
+ * unit above 0xff, so a Unicode `want` compares as the string comparison did).
  */
-function keyAt(blk: Uint8Array, pos: number, end: number, prev: string): string {
+let wantUnits = new Uint16Array(256);
+let wantLen = 0;
+function setWant(want: string): void {
+  if (want.length > wantUnits.length) wantUnits = new Uint16Array(want.length * 2);
+  for (let i = 0; i < want.length; i++) wantUnits[i] = want.charCodeAt(i);
+  wantLen = want.length;
+}
+
+/** Decoded key of the last `keyAt`: `keyBuf[0, keyLen)`. */
+let keyBuf = new Uint8Array(4096);
+let keyLen = 0;
+let lastValueType = 0;
+
+/**
+ * Read the key of the record at `pos` into `keyBuf` (its first `prefix` bytes are kept from the
+ * previous key there; `fresh` starts from an empty key); sets `cursor.pos` after the key and
+ * `lastValueType`. Never reads at or past `end`: a record that does not decode (impossible in a
+ * block `openTable` accepted) sets `cursor.pos` to `end`, so every scan loop terminates.
+ */
+function keyAt(blk: Uint8Array, pos: number, end: number, fresh: boolean): void {
   const prefix = getVarint(blk, pos, end);
   const sw = prefix < 0 ? -1 : getVarint(blk, cursor.pos, end);
-  if (sw < 0) { cursor.pos = end; lastValueType = 0; return prev; }
+  if (sw < 0) { cursor.pos = end; lastValueType = 0; if (fresh) keyLen = 0; return; }
   const p = cursor.pos;
   const slen = Math.min((sw - (sw & 7)) / 8, end - p);
-  let s = prefix ? prev.substring(0, prefix) : '';
-  for (let i = 0; i < slen; i++) s += String.fromCharCode(blk[p + i]);
+  const keep = fresh ? 0 : Math.min(prefix, keyLen);
+  if (keep + slen > keyBuf.length) {
+    const bigger = new Uint8Array(Math.max(keyBuf.length * 2, keep + slen));
+    bigger.set(keyBuf.subarray(0, keep));
+    keyBuf = bigger;
+  }
+  for (let i = 0; i < slen; i++) keyBuf[keep + i] = blk[p + i];
+  keyLen = keep + slen;
   cursor.pos = p + slen;
   lastValueType = sw & 7;
-  return s;
 }
-let lastValueType = 0;
+
+/** The decoded key against the wanted one: <0, 0, >0. */
+function cmpWant(): number {
+  const n = keyLen < wantLen ? keyLen : wantLen;
+  for (let i = 0; i < n; i++) {
+    const d = keyBuf[i] - wantUnits[i];
+    if (d !== 0) return d;
+  }
+  return keyLen - wantLen;
+}
+
+/** Skip a record's key (for counting records): sets `cursor.pos` after it and `lastValueType`. */
+function skipKey(blk: Uint8Array, pos: number, end: number): void {
+  const prefix = getVarint(blk, pos, end);
+  const sw = prefix < 0 ? -1 : getVarint(blk, cursor.pos, end);
+  if (sw < 0) { cursor.pos = end; lastValueType = 0; return; }
+  cursor.pos = Math.min(end, cursor.pos + (sw - (sw & 7)) / 8);
+  lastValueType = sw & 7;
+}
 
 /** `getVarint` that yields 0 and moves to `end` instead of failing (see `keyAt`). */
 function varintOr(blk: Uint8Array, pos: number, end: number): number {
@@ -120,7 +179,10 @@ function skipValue(t: Table, type: 'ref' | 'index' | 'obj', blk: Uint8Array, pos
 interface BlockSeek {
   /** Ordinal of that record within the block; = recordCount when every key is < want. */
   ordinal: number;
-  key: string | null;
+  /** A record with key ≥ want was found (its key is in `keyBuf`). */
+  found: boolean;
+  /** Its key equals want. */
+  exact: boolean;
   /** Byte offset (within the block bytes) of that record's value, for index records. */
   valuePos: number;
   blk: Uint8Array;
@@ -128,9 +190,11 @@ interface BlockSeek {
 
 /**
  * Seek inside one block as git's `block_iter_seek_key`: binary search on restart points, then
- * linear scan. The restart ordinals are found by counting records, so the returned ordinal is exact.
+ * linear scan. The restart ordinals are found by counting records, so the returned ordinal is
+ * exact. Keys are decoded into a byte buffer and compared with the wanted key's code units
+ * (`setWant`): no string per key.
  */
-function seekInBlock(t: Table, b: BlockInfo, want: string, c: SeekCounters): BlockSeek {
+function seekInBlock(t: Table, b: BlockInfo, c: SeekCounters): BlockSeek {
   const blk = blockBytes(t, b);
   const rt = b.restartTableOffset;
   const rc = b.restartCount;
@@ -139,25 +203,26 @@ function seekInBlock(t: Table, b: BlockInfo, want: string, c: SeekCounters): Blo
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     c.restartProbes++;
-    const k = keyAt(blk, u24(blk, rt + 3 * mid), rt, '');
-    if (k > want) hi = mid; else lo = mid + 1;
+    keyAt(blk, u24(blk, rt + 3 * mid), rt, true);
+    if (cmpWant() > 0) hi = mid; else lo = mid + 1;
   }
   const startRestart = lo === 0 ? 0 : lo - 1;
   let pos = u24(blk, rt + 3 * startRestart);
   // Ordinal of the record at that restart point: count records from the block start up to it.
   // (git does not need ordinals; we do, to map to decoded columns. Not counted as work.)
   let ordinal = ordinalAt(t, b, blk, pos);
-  let prev = '';
+  let fresh = true;
   while (pos < rt && ordinal < b.recordCount) {
     c.recordsDecoded++;
-    const k = keyAt(blk, pos, rt, prev);
+    keyAt(blk, pos, rt, fresh);
+    fresh = false;
     const vpos = cursor.pos;
-    if (k >= want) return { ordinal, key: k, valuePos: vpos, blk };
+    const d = cmpWant();
+    if (d >= 0) return { ordinal, found: true, exact: d === 0, valuePos: vpos, blk };
     pos = skipValue(t, b.type as 'ref' | 'index' | 'obj', blk, vpos, rt);
-    prev = k;
     ordinal++;
   }
-  return { ordinal, key: null, valuePos: -1, blk };
+  return { ordinal, found: false, exact: false, valuePos: -1, blk };
 }
 
 const ordinalCache = new WeakMap<BlockInfo, Map<number, number>>();
@@ -171,10 +236,9 @@ function ordinalAt(t: Table, b: BlockInfo, blk: Uint8Array, pos: number): number
     for (let i = 0; i < b.restartCount; i++) restarts.add(u24(blk, rt + 3 * i));
     let p = b.offset === 0 ? t.header.headerSize + 4 : 4;
     let n = 0;
-    let prev = '';
     while (p < rt) {
       if (restarts.has(p)) m.set(p, n);
-      prev = keyAt(blk, p, rt, prev);
+      skipKey(blk, p, rt);
       p = skipValue(t, b.type as 'ref' | 'index' | 'obj', blk, cursor.pos, rt);
       n++;
     }
@@ -183,23 +247,24 @@ function ordinalAt(t: Table, b: BlockInfo, blk: Uint8Array, pos: number): number
   return m.get(pos) ?? 0;
 }
 
-/** First key of a block (decoded, counted as one record). */
-function firstKey(t: Table, b: BlockInfo, c: SeekCounters): string {
+/** First key of a block (decoded, counted as one record) against want: <0, 0, >0. */
+function firstKeyVsWant(t: Table, b: BlockInfo, c: SeekCounters): number {
   const blk = blockBytes(t, b);
   c.recordsDecoded++;
-  return keyAt(blk, b.offset === 0 ? t.header.headerSize + 4 : 4, b.restartTableOffset, '');
+  keyAt(blk, b.offset === 0 ? t.header.headerSize + 4 : 4, b.restartTableOffset, true);
+  return cmpWant();
 }
 
 /**
  * Linear block scan over `blocks` (git's `table_iter_seek_linear`): read blocks from the first
  * while the next block's first key is ≤ want; returns the block to seek in.
  */
-function linearBlock(t: Table, blocks: BlockInfo[], want: string, c: SeekCounters, isIndex: boolean): BlockInfo {
+function linearBlock(t: Table, blocks: BlockInfo[], c: SeekCounters, isIndex: boolean): BlockInfo {
   let cur = blocks[0];
   if (isIndex) c.indexBlocks++; else c.leafBlocks++;
   for (let i = 1; i < blocks.length; i++) {
     if (isIndex) c.indexBlocks++; else c.leafBlocks++;
-    if (firstKey(t, blocks[i], c) > want) break;
+    if (firstKeyVsWant(t, blocks[i], c) > 0) break;
     cur = blocks[i];
   }
   return cur;
@@ -222,15 +287,16 @@ export function seekRef(t: Table, want: string, c: SeekCounters): SeekResult {
   const cache = cacheOf(t);
   const leaves = cache.sections.get('ref');
   if (!leaves || !leaves.length) return { index: 0, exact: false };
+  setWant(want);
   let leaf: BlockInfo | null = null;
   const roots = rootIndexBlocks(t, cache, 'refIndex');
   if (roots.length) {
-    let blk = linearBlock(t, roots, want, c, true);
+    let blk = linearBlock(t, roots, c, true);
     // openTable checked that index positions point back at lower index blocks or ref blocks, at
     // most 64 levels: the bound here is a second guard.
     for (let depth = 0; depth < 64; depth++) {
-      const s = seekInBlock(t, blk, want, c);
-      if (s.key === null) return { index: t.refs.count, exact: false };
+      const s = seekInBlock(t, blk, c);
+      if (!s.found) return { index: t.refs.count, exact: false };
       const pos = getVarint(s.blk, s.valuePos, blk.restartTableOffset);
       const next = cache.byOffset.get(pos);
       if (!next) return { index: t.refs.count, exact: false };
@@ -240,16 +306,16 @@ export function seekRef(t: Table, want: string, c: SeekCounters): SeekResult {
       break;
     }
   } else {
-    leaf = linearBlock(t, leaves, want, c, false);
+    leaf = linearBlock(t, leaves, c, false);
   }
   if (!leaf || leaf.type !== 'ref') return { index: t.refs.count, exact: false };
-  const s = seekInBlock(t, leaf, want, c);
+  const s = seekInBlock(t, leaf, c);
   const base = cache.firstRec.get(leaf.offset) ?? 0;
-  if (s.key === null) {
+  if (!s.found) {
     // Past the end of this block: the answer is the next block's first record.
     return { index: base + leaf.recordCount, exact: false };
   }
-  return { index: base + s.ordinal, exact: s.key === want };
+  return { index: base + s.ordinal, exact: s.exact };
 }
 
 /**
@@ -298,15 +364,15 @@ export function refsForObject(t: Table, oid: string, c: SeekCounters): number[] 
     return out;
   }
   const prefix = oid.slice(0, 2 * t.footer.objIdLen);
-  const want = String.fromCharCode(...Array.from(hexToBytes(prefix)));
+  setWant(String.fromCharCode(...Array.from(hexToBytes(prefix))));
   let leaf: BlockInfo;
   const roots = rootIndexBlocks(t, cache, 'objIndex');
   if (roots.length) {
-    let blk = linearBlock(t, roots, want, c, true);
+    let blk = linearBlock(t, roots, c, true);
     let found: BlockInfo | null = null;
     for (let depth = 0; depth < 64; depth++) {
-      const s = seekInBlock(t, blk, want, c);
-      if (s.key === null) return out;
+      const s = seekInBlock(t, blk, c);
+      if (!s.found) return out;
       const next = cache.byOffset.get(getVarint(s.blk, s.valuePos, blk.restartTableOffset));
       if (!next) return out;
       if (next.type === 'index' && next.section === 'objIndex') { c.indexBlocks++; blk = next; continue; }
@@ -316,9 +382,9 @@ export function refsForObject(t: Table, oid: string, c: SeekCounters): number[] 
     }
     if (!found || found.type !== 'obj') return out;
     leaf = found;
-  } else leaf = linearBlock(t, objLeaves, want, c, false);
-  const s = seekInBlock(t, leaf, want, c);
-  if (s.key !== want) return out;
+  } else leaf = linearBlock(t, objLeaves, c, false);
+  const s = seekInBlock(t, leaf, c);
+  if (!s.exact) return out;
   // Decode the obj record's positions.
   const blk = s.blk;
   const end = leaf.restartTableOffset;

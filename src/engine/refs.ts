@@ -6,8 +6,8 @@
  * `_HEAD` or one of HEAD, AUTO_MERGE, BISECT_EXPECTED_REV, NOTES_MERGE_PARTIAL, NOTES_MERGE_REF,
  * MERGE_AUTOSTASH).
  */
-import { toHex, bytesToKey } from './basics.ts';
-import type { Table } from './table.ts';
+import { toHex } from './basics.ts';
+import { keyString, type Table } from './table.ts';
 import type { MergedView } from './stack.ts';
 
 const IRREGULAR_ROOT_REFS = new Set(['HEAD', 'AUTO_MERGE', 'BISECT_EXPECTED_REV', 'NOTES_MERGE_PARTIAL', 'NOTES_MERGE_REF', 'MERGE_AUTOSTASH']);
@@ -80,56 +80,83 @@ function startsWithRefs(kb: Uint8Array, st: number, en: number): boolean {
 }
 
 /**
- * Live refs per namespace (see `namespaceOf`), counted over the key bytes: namespaces are
- * contiguous in key order, so one string is made per namespace run, not per ref.
+ * Live refs per namespace (see `namespaceOf`), counted over the key bytes. Namespaces are runs in
+ * key order: the names before `refs/` and from `refs0` on are root refs, and the names starting
+ * with `<namespace>/` are contiguous, so each run's end is found by a binary search
+ * (`lowerBound(<namespace> + '0')`, '0' being the byte after '/') and its entries are only
+ * checked for tombstones: one string per run, a few byte comparisons per namespace, not per ref.
+ * (A namespace can come back after a gap: `refs/foo`, `refs/foo-x`, `refs/foo/bar`; runs add up.)
  */
 export function namespaceCounts(tables: (Table | null)[], m: MergedView): Record<string, number> {
   const out: Record<string, number> = {};
-  let cur: string | null = null;
-  let curBytes: Uint8Array = new Uint8Array(0);
-  for (let i = 0; i < m.count; i++) {
-    const t = tables[m.table[i]]!;
-    const r = m.rec[i];
-    if (t.refs.types[r] === 0) continue;
-    const kb = t.refs.keyBytes;
-    if (!kb) {
-      const ns = namespaceOf(m.key(i));
-      out[ns] = (out[ns] ?? 0) + 1;
-      continue;
+  const add = (ns: string, n: number) => { if (n) out[ns] = (out[ns] ?? 0) + n; };
+  if (tables.some((t) => t && !t.refs.keyBytes)) {
+    // Stand-in tables without key bytes (a report rebuilt from a share link): by name.
+    for (let i = 0; i < m.count; i++) {
+      if (tables[m.table[i]]!.refs.types[m.rec[i]] === 0) continue;
+      add(namespaceOf(m.key(i)), 1);
     }
-    const st = t.refs.keyStart[r], en = t.refs.keyStart[r + 1];
-    let nsEnd = -1; // -1: root
-    if (startsWithRefs(kb, st, en)) {
-      nsEnd = en;
-      for (let j = st + 5; j < en; j++) if (kb[j] === 0x2f) { nsEnd = j; break; }
-    }
-    let same = cur !== null;
-    if (same) {
-      if (nsEnd < 0) same = cur === '(root)';
-      else if (cur === '(root)' || nsEnd - st !== curBytes.length) same = false;
-      else for (let j = 0; j < curBytes.length; j++) if (kb[st + j] !== curBytes[j]) { same = false; break; }
-    }
-    if (!same) {
-      if (nsEnd < 0) { cur = '(root)'; curBytes = new Uint8Array(0); }
-      else { curBytes = kb.slice(st, nsEnd); cur = bytesToKey(curBytes, 0, curBytes.length); }
-    }
-    out[cur!] = (out[cur!] ?? 0) + 1;
+    return out;
   }
+  const mt = m.table, mr = m.rec;
+  const types = tables.map((t) => t?.refs.types ?? new Uint8Array(0));
+  /** Live entries in [from, to). */
+  const live = (from: number, to: number): number => {
+    let n = 0;
+    for (let i = from; i < to; i++) if (types[mt[i]][mr[i]] !== 0) n++;
+    return n;
+  };
+  const refsFrom = m.lowerBound('refs/'), refsTo = m.lowerBound('refs0');
+  add('(root)', live(0, refsFrom));
+  let i = refsFrom;
+  while (i < refsTo) {
+    const r = tables[mt[i]]!.refs;
+    const kb = r.keyBytes, st = r.keyStart[mr[i]], en = r.keyStart[mr[i] + 1];
+    let nsEnd = en;
+    for (let j = st + 5; j < en; j++) if (kb[j] === 0x2f) { nsEnd = j; break; }
+    const ns = keyString(kb, st, nsEnd);
+    if (nsEnd === en) { add(ns, live(i, i + 1)); i++; continue; } // the name is its namespace
+    const to = Math.max(i + 1, Math.min(refsTo, m.lowerBound(ns + '0')));
+    add(ns, live(i, to));
+    i = to;
+  }
+  add('(root)', live(refsTo, m.count));
   return out;
+}
+
+/** Four hex digits (as big-endian u32 of their ASCII codes) for each 16-bit value, built on first use. */
+let hex4: Uint32Array | null = null;
+function hex4Table(): Uint32Array {
+  if (!hex4) {
+    hex4 = new Uint32Array(65536);
+    for (let v = 0; v < 65536; v++) {
+      hex4[v] = ((HEX_DIGITS[v >> 12] << 24) | (HEX_DIGITS[(v >> 8) & 15] << 16) | (HEX_DIGITS[(v >> 4) & 15] << 8) | HEX_DIGITS[v & 15]) >>> 0;
+    }
+  }
+  return hex4;
 }
 
 /**
  * The `refs` listing as bytes, exactly what `listRefs` would print as "<oid> <name>\n" lines,
  * written straight from the key and id columns (no string per ref): the CLI's fast path.
+ * The output is sized once (an upper bound: every record of every table listed) and written
+ * four bytes at a time.
  */
 export function listRefsBytes(tables: (Table | null)[], m: MergedView): Uint8Array {
-  let cap = 1 << 20;
-  let out = new Uint8Array(cap);
+  let cap = 0, maxHs = 0;
+  for (const t of tables) if (t) maxHs = Math.max(maxHs, t.header.hashSize);
+  for (const t of tables) if (t) cap += t.refs.keyStart[t.refs.count] + t.refs.count * (2 * maxHs + 2);
+  const out = new Uint8Array(cap);
+  const dv = new DataView(out.buffer);
+  const H4 = hex4Table();
+  const kdvs = tables.map((t) => (t ? new DataView(t.refs.keyBytes.buffer, t.refs.keyBytes.byteOffset, t.refs.keyBytes.length) : null));
   let o = 0;
+  const mt = m.table, mr = m.rec;
   for (let i = 0; i < m.count; i++) {
-    const t = tables[m.table[i]]!;
+    const ti = mt[i];
+    const t = tables[ti]!;
     const refs = t.refs;
-    const r = m.rec[i];
+    const r = mr[i];
     const type = refs.types[r];
     if (type === 0) continue;
     const kb = refs.keyBytes;
@@ -140,8 +167,8 @@ export function listRefsBytes(tables: (Table | null)[], m: MergedView): Uint8Arr
     if (type === 3) {
       let j = i, ok = false;
       for (let depth = 0; depth <= SYMREF_MAXDEPTH; depth++) {
-        const tt = tables[m.table[j]]!;
-        const rr = m.rec[j];
+        const tt = tables[mt[j]]!;
+        const rr = mr[j];
         const ty = tt.refs.types[rr];
         if (ty === 0) break;
         if (ty !== 3) { src = tt; sr = rr; ok = true; break; }
@@ -151,21 +178,13 @@ export function listRefsBytes(tables: (Table | null)[], m: MergedView): Uint8Arr
       if (!ok) continue;
     }
     const hs = src.header.hashSize;
-    const need = 2 * hs + 2 + (en - st);
-    if (o + need > cap) {
-      cap = Math.max(cap * 2, o + need);
-      const bigger = new Uint8Array(cap);
-      bigger.set(out.subarray(0, o));
-      out = bigger;
-    }
     const oids = src.refs.oids;
-    for (let j = sr * hs, e = j + hs; j < e; j++) {
-      const b = oids[j];
-      out[o++] = HEX_DIGITS[b >> 4];
-      out[o++] = HEX_DIGITS[b & 15];
-    }
+    for (let j = sr * hs, e = j + hs; j < e; j += 2, o += 4) dv.setUint32(o, H4[(oids[j] << 8) | oids[j + 1]]);
     out[o++] = 0x20;
-    for (let j = st; j < en; j++) out[o++] = kb[j];
+    const kdv = kdvs[ti]!;
+    let j = st;
+    for (; j + 4 <= en; j += 4, o += 4) dv.setUint32(o, kdv.getUint32(j));
+    for (; j < en; j++) out[o++] = kb[j];
     out[o++] = 0x0a;
   }
   return out.subarray(0, o);

@@ -73,6 +73,8 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
   let names: string[];
   let lineAt: number[] = [];
   if (list) {
+    // 64 MiB of names is over a million tables: more is not a stack git could have written.
+    if (list.source.size > 64 * 1048576) throw new FormatError(list.path, 64 * 1048576, `a tables.list of at most 64 MiB (this one has ${list.source.size.toLocaleString('en-US')} bytes)`);
     ({ names, offsets: lineAt } = parseTablesListAt(list.path, readAll(list.source)));
     const listed = new Set<string>();
     names.forEach((n, i) => {
@@ -198,70 +200,152 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
       nLive = n - nTomb;
     }
   } else {
-    // k-way merge with a binary heap of table indexes ordered by (current key, newer table first).
-    // Keys are compared as bytes in each table's key arena: no strings are made.
-    const pos = new Array(k).fill(0);
-    const kbs = tables.map((t) => t?.refs.keyBytes ?? new Uint8Array(0));
-    const kss = tables.map((t) => t?.refs.keyStart ?? new Uint32Array(1));
-    const cmp = (a: number, ia: number, b: number, ib: number): number => {
+    // k-way merge with a tournament tree of losers over the tables with records, ordered by
+    // (key, newer table first). Two things keep the byte comparisons few:
+    // - The tree is shaped like a Huffman code over the tables' record counts: a big table sits
+    //   near the root, so a record takes about as many matches as the entropy of the table sizes
+    //   (about 2 for git's geometric stacks) instead of log2(k).
+    // - Offset-value coding: every key in the tree carries a code relative to the key that beat
+    //   it (its first differing byte and that byte's value), and a match compares two codes, two
+    //   numbers. Only equal codes need bytes, and only from that offset on. A table's next key
+    //   gets its code from its previous key (the winner it replaces). A code of -Infinity means
+    //   "equal to the winner": that record is shadowed, no comparison needed to know it.
+    // Keys are compared as bytes in each table's key arena, four at a time (big-endian words
+    // compare like memcmp): no strings are made.
+    const runs: number[] = [];
+    tables.forEach((t, i) => { if (t && t.refs.count > 0) runs.push(i); });
+    const K = runs.length;
+    const kbs = runs.map((i) => tables[i]!.refs.keyBytes);
+    const dvs = kbs.map((b) => new DataView(b.buffer, b.byteOffset, b.length));
+    const kss = runs.map((i) => tables[i]!.refs.keyStart);
+    const typ = runs.map((i) => tables[i]!.refs.types);
+    // Where each key starts to differ from the previous one, at the earliest (0 when unknown).
+    const lcps = runs.map((i) => tables[i]!.refs.lcp ?? new Uint8Array(tables[i]!.refs.count));
+    const cnt = Int32Array.from(runs, (i) => tables[i]!.refs.count);
+    /** Current record of each run; its key is kbs[r][curS[r], curE[r]). */
+    const pos = new Int32Array(K);
+    const curS = new Int32Array(K), curE = new Int32Array(K);
+    /**
+     * Each run's code relative to its base (the key that beat it, or for the winner the previous
+     * winner): (value + 1) − 257 × offset, smaller for a smaller key; -Infinity: equal to the
+     * base; +Infinity: the run is exhausted. `off` is the offset (first differing byte).
+     */
+    const code = new Float64Array(K);
+    const off = new Int32Array(K);
+    for (let r = 0; r < K; r++) {
+      curS[r] = kss[r][0];
+      curE[r] = kss[r][1];
+      // Codes relative to the empty key.
+      off[r] = 0;
+      code[r] = curE[r] > curS[r] ? kbs[r][curS[r]] + 1 : -Infinity;
+    }
+    /**
+     * Codes of runs a and b are equal (and finite): their keys agree up to off + 1. Compare the
+     * rest; returns the winner (smaller key, or the newer table on equal keys) and recodes the
+     * loser relative to it.
+     */
+    const tie = (a: number, b: number): number => {
+      const o = off[a] + 1;
+      const da = dvs[a], db = dvs[b];
+      const pa = curS[a], pb = curS[b];
+      const la = curE[a] - pa, lb = curE[b] - pb;
+      const m = la < lb ? la : lb;
+      let j = o;
+      for (; j + 4 <= m; j += 4) if (da.getUint32(pa + j) !== db.getUint32(pb + j)) break;
       const ka = kbs[a], kb = kbs[b];
-      let pa = kss[a][ia];
-      const ea = kss[a][ia + 1];
-      let pb = kss[b][ib];
-      const eb = kss[b][ib + 1];
-      while (pa < ea && pb < eb) {
-        const d = ka[pa++] - kb[pb++];
-        if (d !== 0) return d;
+      while (j < m && ka[pa + j] === kb[pb + j]) j++;
+      let w: number, l: number;
+      if (j < m) {
+        if (ka[pa + j] < kb[pb + j]) { w = a; l = b; } else { w = b; l = a; }
+      } else if (la !== lb) {
+        if (la < lb) { w = a; l = b; } else { w = b; l = a; }
+      } else {
+        // Equal keys: the newer table wins; the other is equal to it.
+        if (a > b) { w = a; l = b; } else { w = b; l = a; }
+        code[l] = -Infinity;
+        return w;
       }
-      return (ea - pa) - (eb - pb);
+      off[l] = j;
+      code[l] = kbs[l][curS[l] + j] + 1 - 257 * j;
+      return w;
     };
-    const heap: number[] = [];
-    const less = (a: number, b: number): boolean => {
-      const c = cmp(a, pos[a], b, pos[b]);
-      return c < 0 || (c === 0 && a > b);
-    };
-    const up = (i: number) => {
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (!less(heap[i], heap[p])) break;
-        [heap[i], heap[p]] = [heap[p], heap[i]];
-        i = p;
+    /** The match of runs a and b (codes relative to the same base): the winner; the loser is recoded if needed. */
+    const match = (a: number, b: number): number => {
+      const ca = code[a], cb = code[b];
+      if (ca < cb) return a;
+      if (cb < ca) return b;
+      if (ca === Infinity) return a; // both exhausted
+      if (ca === -Infinity) { // both equal to the base, so to each other: the newer table wins
+        return a > b ? a : b;
       }
+      return tie(a, b);
     };
-    const down = (i: number) => {
-      for (;;) {
-        const l = 2 * i + 1, r = l + 1;
-        let m = i;
-        if (l < heap.length && less(heap[l], heap[m])) m = l;
-        if (r < heap.length && less(heap[r], heap[m])) m = r;
-        if (m === i) return;
-        [heap[i], heap[m]] = [heap[m], heap[i]];
-        i = m;
+    // The tree: leaves 0..K-1 (runs), internal nodes K..2K-2 made by Huffman's rule, the last one
+    // the root. `loser[v]` is the loser of the match at internal node v; `top` the overall winner.
+    const parent = new Int32Array(2 * K - 1).fill(-1);
+    const loser = new Int32Array(2 * K - 1);
+    let top = 0;
+    {
+      // Huffman's construction with two queues (O(k log k)): the leaves sorted by weight, and the
+      // internal nodes in the order they are made (their weights never decrease).
+      const win = new Int32Array(2 * K - 1);
+      const weight = new Float64Array(2 * K - 1);
+      for (let r = 0; r < K; r++) { win[r] = r; weight[r] = cnt[r]; }
+      const leaves = Array.from({ length: K }, (_, r) => r).sort((x, y) => weight[x] - weight[y] || x - y);
+      let h1 = 0, h2 = K;
+      const take = (v: number): number => (h2 >= v || (h1 < K && weight[leaves[h1]] <= weight[h2]) ? leaves[h1++] : h2++);
+      for (let v = K; v < 2 * K - 1; v++) {
+        const a = take(v), b = take(v);
+        parent[a] = v; parent[b] = v;
+        weight[v] = weight[a] + weight[b];
+        const wa = win[a], wb = win[b];
+        const w = match(wa, wb);
+        win[v] = w;
+        loser[v] = w === wa ? wb : wa;
       }
+      top = win[2 * K - 2];
+    }
+    /** Move run r (the winner) to its next record, coded against the one it leaves, and replay its path. */
+    const advance = (r: number): void => {
+      const p = ++pos[r];
+      if (p >= cnt[r]) code[r] = Infinity;
+      else {
+        const ps = curS[r], pe = curE[r];
+        const s = kss[r][p], e = kss[r][p + 1];
+        curS[r] = s; curE[r] = e;
+        // Keys of a table strictly increase: the new key differs from the previous one at
+        // j < its length (or extends it).
+        const dv = dvs[r], kb = kbs[r];
+        const m = Math.min(pe - ps, e - s);
+        let j = Math.min(lcps[r][p], m);
+        for (; j + 4 <= m; j += 4) if (dv.getUint32(ps + j) !== dv.getUint32(s + j)) break;
+        while (j < m && kb[ps + j] === kb[s + j]) j++;
+        off[r] = j;
+        code[r] = kb[s + j] + 1 - 257 * j;
+      }
+      let w = r;
+      for (let v = parent[r]; v >= 0; v = parent[v]) {
+        const l = loser[v];
+        if (match(w, l) === l) { loser[v] = w; w = l; }
+      }
+      top = w;
     };
-    for (let t = 0; t < k; t++) if (tables[t] && tables[t]!.refs.count > 0) { heap.push(t); up(heap.length - 1); }
-    while (heap.length) {
-      const w = heap[0];
-      const wr = tables[w]!.refs;
-      const wi = pos[w];
-      const isTomb = wr.types[wi] === 0;
+    while (code[top] !== Infinity) {
+      const wr = top;
+      const w = runs[wr];
+      const wi = pos[wr];
+      const isTomb = typ[wr][wi] === 0;
       tab[n] = w; rec[n] = wi; n++;
       winners[w]++;
       if (isTomb) nTomb++; else nLive++;
       let hid = false;
-      // Advance the winner, then pop every older table positioned on the same key.
-      for (;;) {
-        const t = heap[0];
-        pos[t]++;
-        if (pos[t] >= tables[t]!.refs.count) {
-          const last = heap.pop()!;
-          if (heap.length) { heap[0] = last; down(0); }
-        } else down(0);
-        if (!heap.length) break;
-        const h = heap[0];
-        if (cmp(h, pos[h], w, wi) !== 0) break;
-        shadowed[h]++;
-        if (isTomb) { hid = true; hiddenByTombstone[h]++; }
+      advance(wr);
+      // Every older table positioned on the same key comes next, coded "equal": it is shadowed.
+      while (code[top] === -Infinity) {
+        const ht = runs[top];
+        shadowed[ht]++;
+        if (isTomb) { hid = true; hiddenByTombstone[ht]++; }
+        advance(top);
       }
       if (hid) { nHiding++; tombstonesHidingBy[w]++; }
     }

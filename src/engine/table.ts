@@ -112,6 +112,12 @@ export interface RefColumns {
   targets: Map<number, string>;
   /** Index of the block (in `Table.blocks`) that holds each record. */
   block: Uint32Array;
+  /**
+   * Optional: a lower bound of the common prefix of key `i` and key `i - 1` (the record's prefix
+   * length in its block, capped at 255; 0 at restart points and block starts). The merge uses it
+   * to compare each key with the previous one from there.
+   */
+  lcp?: Uint8Array;
 }
 
 /** Bytes per section, summing `fileBytes` of its blocks. */
@@ -312,49 +318,118 @@ const EXPECTED_TYPE: Record<SectionName, BlockType> = {
   ref: 'ref', refIndex: 'index', obj: 'obj', objIndex: 'index', log: 'log', logIndex: 'index',
 };
 
+/**
+ * The most the ref columns (or the key arena) may grow by in one step beyond 4× (64 MiB): enough
+ * to go from the first few blocks straight to the predicted size for tables of up to about 1.7
+ * million refs, without copying through intermediate sizes.
+ */
+const JUMP_BYTES = 64 * 1024 * 1024;
+
 /** Growable column storage for ref records. */
 class RefBuilder {
   count = 0;
-  keys = new Uint8Array(1 << 16);
+  keys: Uint8Array;
   keyLen = 0;
-  keyStart = new Uint32Array(1025);
-  types = new Uint8Array(1024);
-  upd = new Float64Array(1024);
+  keyStart: Uint32Array;
+  types: Uint8Array;
+  upd: Float64Array;
   oids: Uint8Array;
-  block = new Uint32Array(1024);
+  block: Uint32Array;
+  lcp: Uint8Array;
   peeled = new Map<number, Uint8Array>();
   targets = new Map<number, string>();
-  constructor(public hashSize: number, hint: number) {
-    const cap = Math.max(1024, hint);
+  /** Peeled ids are views into shared chunks (one ArrayBuffer per 4,096 ids, not one per id). */
+  peeledChunk = new Uint8Array(0);
+  peeledAt = 0;
+  /** `capacity`: records to allocate up front (at least 16). */
+  constructor(public hashSize: number, capacity: number) {
+    const cap = Math.max(16, capacity);
     this.types = new Uint8Array(cap);
     this.keyStart = new Uint32Array(cap + 1);
-    this.keys = new Uint8Array(Math.max(1 << 16, cap * 32));
+    this.keys = new Uint8Array(Math.max(1024, cap * 16));
     this.upd = new Float64Array(cap);
     this.block = new Uint32Array(cap);
+    this.lcp = new Uint8Array(cap);
     this.oids = new Uint8Array(cap * hashSize);
   }
-  grow(): void {
-    const cap = this.types.length * 2;
-    const t = new Uint8Array(cap); t.set(this.types); this.types = t;
-    const ks = new Uint32Array(cap + 1); ks.set(this.keyStart); this.keyStart = ks;
-    const u = new Float64Array(cap); u.set(this.upd); this.upd = u;
-    const bl = new Uint32Array(cap); bl.set(this.block); this.block = bl;
-    const o = new Uint8Array(cap * this.hashSize); o.set(this.oids); this.oids = o;
+  /** Bytes the record columns take per record (the key arena aside). */
+  get recordBytes(): number {
+    return 1 + 4 + 8 + 4 + 1 + this.hashSize;
   }
-  /** Append key bytes `kb[0, len)` as the next record's key. */
-  pushKey(kb: Uint8Array, len: number): void {
-    let at = this.keyLen;
-    if (at + len > this.keys.length) {
-      const k = new Uint8Array(Math.max(this.keys.length * 2, at + len + 1024));
-      k.set(this.keys.subarray(0, at));
-      this.keys = k;
+  /**
+   * Grow the record columns, to `predicted` records (the parser's estimate from the part of the
+   * ref section read so far) but by at least a quarter, and in one step to at most 4× what they
+   * hold, 2^18 records, or `JUMP_BYTES` of columns when the ref section (`sectionBytes`, real
+   * bytes of the input) is large enough to need them. A damaged file claiming a huge ref section
+   * thus gets at most that before its records fill what it got.
+   */
+  grow(need: number, predicted: number, sectionBytes: number): void {
+    const old = this.types.length;
+    const bound = Math.max(old * 4, 1 << 18, Math.floor(Math.min(2 * sectionBytes, JUMP_BYTES) / this.recordBytes));
+    const cap = Math.max(need, Math.min(bound, Math.max(Math.ceil(old * 1.25), predicted)));
+    const n = this.count;
+    const t = new Uint8Array(cap); t.set(this.types.subarray(0, n)); this.types = t;
+    const ks = new Uint32Array(cap + 1); ks.set(this.keyStart.subarray(0, n + 1)); this.keyStart = ks;
+    const u = new Float64Array(cap); u.set(this.upd.subarray(0, n)); this.upd = u;
+    const bl = new Uint32Array(cap); bl.set(this.block.subarray(0, n)); this.block = bl;
+    const lc = new Uint8Array(cap); lc.set(this.lcp.subarray(0, n)); this.lcp = lc;
+    const o = new Uint8Array(cap * this.hashSize); o.set(this.oids.subarray(0, n * this.hashSize)); this.oids = o;
+  }
+  /** Grow the key arena to hold at least `need` bytes (to `predicted`, bounded as `grow` is). */
+  growKeys(need: number, predicted: number, sectionBytes: number): void {
+    const old = this.keys.length;
+    const bound = Math.max(old * 4, 1 << 23, Math.min(2 * sectionBytes, JUMP_BYTES));
+    const cap = Math.max(need + 4096, Math.min(bound, Math.max(Math.ceil(old * 1.25), predicted)));
+    const k = new Uint8Array(cap);
+    k.set(this.keys.subarray(0, this.keyLen));
+    this.keys = k;
+  }
+  /** Record `i`'s peeled id: bytes [pos, pos + hashSize) of `blk`, copied. */
+  addPeeled(i: number, blk: Uint8Array, pos: number): void {
+    const hs = this.hashSize;
+    if (this.peeledAt + hs > this.peeledChunk.length) {
+      this.peeledChunk = new Uint8Array(4096 * hs);
+      this.peeledAt = 0;
     }
-    const keys = this.keys;
-    for (let j = 0; j < len; j++) keys[at + j] = kb[j];
-    at += len;
-    this.keyLen = at;
-    this.keyStart[this.count + 1] = at;
+    const c = this.peeledChunk, at = this.peeledAt;
+    for (let j = 0; j < hs; j++) c[at + j] = blk[pos + j];
+    this.peeled.set(i, c.subarray(at, at + hs));
+    this.peeledAt = at + hs;
   }
+  /**
+   * Drop unused capacity so the table does not keep it alive: more than an eighth of the record
+   * columns, more than a quarter of the key arena (whose size is harder to predict: key lengths
+   * differ between namespaces, and a copy of it costs about 0.5 ms per MB).
+   */
+  trim(): void {
+    const n = this.count, hs = this.hashSize;
+    if (this.types.length - n > (this.types.length >> 3)) {
+      this.types = this.types.slice(0, n);
+      this.keyStart = this.keyStart.slice(0, n + 1);
+      this.upd = this.upd.slice(0, n);
+      this.block = this.block.slice(0, n);
+      this.lcp = this.lcp.slice(0, n);
+      this.oids = this.oids.slice(0, n * hs);
+    }
+    if (this.keys.length - this.keyLen > (this.keys.length >> 2)) this.keys = this.keys.slice(0, this.keyLen);
+  }
+}
+
+/**
+ * `bytesToKey` that always makes a flat string. Appending char by char makes a rope (a cons
+ * string) as soon as the key reaches 13 characters: a million ref names then take about 320
+ * bytes each instead of about 40, and every later comparison flattens them. One
+ * `String.fromCharCode` call over the bytes makes the flat string directly.
+ */
+export function keyString(b: Uint8Array, start: number, end: number): string {
+  const n = end - start;
+  if (n < 13) {
+    let s = '';
+    for (let i = start; i < end; i++) s += String.fromCharCode(b[i]);
+    return s;
+  }
+  if (n <= 8192) return String.fromCharCode.apply(null, b.subarray(start, end) as unknown as number[]);
+  return bytesToKey(b, start, end);
 }
 
 /** `RefColumns` over a builder's arrays (see the interface). */
@@ -364,16 +439,17 @@ class Columns implements RefColumns {
     readonly count: number, readonly keyBytes: Uint8Array, readonly keyStart: Uint32Array,
     readonly types: Uint8Array, readonly updateIndex: Float64Array, readonly oids: Uint8Array,
     readonly peeled: Map<number, Uint8Array>, readonly targets: Map<number, string>, readonly block: Uint32Array,
+    readonly lcp: Uint8Array,
   ) {}
   name(i: number): string {
     if (this.cache) return this.cache[i];
-    return bytesToKey(this.keyBytes, this.keyStart[i], this.keyStart[i + 1]);
+    return keyString(this.keyBytes, this.keyStart[i], this.keyStart[i + 1]);
   }
   get names(): string[] {
     if (!this.cache) {
       const out = new Array<string>(this.count);
       const kb = this.keyBytes, ks = this.keyStart;
-      for (let i = 0; i < this.count; i++) out[i] = bytesToKey(kb, ks[i], ks[i + 1]);
+      for (let i = 0; i < this.count; i++) out[i] = keyString(kb, ks[i], ks[i + 1]);
       this.cache = out;
     }
     return this.cache;
@@ -392,6 +468,10 @@ const SECTION_FIELD: Record<SectionName, [string, number]> = {
 };
 /** Records decoded between two budget checks inside one block. */
 const BUDGET_STRIDE = 0xffff;
+/** The platform's byte order (typed arrays use it). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** Blocks walked between two progress calls. */
+const PROGRESS_BLOCKS = 64;
 
 /** The block walk and record decoder for one table. */
 class Parser {
@@ -403,6 +483,12 @@ class Parser {
   rb: RefBuilder;
   /** Offsets of ref blocks (for checking index and obj positions). */
   refBlockOffsets = new Set<number>();
+  /** Ref blocks so far, and whether block i starts at i × block size (git's padded layout). */
+  refBlockCount = 0;
+  refAligned = true;
+  /** The ref section's byte range (for the column capacity estimates). */
+  refStart = 0;
+  refEnd = 0;
   blockTypeAt = new Map<number, BlockType>();
   sectionAt = new Map<number, SectionName>();
   /** Index of each block in `blocks`, by offset. */
@@ -428,10 +514,11 @@ class Parser {
 
   refsColumns(): RefColumns {
     const r = this.rb;
+    r.trim();
     const n = r.count;
     return new Columns(
       n, r.keys.subarray(0, r.keyLen), r.keyStart.subarray(0, n + 1), r.types.subarray(0, n), r.upd.subarray(0, n),
-      r.oids.subarray(0, n * r.hashSize), r.peeled, r.targets, r.block.subarray(0, n),
+      r.oids.subarray(0, n * r.hashSize), r.peeled, r.targets, r.block.subarray(0, n), r.lcp.subarray(0, n),
     );
   }
 
@@ -460,11 +547,19 @@ class Parser {
         throw new FormatError(file, footerBase + h.headerSize + rel, `sections in the order ref, ref index, obj, obj index, log, log index (${name} ${sections[i].start} is after ${SECTION_FIELD[sections[i - 1].name][0]} ${sections[i - 1].start})`);
       }
     }
-    // Capacity hint for the ref columns: ~40 bytes per ref record in git's layout, at most 2^18
-    // up front (the columns double as needed: a damaged file claiming a huge ref section does not
-    // allocate for it before its blocks are read).
+    // The ref columns start small and grow to the size predicted from the part of the ref section
+    // read so far (`predict`, at most 4× per step: a damaged file claiming a huge ref section does
+    // not allocate for it before its blocks are read). Starting small also makes the first growths
+    // happen while the decoder still runs unoptimized, so its optimized code is not thrown away
+    // when a growth happens later.
     const refSection = sections.find((s) => s.name === 'ref');
-    if (refSection) this.rb = new RefBuilder(h.hashSize, Math.min(1 << 18, Math.ceil(refSection.end / 40)));
+    if (refSection) {
+      // At most 4,096 records up front (one per 8 bytes of a smaller ref section: a tiny table
+      // listed 200,000 times must not allocate 200,000 × 4,096 records).
+      this.rb = new RefBuilder(h.hashSize, Math.min(4096, Math.ceil((refSection.end - refSection.start) / 8)));
+      this.refStart = refSection.start;
+      this.refEnd = refSection.end;
+    }
     let done = 0;
     for (const s of sections) {
       if (s.end <= s.start) throw new FormatError(file, s.start, `section ${s.name} to be non-empty`);
@@ -480,8 +575,16 @@ class Parser {
     let want = EXPECTED_TYPE[section];
     let off = start;
     let prevLastKey: string | null = null;
+    const onProgress = this.opts.onProgress;
+    let sinceProgress = 0;
     while (off < end) {
       this.budget.check(file, off);
+      // Progress every PROGRESS_BLOCKS blocks (about 256 KiB of 4 KiB blocks): a big section
+      // must not leave a progress bar still for long.
+      if (onProgress && ++sinceProgress === PROGRESS_BLOCKS) {
+        sinceProgress = 0;
+        onProgress(off);
+      }
       const hdrAt = off === 0 ? h.headerSize : off;
       if (hdrAt + 4 > end) throw new FormatError(file, hdrAt, `a 4-byte block header before ${section} section end ${end}`);
       const bh = this.bytes(hdrAt, 4);
@@ -525,7 +628,11 @@ class Parser {
       this.blocks.push(info);
       this.blockTypeAt.set(off, type);
       this.sectionAt.set(off, info.section);
-      if (type === 'ref') this.refBlockOffsets.add(off);
+      if (type === 'ref') {
+        this.refBlockOffsets.add(off);
+        if (off !== this.refBlockCount * h.blockSize) this.refAligned = false;
+        this.refBlockCount++;
+      }
       this.sectionBytes[section] += info.fileBytes;
       off += info.fileBytes;
     }
@@ -549,6 +656,13 @@ class Parser {
     return [rc, rt];
   }
 
+  /** Estimated final value of `x` (records or key bytes so far) when `at` bytes of the ref section are done. */
+  predict(x: number, at: number): number {
+    const done = Math.max(1, at - this.refStart);
+    const total = Math.max(done, this.refEnd - this.refStart);
+    return Math.ceil((x * total / done) * 1.03) + 1024;
+  }
+
   /** The record budget, checked inside big blocks. */
   spend(n: number, at: number): void {
     this.budget.records += n;
@@ -560,10 +674,10 @@ class Parser {
    * (for the first block, from file byte 0). `hoff` is the block header's offset within `blk`.
    */
   decodeBlock(blk: Uint8Array, base: number, hoff: number, blockLen: number, type: BlockType, section: SectionName): BlockInfo {
+    if (type === 'ref') return this.decodeRefBlock(blk, base, hoff, blockLen, section);
     const file = this.file;
     const firstRec = hoff + 4;
     const [rc, rt] = this.restarts(blk, base, firstRec, blockLen);
-    const blockIndex = this.blocks.length;
     let pos = firstRec;
     let klen = 0;
     let kb = scratchKey;
@@ -571,20 +685,32 @@ class Parser {
     let n = 0;
     let ri = 0;
     let nextRestart = u24(blk, rt);
-    const rb = this.rb;
-    const hs = this.h.hashSize;
-    const minUpd = this.h.minUpdateIndex;
-    const maxUpd = this.h.maxUpdateIndex;
     const children = type === 'index' ? { pos: [] as number[], at: [] as number[], keys: [] as string[] } : null;
     let spent = 0;
+    // Obj positions must start ref blocks: in git's padded layout block i starts at i × block
+    // size, an arithmetic test; otherwise the set of ref block offsets.
+    const bs = this.h.blockSize;
+    const aligned = this.refAligned && bs > 0;
+    const refLimit = this.refBlockCount * bs;
+    let nObj = 0;
     while (pos < rt) {
       const recStart = pos;
       if (n - spent === BUDGET_STRIDE) { this.spend(n - spent, base + recStart); spent = n; }
-      const prefix = getVarint(blk, pos, rt);
-      if (prefix < 0) throw varintError(file, base + pos, prefix);
-      const sw = getVarint(blk, cursor.pos, rt);
-      if (sw < 0) throw varintError(file, base + cursor.pos, sw);
-      pos = cursor.pos;
+      // Single-byte varints (almost every prefix and suffix field) are read inline.
+      let prefix = blk[pos];
+      if (prefix < 0x80) pos++;
+      else {
+        prefix = getVarint(blk, pos, rt);
+        if (prefix < 0) throw varintError(file, base + pos, prefix);
+        pos = cursor.pos;
+      }
+      let sw = pos < rt ? blk[pos] : 0x80;
+      if (sw < 0x80) pos++;
+      else {
+        sw = getVarint(blk, pos, rt);
+        if (sw < 0) throw varintError(file, base + pos, sw);
+        pos = cursor.pos;
+      }
       const vtype = sw & 7;
       const slen = (sw - vtype) / 8;
       if (prefix > klen) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
@@ -619,51 +745,16 @@ class Parser {
       for (let j = 0; j < slen; j++) kb[prefix + j] = blk[pos + j];
       klen = prefix + slen;
       pos += slen;
-      if (n === 0) firstKey = bytesToKey(kb, 0, klen);
+      if (n === 0) firstKey = keyString(kb, 0, klen);
       n++;
-      if (type === 'ref') {
-        if (vtype > 3) throw new FormatError(file, base + recStart, `ref value type 0..3, found ${vtype}`);
-        const delta = getVarint(blk, pos, rt);
-        if (delta < 0) throw varintError(file, base + pos, delta);
-        const upd = minUpd + delta;
-        if (upd > maxUpd) throw new FormatError(file, base + pos, `update_index within the table's range ${minUpd}..${maxUpd}, found ${upd}`);
-        pos = cursor.pos;
-        const i = rb.count;
-        if (i === rb.types.length) rb.grow();
-        rb.pushKey(kb, klen);
-        rb.types[i] = vtype;
-        rb.upd[i] = upd;
-        rb.block[i] = blockIndex;
-        if (vtype === 1 || vtype === 2) {
-          if (pos + hs * vtype > rt) throw new FormatError(file, base + pos, `${vtype === 2 ? 'object id and peeled id' : 'object id'} of ${hs * vtype} bytes inside the records (${rt - pos} left)`);
-          const oids = rb.oids;
-          for (let j = 0, o = i * hs; j < hs; j++) oids[o + j] = blk[pos + j];
-          pos += hs;
-          if (vtype === 2) {
-            rb.peeled.set(i, blk.slice(pos, pos + hs));
-            pos += hs;
-            this.counts.peeled++;
-          } else this.counts.ref++;
-        } else if (vtype === 3) {
-          const tl = getVarint(blk, pos, rt);
-          if (tl < 0) throw varintError(file, base + pos, tl);
-          pos = cursor.pos;
-          if (pos + tl > rt) throw new FormatError(file, base + pos, `symref target of ${tl} bytes inside the records (${rt - pos} left)`);
-          let t = '';
-          for (let k = 0; k < tl; k++) t += String.fromCharCode(blk[pos + k]);
-          rb.targets.set(i, t);
-          pos += tl;
-          this.counts.symref++;
-        } else this.counts.tombstone++;
-        rb.count++;
-      } else if (children) {
+      if (children) {
         if (vtype !== 0) throw new FormatError(file, base + recStart, `index record value type 0, found ${vtype}`);
         const bp = getVarint(blk, pos, rt);
         if (bp < 0) throw varintError(file, base + pos, bp);
         if (bp === base) throw new FormatError(file, base + pos, `index position pointing at another block, not itself (${bp})`);
         children.pos.push(bp);
         children.at.push(base + pos);
-        children.keys.push(bytesToKey(kb, 0, klen));
+        children.keys.push(keyString(kb, 0, klen));
         pos = cursor.pos;
         this.counts.index++;
       } else {
@@ -676,24 +767,191 @@ class Parser {
         }
         let last = 0;
         for (let k = 0; k < cnt; k++) {
-          const d = getVarint(blk, pos, rt);
-          if (d < 0) throw varintError(file, base + pos, d);
+          // Positions take 3–4 bytes: a varint of at most 5 bytes well inside the records is read
+          // inline, anything else by getVarint (with its exact errors).
+          const vpos = pos;
+          let d = -1;
+          if (pos + 5 <= rt) {
+            let b = blk[pos];
+            let q = pos + 1;
+            d = b & 0x7f;
+            while (b & 0x80 && q < pos + 5) {
+              b = blk[q++];
+              d = (d + 1) * 128 + (b & 0x7f);
+            }
+            if (b & 0x80) d = -1;
+            else pos = q;
+          }
+          if (d < 0) {
+            d = getVarint(blk, pos, rt);
+            if (d < 0) throw varintError(file, base + pos, d);
+            pos = cursor.pos;
+          }
           const p = k === 0 ? d : last + d;
-          if (!this.refBlockOffsets.has(p)) {
-            throw new FormatError(file, base + pos, `obj position at the start of a ref block, found ${p}`);
+          if (aligned ? p % bs !== 0 || p >= refLimit : !this.refBlockOffsets.has(p)) {
+            throw new FormatError(file, base + vpos, `obj position at the start of a ref block, found ${p}`);
           }
           last = p;
-          pos = cursor.pos;
         }
-        this.counts.obj++;
+        nObj++;
       }
     }
+    this.counts.obj += nObj;
     if (ri !== rc) throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
     this.spend(n - spent, base);
     if (children) this.indexChildren.set(base, children);
     return {
       offset: base, type, section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: blockLen,
-      restartTableOffset: rt, firstKey, lastKey: bytesToKey(kb, 0, klen),
+      restartTableOffset: rt, firstKey, lastKey: keyString(kb, 0, klen),
+    };
+  }
+
+  /**
+   * `decodeBlock` for a ref block: the same checks in the same order with the same messages,
+   * in one tight loop that decodes each key straight into the key arena (the previous key is the
+   * arena's last one) and keeps the columns in locals. Single-byte varints (almost all prefix,
+   * suffix and update-index fields) are read inline.
+   */
+  decodeRefBlock(blk: Uint8Array, base: number, hoff: number, blockLen: number, section: SectionName): BlockInfo {
+    const file = this.file;
+    const firstRec = hoff + 4;
+    const [rc, rt] = this.restarts(blk, base, firstRec, blockLen);
+    const blockIndex = this.blocks.length;
+    const rb = this.rb;
+    const hs = this.h.hashSize;
+    const minUpd = this.h.minUpdateIndex;
+    const maxUpd = this.h.maxUpdateIndex;
+    // Room for every record this block can hold (each takes at least 3 bytes): the columns grow
+    // here, once per block at most, never inside the record loop.
+    const most = Math.floor((rt - firstRec) / 3) + 1;
+    if (rb.count + most > rb.types.length) rb.grow(rb.count + most, this.predict(rb.count, base) + most, this.refEnd - this.refStart);
+    const keyStart = rb.keyStart, types = rb.types, updCol = rb.upd, blockCol = rb.block, lcpCol = rb.lcp, oids = rb.oids;
+    const oids32 = new Uint32Array(oids.buffer, oids.byteOffset, oids.length >> 2);
+    let keys = rb.keys;
+    // Object ids are copied four bytes at a time: read unaligned from the block in the
+    // platform's byte order, written to a 32-bit view of the ids column (i × hs is a multiple of 4).
+    // The shared part of a key is copied the same way inside the arena.
+    let kdv = new DataView(keys.buffer, keys.byteOffset, keys.length);
+    const bdv = new DataView(blk.buffer, blk.byteOffset, blk.length);
+    const words = hs >> 2;
+    let i = rb.count;
+    let at = rb.keyLen;
+    /** Start of the previous key of this block in the arena, and its length (0 before the first). */
+    let ps = at, klen = 0;
+    let pos = firstRec;
+    let n = 0, ri = 0, spent = 0;
+    let nRef = 0, nPeeled = 0, nSymref = 0, nTomb = 0;
+    let nextRestart = u24(blk, rt);
+    while (pos < rt) {
+      const recStart = pos;
+      if (n - spent === BUDGET_STRIDE) { this.spend(n - spent, base + recStart); spent = n; }
+      let prefix = blk[pos];
+      if (prefix < 0x80) pos++;
+      else {
+        prefix = getVarint(blk, pos, rt);
+        if (prefix < 0) throw varintError(file, base + pos, prefix);
+        pos = cursor.pos;
+      }
+      let sw = pos < rt ? blk[pos] : 0x80;
+      if (sw < 0x80) pos++;
+      else {
+        sw = getVarint(blk, pos, rt);
+        if (sw < 0) throw varintError(file, base + pos, sw);
+        pos = cursor.pos;
+      }
+      const vtype = sw & 7;
+      const slen = (sw - vtype) / 8;
+      if (prefix > klen) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
+      if (recStart === nextRestart) {
+        if (prefix !== 0) throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
+        ri++;
+        nextRestart = ri < rc ? u24(blk, rt + 3 * ri) : -1;
+      } else if (n === 0) {
+        throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
+      } else if (nextRestart !== -1 && recStart > nextRestart) {
+        throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
+      }
+      if (pos + slen > rt) throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
+      // New key = previous key[0, prefix) + suffix; it must sort after the previous key, which
+      // (sharing the prefix) is decided by the suffix against the previous key's rest.
+      if (n > 0) {
+        const rest = klen - prefix;
+        const m = slen < rest ? slen : rest;
+        let c = slen - rest;
+        for (let j = 0; j < m; j++) {
+          const d = blk[pos + j] - keys[ps + prefix + j];
+          if (d !== 0) { c = d; break; }
+        }
+        if (c <= 0) throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
+      }
+      const len = prefix + slen;
+      if (at + len > keys.length) {
+        rb.keyLen = at;
+        rb.growKeys(at + len, this.predict(at, base + pos), this.refEnd - this.refStart);
+        keys = rb.keys;
+        kdv = new DataView(keys.buffer, keys.byteOffset, keys.length);
+      }
+      let j0 = 0;
+      for (; j0 + 4 <= prefix; j0 += 4) kdv.setUint32(at + j0, kdv.getUint32(ps + j0));
+      for (; j0 < prefix; j0++) keys[at + j0] = keys[ps + j0];
+      let j1 = 0;
+      for (const o = at + prefix; j1 + 4 <= slen; j1 += 4) kdv.setUint32(o + j1, bdv.getUint32(pos + j1));
+      for (const o = at + prefix; j1 < slen; j1++) keys[o + j1] = blk[pos + j1];
+      pos += slen;
+      ps = at;
+      klen = len;
+      n++;
+      if (vtype > 3) throw new FormatError(file, base + recStart, `ref value type 0..3, found ${vtype}`);
+      const dpos = pos;
+      let delta = pos < rt ? blk[pos] : 0x80;
+      if (delta < 0x80) pos++;
+      else {
+        delta = getVarint(blk, pos, rt);
+        if (delta < 0) throw varintError(file, base + dpos, delta);
+        pos = cursor.pos;
+      }
+      const upd = minUpd + delta;
+      if (upd > maxUpd) throw new FormatError(file, base + dpos, `update_index within the table's range ${minUpd}..${maxUpd}, found ${upd}`);
+      at += len;
+      keyStart[i + 1] = at;
+      types[i] = vtype;
+      updCol[i] = upd;
+      blockCol[i] = blockIndex;
+      lcpCol[i] = prefix < 255 ? prefix : 255;
+      if (vtype === 1 || vtype === 2) {
+        if (pos + hs * vtype > rt) throw new FormatError(file, base + pos, `${vtype === 2 ? 'object id and peeled id' : 'object id'} of ${hs * vtype} bytes inside the records (${rt - pos} left)`);
+        const o = i * words;
+        if (LITTLE_ENDIAN) for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, true);
+        else for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, false);
+        pos += hs;
+        if (vtype === 2) {
+          rb.addPeeled(i, blk, pos);
+          pos += hs;
+          nPeeled++;
+        } else nRef++;
+      } else if (vtype === 3) {
+        const tl = getVarint(blk, pos, rt);
+        if (tl < 0) throw varintError(file, base + pos, tl);
+        pos = cursor.pos;
+        if (pos + tl > rt) throw new FormatError(file, base + pos, `symref target of ${tl} bytes inside the records (${rt - pos} left)`);
+        let t = '';
+        for (let k = 0; k < tl; k++) t += String.fromCharCode(blk[pos + k]);
+        rb.targets.set(i, t);
+        pos += tl;
+        nSymref++;
+      } else nTomb++;
+      i++;
+    }
+    rb.count = i;
+    rb.keyLen = at;
+    const c = this.counts;
+    c.ref += nRef; c.peeled += nPeeled; c.symref += nSymref; c.tombstone += nTomb;
+    if (ri !== rc) throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
+    this.spend(n - spent, base);
+    const first = rb.keyStart[i - n];
+    return {
+      offset: base, type: 'ref', section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: blockLen,
+      restartTableOffset: rt, firstKey: keyString(keys, first, rb.keyStart[i - n + 1]), lastKey: keyString(keys, ps, ps + klen),
     };
   }
 

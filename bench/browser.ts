@@ -1,0 +1,168 @@
+/**
+ * bench/browser: the production build in Debian's headless Chromium (playwright-core), as the
+ * e2e tests drive it (test/e2e/helpers.ts): a real drag and drop of the 1,000,000-ref stack onto
+ * the page, timed until the overview shows the right number of live refs.
+ *
+ * Measured per drop: wall time from the drop to `data-testid="live-refs"` showing the value; the
+ * times the progress bar changed (its text or its value), so the longest stretch without a
+ * visible update; main-thread long tasks (PerformanceObserver 'longtask'); and the worker's memory
+ * after the load (DevTools protocol on the worker target: `HeapProfiler.collectGarbage`, then
+ * `Runtime.getHeapUsage`: JS heap plus the backing stores of its ArrayBuffers).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import { chromium, type CDPSession } from 'playwright-core';
+
+export interface DropResult {
+  /** Drop to overview shown with the expected value (ms, wall clock of the driver). */
+  ms: number;
+  /** Longest time without a visible progress update, from the drop to the overview (ms). */
+  maxGap: number;
+  /** Progress updates seen. */
+  updates: number;
+  /** Main-thread long tasks during the load (ms each). */
+  longTasks: number[];
+  /** Worker memory after the load and a GC: JS heap used + ArrayBuffer backing stores (bytes), or null. */
+  workerBytes: number | null;
+  workerHeap: number | null;
+  workerBuffers: number | null;
+}
+
+export interface BrowserResult {
+  chromium: string;
+  buildMs: number;
+  /** Worker memory after the default sample loaded (the baseline), bytes. */
+  baselineWorkerBytes: number | null;
+  drops: DropResult[];
+  note: string;
+}
+
+interface HeapUsage { usedSize: number; totalSize: number; backingStorageSize?: number }
+
+/** Run the browser part. `dir` is the reftable directory to drop, `live` the value the overview must show. */
+export async function browserBench(opts: { root: string; dir: string; live: number; drops: number; log: (s: string) => void }): Promise<BrowserResult | { skipped: string }> {
+  const { root, dir, live, log } = opts;
+  // The e2e helpers find the repository from their own folder (__dirname, a CommonJS name that
+  // vitest provides); give it to them the same way.
+  (globalThis as unknown as { __dirname: string }).__dirname = path.join(root, 'test/e2e');
+  const H = await import('../test/e2e/helpers.ts');
+  if (!H.haveChromium) return { skipped: `no Chromium at ${H.CHROMIUM}` };
+  const dist = path.join(root, 'bench/out/dist');
+  const t0 = performance.now();
+  fs.rmSync(dist, { recursive: true, force: true });
+  await H.buildInto(dist, './');
+  const buildMs = performance.now() - t0;
+  const start = (await import(path.join(root, 'scripts/start.mjs'))) as {
+    serveStatic(dir: string, o: { port?: number; base?: string }): Promise<{ server: Server; url: string }>;
+  };
+  const { server, url } = await start.serveStatic(dist, { port: 4600 + (process.pid % 300), base: '/bench/' });
+  const browser = await chromium.launch({ executablePath: H.CHROMIUM, args: H.ARGS });
+  try {
+    const version = browser.version();
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme: 'light' });
+    await context.addInitScript(() => {
+      const w = window as unknown as { __longTasks: number[]; __progress: number[]; __lastP?: string };
+      w.__longTasks = [];
+      w.__progress = [];
+      try {
+        new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__longTasks.push(e.duration); }).observe({ type: 'longtask', buffered: true });
+      } catch { /* not supported */ }
+      // A visible progress update: the bar's text or its value changed.
+      new MutationObserver(() => {
+        const p = document.querySelector('[data-testid=progress]');
+        if (!p) return;
+        const t = `${p.getAttribute('aria-valuetext')}|${p.getAttribute('aria-valuenow')}`;
+        if (w.__lastP !== t) { w.__lastP = t; w.__progress.push(performance.now()); }
+      }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuetext', 'aria-valuenow'] });
+    });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const cdp = await context.newCDPSession(page);
+    await page.goto(url);
+    await H.waitLoad(page, 0);
+    const memory = workerMemory(cdp);
+    const baseline = await memory();
+    const drops: DropResult[] = [];
+    for (let k = 0; k < opts.drops; k++) {
+      await H.show(page, 'overview');
+      await page.evaluate(() => { const w = window as unknown as { __longTasks: number[]; __progress: number[] }; w.__longTasks.length = 0; w.__progress.length = 0; });
+      const prev = await H.loadId(page);
+      const pageT0 = await page.evaluate(() => performance.now());
+      const t1 = performance.now();
+      await H.dropPaths(cdp, [dir]);
+      await page.waitForFunction(({ p, v }) => {
+        const m = document.querySelector('[data-testid=main]');
+        return !!m && m.getAttribute('data-status') === 'ready' && Number(m.getAttribute('data-load-id')) > p
+          && !!document.querySelector(`[data-testid=live-refs][data-value="${v}"]`);
+      }, { p: prev, v: live }, { timeout: 120_000, polling: 'raf' });
+      const ms = performance.now() - t1;
+      const seen = await page.evaluate(() => {
+        const w = window as unknown as { __longTasks: number[]; __progress: number[] };
+        return { now: performance.now(), longTasks: [...w.__longTasks], progress: [...w.__progress] };
+      });
+      const marks = [pageT0, ...seen.progress.filter((t) => t >= pageT0), seen.now];
+      let maxGap = 0;
+      for (let i = 1; i < marks.length; i++) maxGap = Math.max(maxGap, marks[i] - marks[i - 1]);
+      const mem = await memory();
+      drops.push({
+        ms, maxGap, updates: marks.length - 2, longTasks: seen.longTasks,
+        workerBytes: mem ? mem.usedSize + (mem.backingStorageSize ?? 0) : null,
+        workerHeap: mem?.usedSize ?? null, workerBuffers: mem?.backingStorageSize ?? null,
+      });
+      log(`  drop ${k + 1}: overview after ${ms.toFixed(0)} ms, ${marks.length - 2} progress updates, longest gap ${maxGap.toFixed(0)} ms, long tasks ${JSON.stringify(seen.longTasks.map(Math.round))}`);
+    }
+    if (errors.length) log(`  page errors: ${errors.join(' | ')}`);
+    return {
+      chromium: version, buildMs, drops,
+      baselineWorkerBytes: baseline ? baseline.usedSize + (baseline.backingStorageSize ?? 0) : null,
+      note: errors.length ? `page errors: ${errors.join(' | ')}` : '',
+    };
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+/**
+ * The engine worker's memory through the DevTools protocol: the page session attaches to the
+ * worker target (non-flattened: messages go through Target.sendMessageToTarget, which
+ * playwright's page session can send), collects garbage, reads `Runtime.getHeapUsage`.
+ */
+function workerMemory(cdp: CDPSession): () => Promise<HeapUsage | null> {
+  let id = 0;
+  const pending = new Map<number, (v: unknown) => void>();
+  const send = cdp.send.bind(cdp) as (m: string, p?: unknown) => Promise<unknown>;
+  const on = cdp.on.bind(cdp) as (e: string, f: (e: { sessionId: string; message: string }) => void) => void;
+  on('Target.receivedMessageFromTarget', (e) => {
+    const m = JSON.parse(e.message) as { id?: number; result?: unknown; error?: unknown };
+    if (m.id !== undefined && pending.has(m.id)) {
+      pending.get(m.id)!(m.error ? null : m.result);
+      pending.delete(m.id);
+    }
+  });
+  const attached = new Map<string, string>();
+  return async () => {
+    try {
+      const { targetInfos } = (await send('Target.getTargets')) as { targetInfos: { targetId: string; type: string; url: string }[] };
+      const w = targetInfos.find((t) => t.type === 'worker' && /engine\.worker/.test(t.url));
+      if (!w) return null;
+      let sessionId = attached.get(w.targetId);
+      if (!sessionId) {
+        ({ sessionId } = (await send('Target.attachToTarget', { targetId: w.targetId, flatten: false })) as { sessionId: string });
+        attached.set(w.targetId, sessionId);
+      }
+      const call = (method: string) => new Promise<unknown>((resolve) => {
+        const mid = ++id;
+        pending.set(mid, resolve);
+        void send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: mid, method, params: {} }) });
+        setTimeout(() => { if (pending.delete(mid)) resolve(null); }, 10_000);
+      });
+      await call('HeapProfiler.collectGarbage');
+      return (await call('Runtime.getHeapUsage')) as HeapUsage | null;
+    } catch {
+      return null;
+    }
+  };
+}
