@@ -325,6 +325,13 @@ const EXPECTED_TYPE: Record<SectionName, BlockType> = {
  */
 const JUMP_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Bound on the bytes of all ref names of one table: 256 MiB plus 32 bytes per file byte. Git's
+ * tables hold about one name byte per file byte; a crafted table can expand far more.
+ */
+export const KEY_BYTES_BASE = 256 * 1048576;
+export const KEY_BYTES_PER_FILE_BYTE = 32;
+
 /** Growable column storage for ref records. */
 class RefBuilder {
   count = 0;
@@ -886,6 +893,11 @@ class Parser {
       }
       const len = prefix + slen;
       if (at + len > keys.length) {
+        // Prefix compression lets a small file spell out huge keys: bound the names held.
+        const budget = KEY_BYTES_BASE + KEY_BYTES_PER_FILE_BYTE * this.size;
+        if (at + len > budget) {
+          throw new FormatError(file, base + recStart, `ref names of at most ${budget.toLocaleString('en-US')} bytes in all for a ${this.size.toLocaleString('en-US')}-byte table (prefix compression expands to more)`);
+        }
         rb.keyLen = at;
         rb.growKeys(at + len, this.predict(at, base + pos), this.refEnd - this.refStart);
         keys = rb.keys;
@@ -1051,7 +1063,9 @@ class Parser {
   decodeLog(blk: Uint8Array, base: number, hl: number, blockLen: number, section: SectionName): BlockInfo {
     const file = this.file;
     const [rc, rt] = this.restarts(blk, base, hl, blockLen);
-    let pos = hl, key = '', firstKey = '', n = 0, ri = 0, spent = 0;
+    // The key is kept as bytes (no string per record): long keys must not make this quadratic.
+    let pos = hl, klen = 0, firstKey = '', n = 0, ri = 0, spent = 0;
+    let kb = scratchKey;
     let nextRestart = u24(blk, rt);
     const hs = this.h.hashSize;
     while (pos < rt) {
@@ -1064,7 +1078,7 @@ class Parser {
       pos = cursor.pos;
       const vtype = sw & 7;
       const slen = (sw - vtype) / 8;
-      if (prefix > key.length) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${key.length}, found ${prefix}`);
+      if (prefix > klen) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
       if (recStart === nextRestart) {
         if (prefix !== 0) throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
         ri++;
@@ -1075,16 +1089,29 @@ class Parser {
         throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
       }
       if (pos + slen > rt) throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
-      let suffix = '';
-      for (let i = 0; i < slen; i++) suffix += String.fromCharCode(blk[pos + i]);
+      if (n > 0) {
+        const rest = klen - prefix;
+        const m = slen < rest ? slen : rest;
+        let c = 0;
+        for (let j = 0; j < m; j++) {
+          c = blk[pos + j] - kb[prefix + j];
+          if (c !== 0) break;
+        }
+        if (c === 0) c = slen - rest;
+        if (c <= 0) throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
+      }
+      if (prefix + slen > kb.length) {
+        const bigger = new Uint8Array(Math.max(kb.length * 2, prefix + slen));
+        bigger.set(kb.subarray(0, prefix));
+        scratchKey = kb = bigger;
+      }
+      for (let j = 0; j < slen; j++) kb[prefix + j] = blk[pos + j];
+      klen = prefix + slen;
       pos += slen;
-      const newKey = key.substring(0, prefix) + suffix;
-      if (n > 0 && !(newKey > key)) throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
-      if (newKey.length < 9 || newKey.charCodeAt(newKey.length - 9) !== 0) {
+      if (klen < 9 || kb[klen - 9] !== 0) {
         throw new FormatError(file, base + recStart, 'log key: refname, NUL, 8-byte reversed update index');
       }
-      key = newKey;
-      if (n === 0) firstKey = key;
+      if (n === 0) firstKey = bytesToKey(kb, 0, klen);
       n++;
       if (vtype === 0) this.counts.logDeletion++;
       else if (vtype === 1) {
@@ -1111,7 +1138,7 @@ class Parser {
     this.spend(n - spent, base);
     return {
       offset: base, type: 'log', section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: 0,
-      restartTableOffset: rt, firstKey, lastKey: key,
+      restartTableOffset: rt, firstKey, lastKey: bytesToKey(kb, 0, klen),
     };
   }
 
