@@ -151,7 +151,7 @@ export interface MergedView {
   find(name: string): number;
   /** Index of the first entry with key ≥ `name` (byte string). */
   lowerBound(name: string): number;
-  table: Uint16Array;
+  table: Uint32Array;
   rec: Uint32Array;
   /** Number of live refs (winners that are not tombstones). */
   live: number;
@@ -182,7 +182,7 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
   const live = tables.filter((t) => t && t.refs.count > 0).length;
   let total = 0;
   for (const t of tables) if (t) total += t.refs.count;
-  const tab = new Uint16Array(total);
+  const tab = new Uint32Array(total);
   const rec = new Uint32Array(total);
   let n = 0, nLive = 0, nTomb = 0, nHiding = 0;
   if (live <= 1) {
@@ -357,7 +357,7 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
 class Merged implements MergedView {
   private cache: string[] | null = null;
   constructor(
-    private readonly tables: (Table | null)[], readonly count: number, readonly table: Uint16Array, readonly rec: Uint32Array,
+    private readonly tables: (Table | null)[], readonly count: number, readonly table: Uint32Array, readonly rec: Uint32Array,
     readonly live: number, readonly tombstones: number, readonly tombstonesHiding: number, readonly shadowed: number[],
     readonly winners: number[], readonly hiddenByTombstone: number[], readonly tombstonesHidingBy: number[],
   ) {}
