@@ -13,7 +13,7 @@ export interface Analysis {
   input: ClassifiedInput;
   stack: Stack | null;
   merged: MergedView | null;
-  /** Files-backend analysis (packed-refs / loose refs), set by `attachFilesBackend`. */
+  /** Files-backend analysis (a `FilesRepo`: packed-refs / loose refs), from the registered hook. */
   files: unknown;
   findings: Finding[];
 }
@@ -24,7 +24,7 @@ export interface FilesBackendHook {
   refs(files: unknown): ListedRef[];
 }
 let filesHook: FilesBackendHook | null = null;
-/** Register the files-backend analyser (done by `engine/index.ts`). */
+/** Register the files-backend analyser (done by `engine/extensions.ts`, imported by `engine/index.ts`). */
 export function registerFilesBackend(h: FilesBackendHook): void {
   filesHook = h;
 }
