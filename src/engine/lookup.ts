@@ -10,7 +10,7 @@
  *   linear scan from the chosen restart point to the first key ≥ the wanted key.
  * Counters are the ones the simulator and benchmarks use.
  */
-import { cursor, getVarint, u24, keyToBytes } from './basics.ts';
+import { cursor, getVarint, u24 } from './basics.ts';
 import type { BlockInfo, SectionName, Table } from './table.ts';
 
 /** Work counted by lookups (add-only; reset by creating a new object). */
@@ -417,4 +417,3 @@ export function lookupRef(t: Table, name: string, c: SeekCounters = newCounters(
   return r.exact ? r.index : -1;
 }
 
-export { keyToBytes };

@@ -4,23 +4,14 @@
  */
 import type { Finding } from './basics.ts';
 import type { Analysis } from './analyze.ts';
-import type { BlockType, SectionName, Table } from './table.ts';
+import type { BlockInfo, SectionName, Table } from './table.ts';
 import { namespaceCounts, resolveEntry } from './refs.ts';
 import type { MergedView } from './stack.ts';
 
 export const REPORT_SCHEMA = 'refscope.report/1';
 
-/** One block in the report. */
-export interface BlockReport {
-  offset: number;
-  type: BlockType;
-  section: SectionName;
-  blockLen: number;
-  restartCount: number;
-  recordCount: number;
-  padding: number;
-  fileBytes: number;
-}
+/** One block in the report: the block's summary fields from the parser, without its keys. */
+export type BlockReport = Pick<BlockInfo, 'offset' | 'type' | 'section' | 'blockLen' | 'restartCount' | 'recordCount' | 'padding' | 'fileBytes'>;
 
 /** One table in the report (`tables[]`, oldest first). */
 export interface TableReport {

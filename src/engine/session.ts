@@ -12,9 +12,9 @@ import {
 } from './basics.ts';
 import { analyzeFiles, analysisRefs, type Analysis } from './analyze.ts';
 import { classifyInput } from './input.ts';
-import { buildReport, type Report } from './report.ts';
+import { buildReport, type Report, type BlockReport } from './report.ts';
 import { resolveEntry } from './refs.ts';
-import { sectionRanges, type BlockType, type SectionName, type Table, type TableFooter, type TableHeader } from './table.ts';
+import { sectionRanges, type SectionName, type Table, type TableFooter, type TableHeader } from './table.ts';
 import { decodeBlockDetail, type BlockDetail } from './blockdetail.ts';
 import {
   estimatePackAll, geometryByCount, gitAutoCompaction, jgitCompaction, replayAutoCompaction,
@@ -130,16 +130,8 @@ export interface RefsPage {
 }
 
 /** One block as the table view lists it. */
-export interface BlockSummary {
+export interface BlockSummary extends BlockReport {
   index: number;
-  offset: number;
-  type: BlockType;
-  section: SectionName;
-  blockLen: number;
-  restartCount: number;
-  recordCount: number;
-  padding: number;
-  fileBytes: number;
   /** First and last key, as display text. */
   firstKey: string;
   lastKey: string;
