@@ -17,6 +17,7 @@ import type { Server } from 'node:http';
 import { analyzeFiles, buildReport, textToKey, type InputFile, type Report } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
 import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/writer.ts';
+import { show as showOn, shown as shownOn } from './helpers.ts';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DIST = path.join(ROOT, '.tmp/e2e-dist');
@@ -68,23 +69,12 @@ async function waitLoad(prev: number): Promise<void> {
 }
 
 async function show(view: string): Promise<void> {
-  await page.click(`[data-testid=tab-${view}]`);
-  await page.waitForSelector(`[data-testid=tab-${view}][aria-selected=true]`);
+  await showOn(page, view);
 }
 
 /** The overview's figures (from data-value) and table rows. */
 async function shown() {
-  await show('overview');
-  await page.waitForSelector('[data-testid=live-refs]');
-  return page.evaluate(() => {
-    const v = (id: string) => Number(document.querySelector(`[data-testid=${id}]`)?.getAttribute('data-value'));
-    const rows = [...document.querySelectorAll('[data-testid=table-row]')];
-    return {
-      live: v('live-refs'), tombstones: v('tombstones'), tables: v('table-count'), totalBytes: v('total-bytes'),
-      rows: rows.map((e) => e.getAttribute('data-name')),
-      broken: rows.filter((e) => e.querySelector('[data-testid=error]')).map((e) => e.getAttribute('data-name')),
-    };
-  });
+  return shownOn(page);
 }
 
 /** A real drag and drop of files or folders from disk (DevTools protocol), as a user does it. */
