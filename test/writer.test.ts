@@ -290,6 +290,13 @@ describe('compaction output matches git', () => {
 // generated tables
 // ---------------------------------------------------------------------------------------------
 /** Deterministic pseudo-random bytes (xorshift32). */
+/** Bytes of a varint (reftable spec, "Varint encoding"), computed by hand. */
+function varLen(v: number): number {
+  let n = 1;
+  while (v >= 128) { v = Math.floor(v / 128) - 1; n++; }
+  return n;
+}
+
 function rng(seed: number): () => number {
   let x = seed >>> 0 || 1;
   return () => {
@@ -619,14 +626,28 @@ describe('round trip through refscope reader (property)', () => {
             if (t === 3) rec.target = `refs/heads/${name}`;
             return rec;
           });
-          const w = writeTableDetailed(refs, [], { hashId, blockSize, restartInterval, indexObjects, minUpdateIndex: 100, maxUpdateIndex: 104 });
+          const opts = { hashId, blockSize, restartInterval, indexObjects, minUpdateIndex: 100, maxUpdateIndex: 104 };
+          // Spec arithmetic (reftable spec, "Ref block format"; git's block_writer_register_restart):
+          // a record fits a fresh block when 2 + 3·1 + its size ≤ block size − (header if first) − 4.
+          const tooBig = blockSize > 0 && refs.some((rec, i) => {
+            const kl = rec.name.length; // names are byte strings (one char per byte), as the writer takes them
+            const body = 1 + (rec.type === 1 ? hs : rec.type === 2 ? 2 * hs : rec.type === 3 ? varLen(rec.target!.length) + rec.target!.length : 0);
+            const size = 1 + varLen(kl * 8 + rec.type) + kl + body;
+            const room = blockSize - (i === 0 ? (hs === 20 ? 24 : 28) : 0) - 4;
+            return 2 + 3 + size > room;
+          });
+          if (tooBig) {
+            expect(() => writeTableDetailed(refs, [], opts)).toThrow(/record does not fit a \d+-byte block/);
+            return;
+          }
+          const w = writeTableDetailed(refs, [], opts);
           const d = decodeTable(w.bytes);
           expect(d.refs).toEqual(refs);
           expect(d.blocks.map((b) => [b.type, b.offset, b.blockLen, b.restarts])).toEqual(w.blocks.map((b) => [b.type, b.offset, b.blockLen, b.restarts]));
           if (refs.length > 0) checkWithReader(w.bytes, refs, w.blocks.length, hs);
         },
       ),
-      { numRuns: 150 },
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 150), ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) },
     );
   });
   it('a mixed table with logs, sha1 and s256', () => {
