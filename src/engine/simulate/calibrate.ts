@@ -4,12 +4,13 @@
  * Data (issue 6): wall seconds, whole `git update-ref --stdin` process, re-creating the n refs
  * that the recreate-n fixtures' tombstone table deletes, on this kind of machine.
  *
- * Fit: ordinary least squares on *relative* errors (each residual divided by its measurement, so
- * 0.01 s and 8.67 s count alike), over the linear form
- *   seconds = startup × processes + perUpdate × updates + perRecord × recordWork + rest,
+ * Fit (`fitConstants`): least squares on *relative* errors (each residual divided by its
+ * measurement, so 0.01 s and 8.67 s count alike) over the linear form
+ *   seconds = startup × processes + perUpdate × updates + perRecord(model) × recordWork + rest,
  * where `recordWork` weighs records, blocks, seeks and written records by the fixed ratios of
- * constants.ts and `rest` holds the priors. If the unconstrained start-up comes out below the
- * floor (a real git start-up), it is fixed at the floor and the other two refitted.
+ * constants.ts and `rest` holds the priors; subject to startup ≥ the floor (a real git start-up),
+ * perUpdate ≥ 0 and the published figures given as bounds (CONTEXT.md case 2) within 2×.
+ * `fitLooseWrite` fits the files backend's per-loose-ref cost to published figures.
  */
 import type { Counts } from './counts.ts';
 import { fitFeatures, STARTUP_FLOOR } from './constants.ts';
@@ -48,18 +49,36 @@ export const CASE2: { model: ModelName; n: number; seconds: number }[] = [
   { model: 'git-2.56', n: 16000, seconds: 0.258 }, { model: 'git-2.56', n: 32000, seconds: 0.591 },
 ];
 
-/** The three fitted constants. */
+/** A measurement the fit minimises the relative error of: counted work and wall seconds. */
+export interface FitPoint {
+  model: ModelName;
+  counts: Counts;
+  seconds: number;
+}
+
+/** A published figure the fit must reproduce within a factor (a constraint, not a residual). */
+export interface FitBound extends FitPoint {
+  /** The estimate must lie in [seconds / within, seconds × within]. */
+  within: number;
+}
+
+/** The fitted constants. */
 export interface Fit {
   startup: number;
   perUpdate: number;
+  /** Per record, git 2.50 and later (and every model without its own). */
   perRecord: number;
-  /** True when the start-up hit the floor. */
-  startupAtFloor: boolean;
+  /** Per record for the models of `ownRecordCost` (git-2.49 by default). */
+  perRecordByModel: Partial<Record<ModelName, number>>;
+  /** Constraints that hold with equality at the optimum (e.g. "startup ≥ floor", "case2 git-2.55 n=1000 ≥ ÷2"). */
+  active: string[];
   /** Worst ratio max(pred/meas, meas/pred) over the points. */
   worstRatio: number;
+  /** Worst ratio over the bounds (≤ their `within` when the fit is feasible). */
+  worstBoundRatio: number;
 }
 
-/** Solve the small normal equations A x = b (Gaussian elimination with partial pivoting). */
+/** Solve the small linear system A x = b (Gaussian elimination with partial pivoting). */
 function solve(A: number[][], b: number[]): number[] {
   const n = b.length;
   const M = A.map((r, i) => [...r, b[i]]);
@@ -67,6 +86,7 @@ function solve(A: number[][], b: number[]): number[] {
     let p = c;
     for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[p][c])) p = r;
     [M[c], M[p]] = [M[p], M[c]];
+    if (M[c][c] === 0) throw new Error('fitConstants: singular system (too few points for the parameters)');
     for (let r = 0; r < n; r++) {
       if (r === c) continue;
       const f = M[r][c] / M[c][c];
@@ -76,39 +96,150 @@ function solve(A: number[][], b: number[]): number[] {
   return M.map((r, i) => r[n] / r[i]);
 }
 
+/** Parameter scales (seconds) so the normal equations are well conditioned. */
+const SCALE = [1e-3, 1e-6, 1e-8, 1e-8];
+
 /**
- * Fit startup, perUpdate and perRecord to measured runs (`counts` from the simulator, `seconds`
- * measured). `y` is relative (weights 1/seconds²).
+ * Fit startup, perUpdate and the per-record costs (one for git ≥ 2.50, one per model of
+ * `ownRecordCost`) to measured runs, by least squares on relative errors (weights 1/seconds²),
+ * subject to: startup ≥ `floor`, perUpdate ≥ 0, and every bound reproduced within its factor
+ * (times 0.99, so rounding the result to three digits keeps it). Inequality-constrained least
+ * squares by a primal active set: solve with the active constraints as equalities (KKT system),
+ * add the most violated constraint, drop one whose multiplier has the wrong sign, repeat.
+ * The model is linear in these parameters once the ratios and priors of constants.ts are fixed.
+ * Throws Error when the constraints cannot be met together.
  */
-export function fitConstants(points: { counts: Counts; seconds: number }[], floor = STARTUP_FLOOR): Fit {
-  const feats = points.map((p) => fitFeatures(p.counts));
-  const y = points.map((p, i) => p.seconds - feats[i].rest);
-  // Relative weights use the measured seconds, not y.
-  const rel = (X: number[][], yy: number[]) => {
-    const k = X[0].length;
-    const A = Array.from({ length: k }, () => new Array(k).fill(0));
-    const b = new Array(k).fill(0);
-    X.forEach((row, i) => {
-      const w = 1 / (points[i].seconds * points[i].seconds);
-      for (let p = 0; p < k; p++) {
-        b[p] += w * row[p] * yy[i];
-        for (let q = 0; q < k; q++) A[p][q] += w * row[p] * row[q];
-      }
-    });
-    return solve(A, b);
+export function fitConstants(points: FitPoint[], bounds: FitBound[] = [],
+  opts: { floor?: number; ownRecordCost?: ModelName[] } = {}): Fit {
+  const floor = opts.floor ?? STARTUP_FLOOR;
+  const own = new Set<ModelName>(opts.ownRecordCost ?? ['git-2.49']);
+  const ownModel = [...own][0];
+  const row = (p: FitPoint): { x: number[]; rest: number } => {
+    const f = fitFeatures(p.counts);
+    const x = [f.startup, f.updates, own.has(p.model) ? 0 : f.recordWork, own.has(p.model) ? f.recordWork : 0];
+    return { x: x.map((v, i) => v * SCALE[i]), rest: f.rest };
   };
-  let [startup, perUpdate, perRecord] = rel(feats.map((f) => [f.startup, f.updates, f.recordWork]), y);
-  let atFloor = false;
-  if (startup < floor) {
-    atFloor = true;
-    startup = floor;
-    [perUpdate, perRecord] = rel(feats.map((f) => [f.updates, f.recordWork]), y.map((v, i) => v - floor * feats[i].startup));
-  }
-  let worst = 1;
-  points.forEach((p, i) => {
-    const f = feats[i];
-    const pred = startup * f.startup + perUpdate * f.updates + perRecord * f.recordWork + f.rest;
-    worst = Math.max(worst, pred / p.seconds, p.seconds / pred);
+  const P = points.map(row);
+  const k = 4;
+  const H = Array.from({ length: k }, () => new Array(k).fill(0));
+  const c = new Array(k).fill(0);
+  P.forEach(({ x, rest }, i) => {
+    const w = 1 / (points[i].seconds * points[i].seconds);
+    const y = points[i].seconds - rest;
+    for (let a = 0; a < k; a++) {
+      c[a] += w * x[a] * y;
+      for (let b = 0; b < k; b++) H[a][b] += w * x[a] * x[b];
+    }
   });
-  return { startup, perUpdate, perRecord, startupAtFloor: atFloor, worstRatio: worst };
+  // Unused per-record columns (no point of that kind) are pinned to the other one.
+  const hasOwn = points.some((p) => own.has(p.model));
+  const hasShared = points.some((p) => !own.has(p.model));
+  // Constraints G θ ≥ h, each with a name and a normaliser for "most violated".
+  const cons: { name: string; g: number[]; h: number; eq?: boolean }[] = [
+    { name: 'startup ≥ floor', g: [SCALE[0], 0, 0, 0], h: floor },
+    { name: 'perUpdate ≥ 0', g: [0, SCALE[1], 0, 0], h: 0 },
+  ];
+  if (!hasOwn) cons.push({ name: `perRecord(${ownModel}) = perRecord`, g: [0, 0, -1, 1], h: 0, eq: true });
+  if (!hasShared) cons.push({ name: `perRecord = perRecord(${ownModel})`, g: [0, 0, 1, -1], h: 0, eq: true });
+  for (const bd of bounds) {
+    const { x, rest } = row(bd);
+    const m = bd.within * 0.99;
+    const tag = `${bd.model} ${bd.seconds} s`;
+    cons.push({ name: `${tag} ≥ ÷${bd.within}`, g: x, h: bd.seconds / m - rest });
+    cons.push({ name: `${tag} ≤ ×${bd.within}`, g: x.map((v) => -v), h: -(bd.seconds * m - rest) });
+  }
+  const active = new Set<number>(cons.map((q, i) => (q.eq ? i : -1)).filter((i) => i >= 0));
+  let theta = new Array(k).fill(0);
+  for (let iter = 0; iter < 100; iter++) {
+    const A = [...active].map((i) => cons[i]);
+    const n = k + A.length;
+    const M = Array.from({ length: n }, () => new Array(n).fill(0));
+    const rhs = new Array(n).fill(0);
+    for (let a = 0; a < k; a++) { for (let b = 0; b < k; b++) M[a][b] = H[a][b]; rhs[a] = c[a]; }
+    A.forEach((q, j) => { for (let a = 0; a < k; a++) { M[a][k + j] = q.g[a]; M[k + j][a] = q.g[a]; } rhs[k + j] = q.h; });
+    let sol: number[];
+    try {
+      sol = solve(M, rhs);
+    } catch (e) {
+      // Parallel active constraints that cannot hold together (two bounds on one point).
+      if (!A.some((q) => / [≥≤] [÷×]/.test(q.name))) throw e;
+      throw new Error(`fitConstants: no constants reproduce these together: ${A.map((q) => q.name).join('; ')}`);
+    }
+    theta = sol.slice(0, k);
+    // Multipliers: H θ − c + Gᵀν = 0 with ν = −λ; an inequality needs λ ≥ 0, i.e. ν ≤ 0.
+    let drop = -1;
+    let worstNu = 1e-12;
+    A.forEach((q, j) => { if (!q.eq && sol[k + j] > worstNu) { worstNu = sol[k + j]; drop = [...active][j]; } });
+    let add = -1;
+    let worstViol = 1e-12;
+    cons.forEach((q, i) => {
+      if (active.has(i)) return;
+      const v = q.h - q.g.reduce((s2, g, a) => s2 + g * theta[a], 0);
+      const norm = Math.abs(q.h) || 1e-3;
+      if (v / norm > worstViol) { worstViol = v / norm; add = i; }
+    });
+    if (add >= 0) { active.add(add); continue; }
+    if (drop >= 0) { active.delete(drop); continue; }
+    break;
+  }
+  const [startup, perUpdate, perRecord, perOwn] = theta.map((t, i) => t * SCALE[i]);
+  const price = (p: FitPoint) => {
+    const { x, rest } = row(p);
+    return x.reduce((s2, v, a) => s2 + v * theta[a], 0) + rest;
+  };
+  let worst = 1;
+  points.forEach((p) => { const e = price(p); worst = Math.max(worst, e / p.seconds, p.seconds / e); });
+  let worstB = 1;
+  bounds.forEach((p) => { const e = price(p); worstB = Math.max(worstB, e / p.seconds, p.seconds / e); });
+  for (const bd of bounds) {
+    const e = price(bd);
+    if (!(e <= bd.seconds * bd.within && e >= bd.seconds / bd.within)) {
+      throw new Error(`fitConstants: no constants reproduce ${bd.model} ${bd.seconds} s within ${bd.within}× (best ${e.toPrecision(3)} s)`);
+    }
+  }
+  const perRecordByModel: Partial<Record<ModelName, number>> = {};
+  for (const m of own) perRecordByModel[m] = perOwn;
+  return {
+    startup, perUpdate, perRecord, perRecordByModel,
+    active: [...active].map((i) => cons[i].name), worstRatio: worst, worstBoundRatio: worstB,
+  };
+}
+
+/**
+ * A files-backend figure for `fitLooseWrite`: the files model's counted loose writes for the
+ * reported run, the seconds its other counts cost, and the reported seconds.
+ */
+export interface LooseWritePoint {
+  what: string;
+  looseWrites: number;
+  otherSeconds: number;
+  seconds: number;
+}
+
+/**
+ * Fit `perLooseWrite` (seconds per loose ref written: lock file, write, rename) to published
+ * files-backend figures by least squares on log ratios: minimises Σ ln²(estimate / reported) over
+ * a single positive constant (golden-section search on its logarithm; the sum is unimodal there).
+ * Loose writes are file-system bound and the figures come from different machines and file
+ * systems, so the log scale weighs a 2× miss the same either way.
+ * Throws Error when no point has loose writes.
+ */
+export function fitLooseWrite(points: LooseWritePoint[]): number {
+  if (!points.some((p) => p.looseWrites > 0)) throw new Error('fitLooseWrite: no point writes loose refs');
+  const f = (lb: number) => {
+    const b = Math.exp(lb);
+    return points.reduce((s, p) => s + Math.log((b * p.looseWrites + p.otherSeconds) / p.seconds) ** 2, 0);
+  };
+  let lo = Math.log(1e-8);
+  let hi = Math.log(1e-1);
+  const g = (Math.sqrt(5) - 1) / 2;
+  let x1 = hi - g * (hi - lo);
+  let x2 = lo + g * (hi - lo);
+  let f1 = f(x1);
+  let f2 = f(x2);
+  for (let i = 0; i < 200 && hi - lo > 1e-9; i++) {
+    if (f1 <= f2) { hi = x2; x2 = x1; f2 = f1; x1 = hi - g * (hi - lo); f1 = f(x1); }
+    else { lo = x1; x1 = x2; f1 = f2; x2 = lo + g * (hi - lo); f2 = f(x2); }
+  }
+  return Math.exp((lo + hi) / 2);
 }

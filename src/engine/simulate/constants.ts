@@ -9,15 +9,18 @@
  *         + perListedRef × refs listed
  *         + files backend: perLooseWrite, perLooseRead, perPackedProbe, perPackedRecord.
  *
- * Three constants are fitted (calibrate.ts `fitConstants`) to the wall times the issue gives for
- * re-creating n refs with git 2.48.1, 2.50.1 and 2.56 on the recreate-1000/2000/4000 stacks:
- * `perRecord` (the quadratic part), `perUpdate` (the linear part) and `startup` (bounded below by
- * a measured-size git start-up, see `STARTUP_FLOOR`). The others are fixed multiples of
- * `perRecord` (a block, a seek and a written record cost a few record decodes) or small absolute
- * priors (a `stat`, a lock/rename round): the calibration data cannot separate them, and they
- * decide less than 5 % of any calibration point.
+ * Four constants are fitted (calibrate.ts `fitConstants`) to the wall times the issue gives for
+ * re-creating n refs with git 2.48.1, 2.50.1 and 2.56 on the recreate-1000/2000/4000 stacks,
+ * subject to CONTEXT.md case 2's published figures staying within 2×: `perRecord` (the
+ * quadratic part, git ≥ 2.50), its git ≤ 2.49 counterpart in `perRecordByModel`, `perUpdate` and
+ * `startup` (bounded below by a git start-up, see `STARTUP_FLOOR`). The others are fixed
+ * multiples of the per-record cost (a block, a seek and a written record cost a few record
+ * decodes) or small absolute priors (a `stat`, a lock/rename round): the calibration data cannot
+ * separate them, and they decide less than 5 % of any calibration point. `perLooseWrite` is
+ * fitted to the published files-backend figures (`fitLooseWrite`).
  */
 import type { Counts, Phase, PhaseCounts } from './counts.ts';
+import type { ModelName } from './models.ts';
 import { PHASES, blocksRead } from './counts.ts';
 
 /** Seconds per unit of work. */
@@ -26,8 +29,17 @@ export interface TimeConstants {
   startup: number;
   /** Per ref update in a transaction: object lookup and peel, bookkeeping, log entry (fitted). */
   perUpdate: number;
-  /** Per record decoded (varint key decode, compare, priority-queue step) (fitted). */
+  /**
+   * Per record decoded (varint key decode, compare, priority-queue step), git 2.50 and later
+   * (fitted). Also the default for models without their own entry in `perRecordByModel`.
+   */
   perRecord: number;
+  /**
+   * Per record decoded for models whose git versions ran an older reftable library (fitted per
+   * version: git 2.48.1's merged iterator is measurably cheaper per record than 2.50.1's, see
+   * docs/simulator.md "The fit"). perBlock, perSeek and perWrittenRecord follow the same ratios.
+   */
+  perRecordByModel: Partial<Record<ModelName, number>>;
   /** Per block read: header, restart table, bounds (RATIOS.block × perRecord). */
   perBlock: number;
   /** Per table seek, beyond its blocks and records: iterator set-up (RATIOS.seek × perRecord). */
@@ -72,10 +84,11 @@ export const PRIORS = {
   perPackedRecord: 0.2e-6,
 };
 
-/** Build the full set from the three fitted values and the files cross-calibration. */
-export function makeConstants(startup: number, perUpdate: number, perRecord: number, perLooseWrite: number): TimeConstants {
+/** Build the full set from the fitted values and the files cross-calibration. */
+export function makeConstants(startup: number, perUpdate: number, perRecord: number, perLooseWrite: number,
+  perRecordByModel: Partial<Record<ModelName, number>> = {}): TimeConstants {
   return {
-    startup, perUpdate, perRecord,
+    startup, perUpdate, perRecord, perRecordByModel,
     perBlock: RATIOS.block * perRecord,
     perSeek: RATIOS.seek * perRecord,
     perWrittenRecord: RATIOS.written * perRecord,
@@ -85,18 +98,33 @@ export function makeConstants(startup: number, perUpdate: number, perRecord: num
 }
 
 /**
- * The constants in use: the fit of calibrate.ts on the issue's measurements (re-checked by
- * test/simulate-calibration.test.ts), rounded to three significant digits.
+ * The constants a model's counts are priced with: `k`, with the model's own per-record cost (and
+ * the block, seek and written-record costs derived from it) when `k.perRecordByModel` has one.
  */
-export const CONSTANTS: TimeConstants = makeConstants(0.001, 2.0e-6, 52.2e-9, 83e-6);
+export function constantsFor(k: TimeConstants, model: ModelName): TimeConstants {
+  const pr = k.perRecordByModel?.[model];
+  if (pr === undefined || pr === k.perRecord) return k;
+  return { ...k, perRecord: pr, perBlock: RATIOS.block * pr, perSeek: RATIOS.seek * pr, perWrittenRecord: RATIOS.written * pr };
+}
 
 /**
- * How `perLooseWrite` was set (docs/simulator.md "Files backend"): upstream's benchmark pair on
- * one machine (git mailing list, Feb 2025, "refs: batch refname availability checks"): creating
- * 10,000 refs over 100,000 existing ones took 31.9 ms with reftable (2.50) and 387.7 ms with
- * files. The git-2.55 model predicts 76.0 ms for the reftable run here, so that machine was
- * 0.42 × this one; the files model's other counts cost 95 ms; (387.7 / 0.42 − 95) ms / 10,000
- * loose writes = 83 µs per loose ref written.
+ * The constants in use: the constrained fit of calibrate.ts (`fitConstants`: least squares on the
+ * issue's nine measurements, every CONTEXT.md case 2 figure held within 2×), re-checked by
+ * test/simulate-calibration.test.ts, rounded to three significant digits.
+ */
+export const CONSTANTS: TimeConstants = makeConstants(0.001, 0, 70.4e-9, 69.9e-6, { 'git-2.49': 48.7e-9 });
+
+/**
+ * How `perLooseWrite` was set (docs/simulator.md "Files backend"): `fitLooseWrite` over the three
+ * published files-backend figures, each priced with the files model's other counts:
+ * - upstream's benchmark pair on one machine (git mailing list, Feb 2025, "refs: batch refname
+ *   availability checks"): creating 10,000 refs over 100,000 packed ones took 31.9 ms with
+ *   reftable (2.50) and 387.7 ms with files; the git-2.55 model's estimate of the reftable run
+ *   scales the files figure to this machine;
+ * - CONTEXT.md case 1, brian's run: 50,000 loose refs created, 5.5 s;
+ * - CONTEXT.md case 1, the second reporter's run: the ~5,250 refs of a 332 KB linux.git table
+ *   re-created, 223 ms.
+ * test/simulate-calibration.test.ts refits it and checks each figure within 2×.
  */
 export const FILES_CROSS_CALIBRATION = { reftableMeasured: 0.0319, filesMeasured: 0.3877, existing: 100_000, created: 10_000 };
 

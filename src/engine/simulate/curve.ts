@@ -15,7 +15,7 @@
  * - `fixedStack`: the stack as it is, batch scaled: fixed + (linear + stepping)·(n/W) — linear.
  */
 import type { Counts } from './counts.ts';
-import { CONSTANTS, seconds, type TimeConstants } from './constants.ts';
+import { CONSTANTS, constantsFor, seconds, type TimeConstants } from './constants.ts';
 import type { ModelName } from './models.ts';
 
 /** Batch sizes of the curve. */
@@ -53,7 +53,7 @@ export function splitSeconds(total: Counts, k: TimeConstants = CONSTANTS): { fix
 /** Build the curve for runs of `w` operations. */
 export function buildCurve(runs: { model: ModelName; total: Counts }[], w: number, k: TimeConstants = CONSTANTS, ns: number[] = CURVE_N): CurveData {
   const series = runs.map(({ model, total }) => {
-    const parts = splitSeconds(total, k);
+    const parts = splitSeconds(total, constantsFor(k, model));
     const sameShape = ns.map((n) => {
       const r = n / Math.max(1, w);
       return parts.fixed + parts.linear * r + parts.stepping * r * r;

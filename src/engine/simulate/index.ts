@@ -16,7 +16,7 @@ import { loadFilesRepo, type FilesRepo } from '../files.ts';
 import { gitAutoCompaction, geometryByCount } from '../compaction.ts';
 import { displayName } from '../basics.ts';
 import { blocksRead, PHASES, type Counts, type Phase } from './counts.ts';
-import { CONSTANTS, seconds, secondsByPhase, type TimeConstants } from './constants.ts';
+import { CONSTANTS, constantsFor, seconds, secondsByPhase, type TimeConstants } from './constants.ts';
 import { FastEngine } from './engine.ts';
 import { runReftable, type RunResult } from './run.ts';
 import { runFiles, filesStoreFrom, type FilesStore } from './files-model.ts';
@@ -29,8 +29,8 @@ import {
 } from './workload.ts';
 
 export { MODELS, MODEL_NAMES, type ModelName, type ModelProfile } from './models.ts';
-export { CONSTANTS, type TimeConstants, seconds } from './constants.ts';
-export { CALIBRATION, CASE2, fitConstants } from './calibrate.ts';
+export { CONSTANTS, type TimeConstants, seconds, constantsFor } from './constants.ts';
+export { CALIBRATION, CASE2, fitConstants, fitLooseWrite } from './calibrate.ts';
 export { parseUpdateRefStdin, parseWorkloadSpec, SpecError, type Workload, type Transaction, type RefUpdate } from './workload.ts';
 export { type Counts, type Phase } from './counts.ts';
 export { type CurveData, type CurveSeries, CURVE_N } from './curve.ts';
@@ -252,7 +252,8 @@ export class Simulator {
     const order: ModelName[] = ['git-2.49', 'git-2.55', 'git-2.56'];
     const baseModel = order.find((m) => runs.has(m));
     if (!baseModel) return [];
-    const base = seconds(runs.get(baseModel)!.total, k);
+    const kb = constantsFor(k, baseModel);
+    const base = seconds(runs.get(baseModel)!.total, kb);
     const out: FixResult[] = [];
     const mk = (fix: FixResult['fix'], label: string, s: number | null, note: string): FixResult => ({
       fix, label, model: baseModel, applicable: s !== null, baselineSeconds: base, seconds: s,
@@ -264,7 +265,7 @@ export class Simulator {
       const st = new SimState(store);
       const before = st.tables.length;
       const r = st.packAll();
-      const s = seconds(this.runModel(baseModel, w, opts, st).total, k);
+      const s = seconds(this.runModel(baseModel, w, opts, st).total, kb);
       out.push(mk('pack-refs', 'git pack-refs (refscope compact)', s, `${before} table${before === 1 ? '' : 's'} merged into one of ${fmt(r.written)} record${r.written === 1 ? '' : 's'}; ${fmt(r.dropped)} tombstone${r.dropped === 1 ? '' : 's'} dropped`));
     }
     // git's auto-compaction (geometric rule on byte sizes).
@@ -274,7 +275,7 @@ export class Simulator {
     if (g?.segment) {
       const st = new SimState(store);
       const r = st.compact(g.segment.start, g.segment.end);
-      const s = seconds(this.runModel(baseModel, w, opts, st).total, k);
+      const s = seconds(this.runModel(baseModel, w, opts, st).total, kb);
       out.push(mk('auto-compaction', 'git pack-refs --auto (geometric rule, by bytes)', s, `merges tables ${g.segment.start}–${g.segment.end}${g.segment.start === 0 ? ', from the base: ' + fmt(r.dropped) + ' tombstones dropped' : ', not from the base: tombstones carried forward'}`));
     } else {
       const why = sizes.length < 2 ? 'a single table: nothing to compact'
@@ -286,21 +287,21 @@ export class Simulator {
       if (gc?.segment) {
         const st = new SimState(store);
         st.compact(gc.segment.start, gc.segment.end);
-        const s = seconds(this.runModel(baseModel, w, opts, st).total, k);
+        const s = seconds(this.runModel(baseModel, w, opts, st).total, kb);
         out.push(mk('auto-compaction-by-records', 'auto-compaction if it compared record counts (not what git does)', s, `by records (${counts.map(fmt).join(', ')}) the rule would merge tables ${gc.segment.start}–${gc.segment.end}`));
       }
     }
     // A newer git.
     if (baseModel !== 'git-2.56') {
       const r = runs.get('git-2.56') ?? this.runModel('git-2.56', w, opts);
-      out.push(mk('newer-git', 'git 2.56 (tombstones reach the caller, which stops at its bound)', seconds(r.total, k), `the same stack and workload with ${MODELS['git-2.56'].versions}`));
+      out.push(mk('newer-git', 'git 2.56 (tombstones reach the caller, which stops at its bound)', seconds(r.total, constantsFor(k, 'git-2.56')), `the same stack and workload with ${MODELS['git-2.56'].versions}`));
     }
     // core.warnAmbiguousRefs=false (git ≤ 2.49 update-ref).
     if (baseModel === 'git-2.49' && w.kind === 'updates' && (opts.warnAmbiguousRefs ?? true)) {
       const dw = runs.get('git-2.49')!.phases.parse;
       if (dw.mergedSeeks > 0) {
         const r = this.runModel('git-2.49', w, { ...opts, warnAmbiguousRefs: false });
-        out.push(mk('no-warn-ambiguous-refs', 'git -c core.warnAmbiguousRefs=false update-ref', seconds(r.total, k), `skips the ${fmt(dw.mergedSeeks)} dwim reads of object ids (git 2.50 skips them in update-ref anyway)`));
+        out.push(mk('no-warn-ambiguous-refs', 'git -c core.warnAmbiguousRefs=false update-ref', seconds(r.total, kb), `skips the ${fmt(dw.mergedSeeks)} dwim reads of object ids (git 2.50 skips them in update-ref anyway)`));
       }
     }
     return out;
@@ -319,8 +320,9 @@ function notApplicable(m: ModelName, reason: string): ModelResult {
   };
 }
 
-function modelResult(m: ModelName, r: RunResult, k: TimeConstants): ModelResult {
+function modelResult(m: ModelName, r: RunResult, kAll: TimeConstants): ModelResult {
   const p = MODELS[m];
+  const k = constantsFor(kAll, m);
   const byPhase = secondsByPhase(r.phases, k);
   const phases: PhaseResult[] = PHASES.filter((ph) => byPhase[ph] > 0).map((ph) => ({ phase: ph, seconds: byPhase[ph], counts: r.phases[ph] }));
   const t = r.total;

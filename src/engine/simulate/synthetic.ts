@@ -19,6 +19,8 @@ export interface RecreateShape {
   deleted?: number;
   /** Name of ref i; default `refs/heads/ref-<i>`. */
   name?: (i: number) => string;
+  /** Write the refs as annotated tags (value + peeled id, value type 2), as a clone's tags are. */
+  peeled?: boolean;
 }
 
 /** A built stack, ready for `SimStore`. */
@@ -44,14 +46,17 @@ export function buildRecreateStack(shape: RecreateShape): BuiltStack {
   const n = shape.refs;
   const del = Math.min(n, shape.deleted ?? n);
   const nameOf = shape.name ?? ((i: number) => `refs/heads/ref-${i}`);
-  const refs: { name: string; oid: string }[] = [];
-  for (let i = 0; i < n; i++) refs.push({ name: nameOf(i), oid: syntheticOid(i) });
+  const refs: { name: string; oid: string; peeled?: string }[] = [];
+  // A peeled ref's value is its tag object; the peeled id is the commit.
+  for (let i = 0; i < n; i++) refs.push({ name: nameOf(i), oid: shape.peeled ? syntheticOid(3 * n + 7 + i) : syntheticOid(i), peeled: shape.peeled ? syntheticOid(i) : undefined });
   refs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const mainOid = syntheticOid(n + 1);
   const base: RefRecordIn[] = [
     { name: 'HEAD', updateIndex: 1, type: 3, target: 'refs/heads/main' },
-    ...[...refs.map((r) => ({ name: r.name, updateIndex: 3, type: 1 as const, value: oidBytes(r.oid) })),
-      { name: 'refs/heads/main', updateIndex: 2, type: 1 as const, value: oidBytes(mainOid) }]
+    ...[...refs.map((r): RefRecordIn => (r.peeled
+      ? { name: r.name, updateIndex: 3, type: 2, value: oidBytes(r.oid), peeled: oidBytes(r.peeled) }
+      : { name: r.name, updateIndex: 3, type: 1, value: oidBytes(r.oid) })),
+      { name: 'refs/heads/main', updateIndex: 2, type: 1, value: oidBytes(mainOid) } as RefRecordIn]
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
   ];
   const gone = new Set<number>();
