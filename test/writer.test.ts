@@ -647,7 +647,8 @@ describe('round trip through refscope reader (property)', () => {
           if (refs.length > 0) checkWithReader(w.bytes, refs, w.blocks.length, hs);
         },
       ),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 150), ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) },
+      // A fixed seed by default (reproducible runs); PROPERTY_RUNS and FUZZ_SEED explore further.
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 150), seed: Number(process.env.FUZZ_SEED ?? 20261130) },
     );
   });
   it('a mixed table with logs, sha1 and s256', () => {
