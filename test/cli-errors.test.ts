@@ -151,3 +151,25 @@ describe('inputs beyond 2 GiB (sparse files, read in slices)', () => {
     expectOneLine(run('analyze', p), /^refscope: big-hole\.ref: offset 4096: expected block type 'r' \(ref\) in the ref section, found 0x0\n$/);
   });
 });
+
+describe('the CLI and its surroundings', () => {
+  it('a reader that stops early (| head -1): exit 141 as git under SIGPIPE, nothing on stderr', () => {
+    // A pipe through the shell: `refscope refs` writes ~100 KB, head reads one line and leaves.
+    const r = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${BIN}" refs test/fixtures/packed-refs/gitgit/packed-refs | head -1`],
+      { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(141);
+  });
+
+  it('a missing --stdin file: one line naming it and what was expected, the error code not twice', () => {
+    const r = run('simulate', path.join(FX, 'recreate-1000/reftable'), '--stdin', '/nonexistent/updates.txt');
+    expectOneLine(r, /^refscope: \/nonexistent\/updates\.txt: offset 0: expected an existing file or directory \(none there, open\)\n$/);
+  });
+
+  it('--model repeated collects the models, as a comma list does', () => {
+    const a = run('simulate', path.join(FX, 'recreate-1000/reftable'), '--workload', 'recreate', '--model', 'git-2.49', '--model', '2.53', '--json', '--no-fixes', '--no-curve');
+    expect(a.code).toBe(0);
+    expect(JSON.parse(a.stdout).results.map((x: { model: string }) => x.model)).toEqual(['git-2.49', 'git-2.55']);
+  });
+});

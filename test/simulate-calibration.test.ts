@@ -158,6 +158,18 @@ describe('extrapolation to larger stacks of the same kind', () => {
     expect(g56).toBeLessThan(2.4);
   });
 
+  it('the curve of a one-line batch extrapolates from the tombstones the stack holds, not from the batch size', () => {
+    // One create over recreate-1000's 1,001 tombstones, against the recreate workload itself: at
+    // n = 100,000 both describe 100,000 creates over 100,000 tombstones, so they agree within a
+    // small factor (the old (n/W)² rule made the one-line curve 740× the other).
+    const sim = simOf('recreate-1000');
+    const one = sim.run(sim.parseStdin(`create refs/heads/ref-x ${'ab'.repeat(20)}\n`), { models: ['git-2.49'], fixes: false }).curve!.series[0];
+    const all = sim.run(sim.parseSpec('recreate'), { models: ['git-2.49'], fixes: false }).curve!.series[0];
+    const last = one.sameShape.length - 1;
+    expect(one.sameShape[last] / all.sameShape[last]).toBeGreaterThan(1 / 3);
+    expect(one.sameShape[last] / all.sameShape[last]).toBeLessThan(3);
+  });
+
   it('the curve from recreate-1000 predicts recreate-4000 (same shape) within 15 %', () => {
     const sim = simOf('recreate-1000');
     const r = sim.run(sim.parseStdin(fs.readFileSync(path.join(FX, 'recreate-1000/truth/recreate.stdin'))), { models: ['git-2.49', 'git-2.55', 'git-2.56'], fixes: false });

@@ -3,6 +3,7 @@
  * large counts. Three significant digits for times, as the CLI's text output.
  */
 import { fmtInt } from './format.ts';
+import { fmtSpeedup, fmtGain } from '../engine/simulate/format.ts';
 
 /**
  * Estimated seconds: "1,858 s", "12.3 s", "2.37 s", "446 ms", "22.0 ms", "1.23 ms", "512 µs".
@@ -18,24 +19,10 @@ export function fmtSeconds(s: number | null | undefined): string {
   return `${(s * 1e9).toPrecision(3)} ns`;
 }
 
-/** A speed-up factor: "×2,100" (two significant digits from 100), "×57", "×1.8". */
-export function fmtTimes(x: number): string {
-  if (!Number.isFinite(x)) return '×∞';
-  if (x >= 100) {
-    const p = 10 ** (Math.floor(Math.log10(x)) - 1);
-    return `×${fmtInt(Math.round(x / p) * p)}`;
-  }
-  if (x >= 10) return `×${Math.round(x)}`;
-  return `×${x.toFixed(1)}`;
-}
+/** A speed-up factor: "×2,100" (two significant digits from 100), "×57", "×1.8" (the engine's rule). */
+export const fmtTimes = fmtSpeedup;
 
-/** What a fix does to the time, in words: "×57 faster", "about the same", "2.0× slower". */
-export function fmtGain(speedup: number | null): string {
-  if (speedup === null) return 'no change';
-  if (speedup >= 1.05) return `${fmtTimes(speedup)} faster`;
-  if (speedup > 0.95) return 'about the same';
-  return `${(1 / speedup).toFixed(1)}× slower`;
-}
+export { fmtGain };
 
 /** A count for a table cell: exact up to a million, then "43.4 M", "1.27 G". */
 export function fmtCount(n: number | null | undefined): string {

@@ -16,7 +16,7 @@ export interface Args {
 }
 
 /** Parse argv; `valued` lists flags that take a value. Throws `UsageError` for unknown flags. */
-export function parseArgs(argv: string[], valued: string[], boolean: string[]): Args {
+export function parseArgs(argv: string[], valued: string[], boolean: string[], repeatable: string[] = []): Args {
   const pos: string[] = [];
   const flags = new Map<string, string | true>();
   for (let i = 0; i < argv.length; i++) {
@@ -26,7 +26,10 @@ export function parseArgs(argv: string[], valued: string[], boolean: string[]): 
       if (valued.includes(k)) {
         const val = v ?? argv[++i];
         if (val === undefined) throw new UsageError(`--${k} needs a value`);
-        flags.set(k, val);
+        // A repeatable option collects its values as a comma list (`--model a --model b` = `--model a,b`);
+        // any other valued option given twice keeps the last value, as git's options do.
+        const had = flags.get(k);
+        flags.set(k, repeatable.includes(k) && typeof had === 'string' ? `${had},${val}` : val);
       } else if (boolean.includes(k)) {
         flags.set(k, true);
       } else throw new UsageError(`unknown option --${k}`);

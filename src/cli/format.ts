@@ -10,7 +10,7 @@ function n(x: number): string {
 function bytes(x: number): string {
   if (x < 1024) return `${x} B`;
   if (x < 1024 * 1024) return `${(x / 1024).toFixed(1)} KiB`;
-  return `${(x / 1024 / 1024).toFixed(1)} MiB`;
+  return `${(x / 1024 / 1024).toFixed(2)} MiB`;
 }
 
 /** Render a report as plain text for a terminal (80 columns). */
@@ -19,7 +19,7 @@ export function formatReport(r: Report): string {
   out.push(`refscope — ${oneLine(r.input.description)}`);
   if (r.stack) {
     const s = r.stack;
-    out.push(`${n(s.tables)} table(s), ${bytes(s.totalBytes)}; ${n(s.live)} live refs, ${n(s.tombstones)} tombstones (${n(s.tombstonesHiding)} hide an older record)${s.incomplete ? '; INCOMPLETE: some tables could not be read' : ''}`);
+    out.push(`${n(s.tables)} table${s.tables === 1 ? '' : 's'}, ${bytes(s.totalBytes)}; ${n(s.live)} live ref${s.live === 1 ? '' : 's'}, ${n(s.tombstones)} tombstone${s.tombstones === 1 ? '' : 's'} (${n(s.tombstonesHiding)} hide${s.tombstonesHiding === 1 ? 's' : ''} an older record)${s.incomplete ? '; INCOMPLETE: some tables could not be read' : ''}`);
     out.push('');
     out.push('  #  table                                         bytes    refs  tomb  shadowed  logs  blocks  upd-index');
     r.tables.forEach((t, i) => {

@@ -25,6 +25,23 @@ ${extraCommands.map((c) => `  ${c.usage.padEnd(28)}${c.summary}`).join('\n')}
 directory (or bare repository) of either backend.`;
 }
 
+/** Exit code when stdout's reader has gone (128 + SIGPIPE, as a shell reports git's). */
+export const EXIT_EPIPE = 141;
+
+/** What a path should have been, for a system error on it (one line, no error code twice). */
+function systemExpectation(err: NodeJS.ErrnoException): string {
+  const op = err.syscall ? `, ${err.syscall}` : '';
+  switch (err.code) {
+    case 'ENOENT': return `an existing file or directory (none there${op})`;
+    case 'EACCES': case 'EPERM': return `a file or directory refscope may ${err.syscall === 'open' || err.syscall === 'read' || err.syscall === 'scandir' ? 'read' : 'use'} (permission denied${op})`;
+    case 'EISDIR': return `a file, found a directory${op ? ` (${err.syscall})` : ''}`;
+    case 'ENOTDIR': return `a directory on this path, found a file${op ? ` (${err.syscall})` : ''}`;
+    case 'EEXIST': return `a path that does not exist yet (it exists${op})`;
+    case 'ENOSPC': return `room on the device to write (no space left${op})`;
+    default: return `a readable input and a writable output (${err.code}${op})`;
+  }
+}
+
 /** Write bytes to stdout and wait until they are flushed (large outputs, pipes). */
 function writeOut(b: Uint8Array): Promise<void> {
   return new Promise((resolve, reject) => process.stdout.write(b, (e) => (e ? reject(e) : resolve())));
@@ -89,9 +106,12 @@ export async function main(argv: string[]): Promise<number> {
       return 3;
     }
     const err = e as NodeJS.ErrnoException;
+    // The reader of our output went away (`refscope refs … | head`): stop quietly, as git does
+    // when SIGPIPE ends it (exit 141 = 128 + SIGPIPE, what a shell reports for git).
+    if (err && err.code === 'EPIPE') return EXIT_EPIPE;
     if (err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code)) {
       // A system error on a path (unreadable input, an output directory that cannot be made, …).
-      process.stderr.write(`refscope: ${oneLine(String(err.path ?? ''))}: offset 0: expected a readable input and a writable output (${err.code}: ${oneLine(err.message)})\n`);
+      process.stderr.write(`refscope: ${oneLine(String(err.path ?? '(output)'))}: offset 0: expected ${systemExpectation(err)}\n`);
       return 3;
     }
     if (e instanceof RangeError) {

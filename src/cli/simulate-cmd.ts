@@ -17,6 +17,7 @@ import { displayName } from '../engine/basics.ts';
 import {
   Simulator, MODEL_NAMES, SpecError, type ModelName, type SimulationResult, type Workload,
 } from '../engine/simulate/index.ts';
+import { fmtGain } from '../engine/simulate/format.ts';
 
 const n = (v: number): string => Math.round(v).toLocaleString('en-US');
 
@@ -49,7 +50,7 @@ function wrap(text: string, width = 96): string[] {
 export function formatSimulation(r: SimulationResult): string {
   const out: string[] = [];
   out.push(`refscope simulate — ${r.input.description}`);
-  out.push(`workload: ${displayName(r.workload.description)} (${n(r.workload.operations)} operations${r.workload.kind === 'updates' ? `, ${n(r.workload.transactions)} transaction${r.workload.transactions === 1 ? '' : 's'}` : ''})`);
+  out.push(`workload: ${displayName(r.workload.description)} (${n(r.workload.operations)} operation${r.workload.operations === 1 ? '' : 's'}${r.workload.kind === 'updates' ? `, ${n(r.workload.transactions)} transaction${r.workload.transactions === 1 ? '' : 's'}` : ''})`);
   out.push('');
   out.push(`${'model'.padEnd(9)} ${'git versions'.padEnd(22)} ${'estimate'.padStart(10)} ${'seeks'.padStart(10)} ${'blocks'.padStart(10)} ${'records'.padStart(10)} ${'tombstones'.padStart(11)}`);
   for (const m of r.results) {
@@ -62,14 +63,14 @@ export function formatSimulation(r: SimulationResult): string {
     out.push('where the time goes:');
     for (const m of ok) {
       const shown = m.phases.filter((p) => p.seconds >= 0.005 * m.seconds!);
-      out.push(`  ${m.model.padEnd(9)} ${shown.map((p) => `${p.phase} ${Math.round((100 * p.seconds) / m.seconds!)} %`).join(', ')}`);
+      out.push(`  ${m.model.padEnd(9)} ${shown.map((p) => `${p.phase === 'parse' ? 'parse (dwim reads)' : p.phase} ${Math.round((100 * p.seconds) / m.seconds!)} %`).join(', ')}`);
     }
   }
   if (r.fixes.length) {
     out.push('');
     out.push(`what would fix it (against ${r.fixes[0].model}, ${secs(r.fixes[0].baselineSeconds)}):`);
     for (const f of r.fixes) {
-      const gain = f.speedup === null ? 'no change' : f.speedup >= 1.05 ? `${f.speedup >= 10 ? Math.round(f.speedup) : f.speedup.toFixed(1)}× faster` : f.speedup <= 0.95 ? `${(1 / f.speedup).toFixed(1)}× slower` : 'about the same';
+      const gain = fmtGain(f.speedup);
       out.push(`  ${f.label}`);
       out.push(`      ${secs(f.seconds).padEnd(10)} ${gain.padEnd(14)} ${f.note}`);
     }
@@ -109,6 +110,7 @@ function parseModels(v: string | true | undefined): ModelName[] | undefined {
   if (v === 'all') return [...MODEL_NAMES];
   const out: ModelName[] = [];
   for (const given of v.split(',')) {
+    if (given === 'all') { for (const a of MODEL_NAMES) if (!out.includes(a)) out.push(a); continue; }
     const m = modelForVersion(given);
     if (!(MODEL_NAMES as string[]).includes(m)) throw new UsageError(`unknown model ${JSON.stringify(given)}: ${[...MODEL_NAMES, 'all'].join(', ')} (or any git-2.N version)`);
     if (!out.includes(m as ModelName)) out.push(m as ModelName);
@@ -120,7 +122,7 @@ async function run(argv: string[]): Promise<number> {
   // `-z` is a short flag; parseArgs only knows long ones.
   const z = argv.includes('-z') || argv.includes('--z');
   const args = parseArgs(argv.filter((a) => a !== '-z' && a !== '--z'), ['stdin', 'workload', 'model', 'factor'],
-    ['json', 'no-fixes', 'no-curve', 'no-auto-compaction', 'no-warn-ambiguous-refs']);
+    ['json', 'no-fixes', 'no-curve', 'no-auto-compaction', 'no-warn-ambiguous-refs'], ['model']);
   if (args.pos.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.pos[1])}`);
   const stdinPath = args.flags.get('stdin');
   const spec = args.flags.get('workload');

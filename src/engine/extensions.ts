@@ -7,7 +7,7 @@ import type { Analysis } from './analyze.ts';
 import { registerFilesBackend } from './analyze.ts';
 import { gitAutoCompaction, geometryByCount, jgitCompaction, type Segment } from './compaction.ts';
 import { loadFilesRepo, filesRefs, filesRepoSection, packedRefsSection, type FilesRepo, type PackedRefsJson } from './files.ts';
-import { FormatError } from './basics.ts';
+import { FormatError, sizeText } from './basics.ts';
 import { Simulator } from './simulate/index.ts';
 import { compactAll, compactSegment, type CompactResult } from './compact.ts';
 
@@ -72,10 +72,7 @@ function fmt(n: number): string {
 function plural(n: number, one: string, many = one + 's'): string {
   return `${fmt(n)} ${n === 1 ? one : many}`;
 }
-function kb(n: number): string {
-  // Binary units, as the app and the terminal report show sizes.
-  return n < 10_240 ? plural(n, 'byte') : n < 1_048_576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(2)} MiB`;
-}
+const kb = sizeText;
 
 /** Options for the extension (passed through `buildReport`). */
 export interface ReportOptions {

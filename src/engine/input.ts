@@ -66,7 +66,7 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
     if (list) return reftableAt(root + 'reftable/', list, 'reftable repository');
     if (!configSaysReftable(byPath.get(root + 'config'))) {
       const gitFiles = norm.filter((f) => f.path.startsWith(root)).map((f) => ({ ...f, path: f.path.slice(root.length) }));
-      return { kind: 'files', root, tablesList: null, tableFiles: [], gitFiles, description: `files backend (${root || './'})` };
+      return { kind: 'files', root, tablesList: null, tableFiles: [], gitFiles, description: `files backend (${root ? root.replace(/\/$/, '') : '.git directory'})` };
     }
   }
   const lists = norm.filter((f) => baseOf(f.path) === 'tables.list').sort((a, b) => depth(a.path) - depth(b.path));

@@ -26,7 +26,7 @@
  */
 import { deflateSync, inflateSync } from 'fflate';
 import {
-  FormatError, crc32, encodeVarint, getVarint, cursor, memorySource, textToKey, displayName, type InputFile, type Finding,
+  FormatError, sizeText, crc32, encodeVarint, getVarint, cursor, memorySource, textToKey, displayName, type InputFile, type Finding,
 } from './basics.ts';
 import type { Analysis } from './analyze.ts';
 import { analysisRefs } from './analyze.ts';
@@ -1327,9 +1327,7 @@ function fmt(n: number): string {
 function plural(n: number, one: string, many = one + 's'): string {
   return `${fmt(n)} ${n === 1 ? one : many}`;
 }
-function bytesText(n: number): string {
-  return n < 10_000 ? `${fmt(n)} bytes` : n < 1_000_000 ? `${(n / 1000).toFixed(0)} KB` : `${(n / 1e6).toFixed(1)} MB`;
-}
+const bytesText = sizeText;
 
 /** Human-readable list of exactly what the payload holds. */
 export function describeShare(p: SharePayload): ShareDescription {

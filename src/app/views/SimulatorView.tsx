@@ -161,7 +161,7 @@ function WorkloadPicker({ loaded, kind, textRef }: { loaded: Loaded; kind: 'reft
   const pick = (gen: Gen) => setForm({ gen });
   const detail: Record<Gen, ReactNode> = {
     recreate: hiding > 0
-      ? <>{plural(hiding, 'ref')} hidden by tombstones, re-created with the values they had (the case the issue measures)</>
+      ? <>{plural(hiding, 'ref')} hidden by tombstones, re-created with the values they had (CONTEXT.md's case: everything deleted, then created again)</>
       : <>no tombstone on this {kind === 'files' ? 'repository' : 'stack'} hides a ref: nothing to re-create</>,
     create: (
       <span className="sim-inline">

@@ -11,7 +11,9 @@
  * - linear: everything else (seeks, reads, writes, compaction, per-update work).
  * Two series:
  * - `sameShape`: batch and stack grow together (n refs re-created over n tombstones, the recreate
- *   case): fixed + linear·(n/W) + stepping·(n/W)² — quadratic where stepping dominates;
+ *   case): fixed + linear·(n/W) + stepping·(n/W)·(n/T), where T is the number of tombstones the
+ *   simulated stack holds (the stepping per operation is proportional to them; W when it holds
+ *   none) — quadratic where stepping dominates, (n/W)² for the recreate workload itself (T = W);
  * - `fixedStack`: the stack as it is, batch scaled: fixed + (linear + stepping)·(n/W) — linear.
  */
 import type { Counts } from './counts.ts';
@@ -51,12 +53,13 @@ export function splitSeconds(total: Counts, k: TimeConstants = CONSTANTS): { fix
 }
 
 /** Build the curve for runs of `w` operations. */
-export function buildCurve(runs: { model: ModelName; total: Counts }[], w: number, k: TimeConstants = CONSTANTS, ns: number[] = CURVE_N): CurveData {
+export function buildCurve(runs: { model: ModelName; total: Counts }[], w: number, k: TimeConstants = CONSTANTS, ns: number[] = CURVE_N, tombstones = w): CurveData {
+  const t = Math.max(1, tombstones > 0 ? tombstones : w);
   const series = runs.map(({ model, total }) => {
     const parts = splitSeconds(total, constantsFor(k, model));
     const sameShape = ns.map((n) => {
       const r = n / Math.max(1, w);
-      return parts.fixed + parts.linear * r + parts.stepping * r * r;
+      return parts.fixed + parts.linear * r + parts.stepping * r * (n / t);
     });
     const fixedStack = ns.map((n) => parts.fixed + (parts.linear + parts.stepping) * (n / Math.max(1, w)));
     return { model, sameShape, fixedStack, parts };

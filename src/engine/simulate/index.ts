@@ -18,16 +18,18 @@ import { displayName } from '../basics.ts';
 import { blocksRead, PHASES, type Counts, type Phase } from './counts.ts';
 import { CONSTANTS, constantsFor, seconds, secondsByPhase, type TimeConstants } from './constants.ts';
 import { FastEngine } from './engine.ts';
+import { fmtSpeedup } from './format.ts';
 import { runReftable, type RunResult } from './run.ts';
 import { runFiles, filesStoreFrom, type FilesStore } from './files-model.ts';
 import { MODELS, MODEL_NAMES, type ModelName } from './models.ts';
 import { SimStore, SimState, type RecValue } from './state.ts';
-import { buildCurve, type CurveData } from './curve.ts';
+import { buildCurve, CURVE_N, type CurveData } from './curve.ts';
 import {
   parseUpdateRefStdin, parseWorkloadSpec, generateWorkload, workloadSize, bytesToLatin1,
   type Workload, type StackFacts,
 } from './workload.ts';
 
+export { fmtSpeedup } from './format.ts';
 export { MODELS, MODEL_NAMES, type ModelName, type ModelProfile } from './models.ts';
 export { CONSTANTS, type TimeConstants, seconds, constantsFor } from './constants.ts';
 export { CALIBRATION, CASE2, fitConstants, fitLooseWrite } from './calibrate.ts';
@@ -173,7 +175,7 @@ export class Simulator {
     const text = typeof input === 'string' ? input : bytesToLatin1(input);
     const txs = parseUpdateRefStdin(text, { ...opts, hexLength: this.hexLength });
     const n = txs.reduce((s, t) => s + t.updates.length, 0);
-    return { kind: 'updates', description: `update-ref --stdin${opts.z ? ' -z' : ''}: ${n} update${n === 1 ? '' : 's'} in ${txs.length} transaction${txs.length === 1 ? '' : 's'}`, transactions: txs };
+    return { kind: 'updates', description: `update-ref --stdin${opts.z ? ' -z' : ''}: ${fmt(n)} update${n === 1 ? '' : 's'} in ${fmt(txs.length)} transaction${txs.length === 1 ? '' : 's'}`, transactions: txs };
   }
 
   /** A generated workload from a spec (`recreate`, `create:1000:refs/heads/x/`, …). Throws SpecError. */
@@ -226,7 +228,8 @@ export class Simulator {
     }
     const fixes = opts.fixes === false || !isReftable ? [] : this.fixes(w, opts, runs, k);
     const ops = workloadSize(w);
-    const curve = opts.curve === false || ops === 0 ? null : buildCurve([...runs].map(([model, r]) => ({ model, total: r.total })), ops, k);
+    const curve = opts.curve === false || ops === 0 ? null : buildCurve([...runs].map(([model, r]) => ({ model, total: r.total })), ops, k, CURVE_N,
+      this.input.kind === 'reftable' ? this.input.merged.tombstones : 0);
     const input = this.describe();
     const res: SimulationResult = {
       schema: SIMULATION_SCHEMA, generator: GENERATOR, input,
@@ -288,7 +291,7 @@ export class Simulator {
         const st = new SimState(store);
         st.compact(gc.segment.start, gc.segment.end);
         const s = seconds(this.runModel(baseModel, w, opts, st).total, kb);
-        out.push(mk('auto-compaction-by-records', 'auto-compaction if it compared record counts (not what git does)', s, `by records (${counts.map(fmt).join(', ')}) the rule would merge tables ${gc.segment.start}–${gc.segment.end}`));
+        out.push(mk('auto-compaction-by-records', 'auto-compaction if it compared record counts (not what git does)', s, `by record counts (${counts.map(fmt).join(', ')}) the rule would merge tables ${gc.segment.start}–${gc.segment.end}`));
       }
     }
     // A newer git.
@@ -328,7 +331,11 @@ function modelResult(m: ModelName, r: RunResult, kAll: TimeConstants): ModelResu
   const t = r.total;
   return {
     model: m, versions: p.versions, summary: p.summary, applicable: true, reason: null, seconds: seconds(t, k),
-    seeks: t.seeks + t.logSeeks, blocksRead: blocksRead(t), recordsDecoded: t.recordsDecoded, tombstonesSkipped: t.tombstonesSkipped,
+    // The files backend has no tables: its work is in counts (loose reads and writes, packed-refs
+    // probes and records), and the reftable columns are null rather than a misleading 0.
+    ...(p.backend === 'files'
+      ? { seeks: null, blocksRead: null, recordsDecoded: null, tombstonesSkipped: null }
+      : { seeks: t.seeks + t.logSeeks, blocksRead: blocksRead(t), recordsDecoded: t.recordsDecoded, tombstonesSkipped: t.tombstonesSkipped }),
     counts: t, phases, errors: r.errors, errorCount: r.errorCount, tablesAfter: p.backend === 'reftable' ? r.tablesAfter : null,
   };
 }
@@ -420,9 +427,6 @@ function big(n: number): string {
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)} million`;
   return fmt(n);
 }
-function times(x: number): string {
-  return x >= 10 ? `${Math.round(x)}×` : `${x.toFixed(1)}×`;
-}
 
 const PHASE_WORDS: Record<Phase, string> = {
   startup: 'process start-up', transaction: 'transaction overhead', parse: 'dwim reads of object ids (ambiguity check)',
@@ -456,16 +460,16 @@ function explain(res: SimulationResult, w: Workload): string {
     parts.push(`Tombstones cost little here (${big(wc.tombstonesSkipped)} stepped over in ${big(wc.mergedSeeks)} reads).`);
   }
   const hasNewer = res.fixes.some((f) => f.fix === 'newer-git');
-  if (worst !== best && best.seconds! > 0 && !hasNewer) parts.push(`${MODELS[best.model].versions} is ${times(worst.seconds! / best.seconds!)} faster.`);
+  if (worst !== best && best.seconds! > 0 && !hasNewer) parts.push(`${MODELS[best.model].versions} is ${fmtSpeedup(worst.seconds! / best.seconds!)} faster.`);
   for (const f of res.fixes) {
     if (f.fix === 'pack-refs' && f.seconds !== null) {
-      parts.push(`\`git pack-refs\` (${f.note}) would make it ${secs(f.seconds)} with ${MODELS[f.model].versions}${f.speedup && f.speedup >= 1.05 ? ` (${times(f.speedup)} faster)` : ''}.`);
+      parts.push(`\`git pack-refs\` (${f.note}) would make it ${secs(f.seconds)} with ${MODELS[f.model].versions}${f.speedup && f.speedup >= 1.05 ? ` (${fmtSpeedup(f.speedup)} faster)` : ''}.`);
     } else if (f.fix === 'auto-compaction') {
-      parts.push(f.seconds === null ? `Auto-compaction will not help: ${f.note}.` : `git's auto-compaction ${f.note}: ${secs(f.seconds)}${f.speedup && f.speedup >= 1.05 ? ` (${times(f.speedup)} faster)` : ''}.`);
+      parts.push(f.seconds === null ? `Auto-compaction will not help: ${f.note}.` : `git's auto-compaction ${f.note}: ${secs(f.seconds)}${f.speedup && f.speedup >= 1.05 ? ` (${fmtSpeedup(f.speedup)} faster)` : ''}.`);
     } else if (f.fix === 'auto-compaction-by-records' && f.seconds !== null) {
-      parts.push(`Compared by record counts instead, ${f.note}: ${secs(f.seconds)}.`);
+      parts.push(`Compared ${f.note.replace(/^by record counts /, 'by record counts instead ')}: ${secs(f.seconds)}.`);
     } else if (f.fix === 'newer-git' && f.seconds !== null && f.speedup && f.speedup >= 1.05) {
-      parts.push(`git 2.56 would take ${secs(f.seconds)} (${times(f.speedup)} faster).`);
+      parts.push(`git 2.56 would take ${secs(f.seconds)} (${fmtSpeedup(f.speedup)} faster).`);
     } else if (f.fix === 'no-warn-ambiguous-refs' && f.seconds !== null && f.speedup) {
       parts.push(`\`-c core.warnAmbiguousRefs=false\` saves ${Math.round(100 * (1 - 1 / f.speedup))} % with git ≤ 2.49 (${secs(f.seconds)}).`);
     }

@@ -547,12 +547,12 @@ export function generateWorkload(spec: WorkloadSpec, facts: StackFacts): Workloa
         const oid = syntheticOid(i, hexLen);
         ups.push({ op: 'create', ref: spec.prefix + i, newValue: { kind: 'oid', oid }, oldValue: { kind: 'zero' }, noDeref: false, oidArgs: [oid] });
       }
-      return { kind: 'updates', description: `create ${spec.n} refs ${spec.prefix}0…${spec.prefix}${spec.n - 1}${spec.perRef ? ', one transaction per ref' : ', one transaction'}`, transactions: wrap(ups, spec.perRef) };
+      return { kind: 'updates', description: `create ${spec.n.toLocaleString('en-US')} refs ${spec.prefix}0…${spec.prefix}${spec.n - 1}${spec.perRef ? ', one transaction per ref' : ', one transaction'}`, transactions: wrap(ups, spec.perRef) };
     }
     case 'delete-all': {
       const ups: RefUpdate[] = facts.liveNames().filter((n) => n.startsWith('refs/'))
         .map((n) => ({ op: 'delete' as const, ref: n, newValue: { kind: 'delete' as const }, oldValue: null, noDeref: false, oidArgs: [] }));
-      return { kind: 'updates', description: `delete all ${ups.length} refs under refs/${spec.perRef ? ', one transaction per ref' : ', one transaction'}`, transactions: wrap(ups, spec.perRef) };
+      return { kind: 'updates', description: `delete all ${ups.length.toLocaleString('en-US')} refs under refs/${spec.perRef ? ', one transaction per ref' : ', one transaction'}`, transactions: wrap(ups, spec.perRef) };
     }
     case 'lookup': {
       let names: string[];
@@ -575,12 +575,12 @@ export function generateWorkload(spec: WorkloadSpec, facts: StackFacts): Workloa
           return k;
         });
       }
-      return { kind: 'lookups', description: `${spec.n} reads of ${spec.which} ref names`, names };
+      return { kind: 'lookups', description: `${spec.n.toLocaleString('en-US')} reads of ${spec.which} ref names`, names };
     }
     case 'lookup-names':
-      return { kind: 'lookups', description: `${spec.names.length} reads of given ref names`, names: spec.names };
+      return { kind: 'lookups', description: `${spec.names.length.toLocaleString('en-US')} reads of given ref names`, names: spec.names };
     case 'scan':
-      return { kind: 'scans', description: `${spec.n > 1 ? `${spec.n} × ` : ''}for-each-ref ${spec.prefix || '(all refs)'}`, prefixes: new Array(spec.n).fill(spec.prefix) };
+      return { kind: 'scans', description: `${spec.n > 1 ? `${spec.n.toLocaleString('en-US')} × ` : ''}for-each-ref ${spec.prefix || '(all refs)'}`, prefixes: new Array(spec.n).fill(spec.prefix) };
     case 'oid': {
       const m = facts.liveNames().length;
       const oids: string[] = [];
@@ -594,7 +594,7 @@ export function generateWorkload(spec: WorkloadSpec, facts: StackFacts): Workloa
         }
       }
       if (!oids.length) throw new SpecError('oid: the stack has no refs with an object id');
-      return { kind: 'objects', description: `${spec.n} lookups by object id`, oids };
+      return { kind: 'objects', description: `${spec.n.toLocaleString('en-US')} lookups by object id`, oids };
     }
   }
 }
