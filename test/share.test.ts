@@ -771,8 +771,8 @@ describe('CLI', () => {
     const scriptFromLink = await run(['export', link, '--format', 'script']);
     expect(parseScript(scriptFromLink.out).map((t) => t.counts.delete)).toEqual([0, 50001]);
     const bad = await run(['export', link.slice(0, -20), '--format', 'md']);
-    expect(bad.code).toBe(1);
-    expect(bad.err).toMatch(/^refscope: link is truncated/);
+    expect(bad.code).toBe(3);
+    expect(bad.err).toMatch(/^refscope: \(link\): offset 0: expected a refscope share link \(link is (truncated|damaged)[^\n]*\)\n$/);
     expect((await run(['export', fx, '--format', 'pdf'])).code).toBe(2);
   });
 });

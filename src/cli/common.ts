@@ -31,6 +31,7 @@ export function parseArgs(argv: string[], valued: string[], boolean: string[], r
         const had = flags.get(k);
         flags.set(k, repeatable.includes(k) && typeof had === 'string' ? `${had},${val}` : val);
       } else if (boolean.includes(k)) {
+        if (v !== undefined) throw new UsageError(`--${k} takes no value (found --${k}=${v})`);
         flags.set(k, true);
       } else throw new UsageError(`unknown option --${k}`);
     } else pos.push(a);

@@ -24,7 +24,8 @@ const n = (v: number): string => v.toLocaleString('en-US');
 
 function intFlag(flags: Map<string, string | true>, name: string, lo: number, hi: number): number | undefined {
   if (!flags.has(name)) return undefined;
-  const v = Number(flags.get(name));
+  const raw = String(flags.get(name));
+  const v = /^[0-9]{1,9}$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(v) || v < lo || v > hi) throw new UsageError(`--${name} takes an integer from ${n(lo)} to ${n(hi)}`);
   return v;
 }
@@ -36,6 +37,14 @@ function outDir(flags: Map<string, string | true>): string {
   const dir = path.basename(path.resolve(out)) === 'reftable' ? out : path.join(out, 'reftable');
   if (fs.existsSync(dir) && (!fs.statSync(dir).isDirectory() || fs.readdirSync(dir).length > 0)) {
     throw new UsageError(`${dir} exists and is not an empty directory; choose a new --out`);
+  }
+  // The nearest existing ancestor must be a directory (checked now, before any work is done).
+  for (let up = path.dirname(path.resolve(dir)); ; up = path.dirname(up)) {
+    if (fs.existsSync(up)) {
+      if (!fs.statSync(up).isDirectory()) throw new UsageError(`${up} is not a directory; --out must name a directory`);
+      break;
+    }
+    if (path.dirname(up) === up) break;
   }
   return dir;
 }
@@ -89,16 +98,17 @@ export const compactCommand: Command = {
     const opts = { blockSize, restartInterval };
     const res = auto ? compactAuto(a.stack, { ...opts, factor }) : compactAll(a.stack, opts);
     let files: StackFile[];
+    let summary: string;
     if (!res) {
-      process.stdout.write(`nothing to compact: the table sizes already form a geometric sequence (factor ${factor}); copying the stack unchanged\n`);
+      summary = `nothing to compact: the table sizes already form a geometric sequence (factor ${factor}); copying the stack unchanged`;
       files = stackFiles(a.stack);
     } else {
-      if (!res.changed) process.stdout.write('nothing to compact: a single table (git leaves it as it is); copying it unchanged\n');
-      else process.stdout.write(describe(res) + '\n');
+      summary = res.changed ? describe(res) : 'nothing to compact: a single table (git leaves it as it is); copying it unchanged';
       files = stackFilesAfter(a.stack, res);
     }
+    // Written first, reported after: a failed write leaves no success line behind.
     writeStack(dir, files);
-    process.stdout.write(`wrote ${dir}: ${n(files.length - 1)} table(s) and tables.list\n`);
+    process.stdout.write(`${summary}\nwrote ${dir}: ${n(files.length - 1)} table${files.length === 2 ? '' : 's'} and tables.list\n`);
     return 0;
   },
 };

@@ -78,7 +78,8 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'analyze') {
       const args = parseArgs(rest, ['factor'], ['json']);
       const a = loadPath(args.pos[0]);
-      const factor = args.flags.has('factor') ? Number(args.flags.get('factor')) : 2;
+      const f = args.flags.has('factor') ? String(args.flags.get('factor')) : '2';
+      const factor = /^[0-9]{1,3}$/.test(f) ? Number(f) : NaN;
       if (!Number.isInteger(factor) || factor < 2 || factor > 255) throw new UsageError('--factor takes an integer from 2 to 255');
       const report: Report = buildReport(a, { factor });
       write(args.flags.has('json') ? JSON.stringify(report, null, 2) + '\n' : formatReport(report));

@@ -4,14 +4,16 @@
  * `refscope export <path or link> --format json|md|script [--factor N]`: the report as
  * `refscope.report/1` JSON, as Markdown, or a bash script rebuilding a stack of the same shape.
  *
- * Exit codes as the other commands (0, 2 usage, 3 invalid input); 1 when no link can be made
- * (it would exceed 8,000 characters) or a link cannot be read.
+ * Exit codes as the other commands: 0, 2 usage, 3 invalid input with one line on stderr — also
+ * when no link can be made (it would exceed 8,000 characters) or a given link cannot be read.
+ * On a stack with a damaged table `share` still prints the link of what could be read, and then
+ * only the error line on stderr (not the description).
  */
 import fs from 'node:fs';
 import type { Command } from './commands.ts';
 import { parseArgs, loadPath, firstError, UsageError } from './common.ts';
 import { buildReport, type Report } from '../engine/report.ts';
-import { displayName } from '../engine/basics.ts';
+import { displayName, oneLine } from '../engine/basics.ts';
 import {
   shareLink, describeShare, decodeShare, reportFromShare, buildSharePayload, ShareLinkError, DEFAULT_SHARE_BASE,
   type SharePayload,
@@ -19,7 +21,8 @@ import {
 import { exportJson, exportMarkdown, exportScript } from '../engine/export.ts';
 
 function factorOf(flags: Map<string, string | true>): number {
-  const factor = flags.has('factor') ? Number(flags.get('factor')) : 2;
+  const f = flags.has('factor') ? String(flags.get('factor')) : '2';
+  const factor = /^[0-9]{1,3}$/.test(f) ? Number(f) : NaN;
   if (!Number.isInteger(factor) || factor < 2 || factor > 255) throw new UsageError('--factor takes an integer from 2 to 255');
   return factor;
 }
@@ -47,20 +50,22 @@ export const shareCommand: Command = {
       }
     }
     const base = args.flags.has('base') ? String(args.flags.get('base')) : DEFAULT_SHARE_BASE;
+    // A link base is an http(s) URL on one line: anything else would make a link that is not one.
+    if (!/^https?:\/\/[^\s\x00-\x1f\x7f]+$/.test(base)) throw new UsageError('--base takes an http:// or https:// URL (no spaces or control characters)');
     const r = shareLink(a, report, { withNames: args.flags.has('with-names'), base, simulation });
     if (!r.ok) {
-      process.stderr.write(`refscope: ${r.error}\n`);
-      return 1;
+      process.stderr.write(`refscope: ${displayName(args.pos[0] ?? '')}: offset 0: expected a stack whose shape fits a link (${oneLine(r.error)})\n`);
+      return 3;
     }
     process.stdout.write(r.link + '\n');
-    const d = describeShare(r.payload);
-    const lines = [`${d.summary} — ${r.chars.toLocaleString('en-US')} characters. The link contains:`, ...d.contains.map((x) => `  - ${x}`), 'It does not contain:', ...d.omits.map((x) => `  - ${x}`)];
-    process.stderr.write(lines.join('\n') + '\n');
     const err = firstError(a);
     if (err) {
       process.stderr.write(`refscope: ${displayName(err.message)}\n`);
       return 3;
     }
+    const d = describeShare(r.payload);
+    const lines = [`${d.summary} — ${r.chars.toLocaleString('en-US')} characters. The link contains:`, ...d.contains.map((x) => `  - ${x}`), 'It does not contain:', ...d.omits.map((x) => `  - ${x}`)];
+    process.stderr.write(lines.join('\n') + '\n');
     return 0;
   },
 };
@@ -84,8 +89,8 @@ export const exportCommand: Command = {
         p = decodeShare(src);
       } catch (e) {
         if (e instanceof ShareLinkError) {
-          process.stderr.write(`refscope: ${e.message}\n`);
-          return 1;
+          process.stderr.write(`refscope: (link): offset 0: expected a refscope share link (${oneLine(e.message)})\n`);
+          return 3;
         }
         throw e;
       }

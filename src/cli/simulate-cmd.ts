@@ -5,7 +5,8 @@
  *
  * Options: `-z` (the --stdin file is NUL-separated), `--stdin -` (read standard input),
  * `--model a,b` (several), `--factor N` (reftable.geometricFactor), `--no-fixes`, `--no-curve`,
- * `--no-auto-compaction`, `--no-warn-ambiguous-refs` (as `-c core.warnAmbiguousRefs=false`).
+ * `--no-auto-compaction`, `--no-warn-ambiguous-refs` (as `-c core.warnAmbiguousRefs=false`),
+ * `--budget <seconds>` (wall-clock limit of the whole simulation, default 60; past it: exit 3).
  * Exit codes: 0; 2 usage (unknown model, malformed spec, both or neither of --stdin/--workload);
  * 3 invalid input (`refscope: <file>: offset <n>: expected <what>`, e.g. a bad line in the --stdin
  * file, or a damaged table — the simulation then runs on the readable tables first).
@@ -13,10 +14,13 @@
 import fs from 'node:fs';
 import type { Command } from './commands.ts';
 import { parseArgs, loadPath, firstError, UsageError } from './common.ts';
-import { displayName } from '../engine/basics.ts';
+import { displayName, FormatError } from '../engine/basics.ts';
 import {
-  Simulator, MODEL_NAMES, SpecError, type ModelName, type SimulationResult, type Workload,
+  Simulator, MODEL_NAMES, SpecError, SimulationLimitError, type ModelName, type SimulationResult, type Workload,
 } from '../engine/simulate/index.ts';
+
+/** Wall-clock budget of one simulation (`--budget <seconds>` changes it). */
+export const DEFAULT_BUDGET_MS = 60_000;
 import { fmtGain } from '../engine/simulate/format.ts';
 
 const n = (v: number): string => Math.round(v).toLocaleString('en-US');
@@ -121,7 +125,7 @@ function parseModels(v: string | true | undefined): ModelName[] | undefined {
 async function run(argv: string[]): Promise<number> {
   // `-z` is a short flag; parseArgs only knows long ones.
   const z = argv.includes('-z') || argv.includes('--z');
-  const args = parseArgs(argv.filter((a) => a !== '-z' && a !== '--z'), ['stdin', 'workload', 'model', 'factor'],
+  const args = parseArgs(argv.filter((a) => a !== '-z' && a !== '--z'), ['stdin', 'workload', 'model', 'factor', 'budget'],
     ['json', 'no-fixes', 'no-curve', 'no-auto-compaction', 'no-warn-ambiguous-refs'], ['model']);
   if (args.pos.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.pos[1])}`);
   const stdinPath = args.flags.get('stdin');
@@ -131,8 +135,15 @@ async function run(argv: string[]): Promise<number> {
   const models = parseModels(args.flags.get('model'));
   let factor: number | undefined;
   if (args.flags.has('factor')) {
-    factor = Number(args.flags.get('factor'));
+    const f = String(args.flags.get('factor'));
+    factor = /^[0-9]{1,3}$/.test(f) ? Number(f) : NaN;
     if (!Number.isInteger(factor) || factor < 2 || factor > 255) throw new UsageError('--factor takes an integer from 2 to 255');
+  }
+  let budgetMs = DEFAULT_BUDGET_MS;
+  if (args.flags.has('budget')) {
+    const b = String(args.flags.get('budget'));
+    if (!/^[0-9]{1,6}$/.test(b) || Number(b) < 1) throw new UsageError('--budget takes whole seconds from 1 to 999999');
+    budgetMs = Number(b) * 1000;
   }
   const a = loadPath(args.pos[0]);
   const sim = Simulator.fromAnalysis(a);
@@ -149,10 +160,17 @@ async function run(argv: string[]): Promise<number> {
     const bytes = stdinPath === '-' ? new Uint8Array(fs.readFileSync(0)) : new Uint8Array(fs.readFileSync(stdinPath));
     w = sim.parseStdin(bytes, { z, file: stdinPath === '-' ? '(stdin)' : stdinPath });
   }
-  const res = sim.run(w, {
-    models, factor, fixes: !args.flags.has('no-fixes'), curve: !args.flags.has('no-curve'),
-    autoCompaction: !args.flags.has('no-auto-compaction'), warnAmbiguousRefs: !args.flags.has('no-warn-ambiguous-refs'),
-  });
+  let res: SimulationResult;
+  try {
+    res = sim.run(w, {
+      models, factor, fixes: !args.flags.has('no-fixes'), curve: !args.flags.has('no-curve'),
+      autoCompaction: !args.flags.has('no-auto-compaction'), warnAmbiguousRefs: !args.flags.has('no-warn-ambiguous-refs'), budgetMs,
+    });
+  } catch (e) {
+    // Too big for the budget: the usual one-line error (exit 3), naming the workload.
+    if (e instanceof SimulationLimitError) throw new FormatError(typeof stdinPath === 'string' ? (stdinPath === '-' ? '(stdin)' : stdinPath) : '--workload', 0, e.message);
+    throw e;
+  }
   process.stdout.write(args.flags.has('json') ? JSON.stringify(res, null, 2) + '\n' : formatSimulation(res));
   const err = firstError(a);
   if (err) {

@@ -34,6 +34,8 @@ import './index.ts';
 /** Budget of one load in the worker: 60 s and 40,000,000 records (docs/limits.md). */
 export const LOAD_DEADLINE_MS = 60_000;
 export const LOAD_MAX_RECORDS = 40_000_000;
+/** Wall-clock budget of one simulation in the worker (the CLI's default too). */
+export const SIMULATION_BUDGET_MS = 60_000;
 
 /** Where a load is. `bytesRead` counts bytes read from the inputs, `bytesParsed` bytes parsed. */
 export interface LoadProgress {
@@ -983,7 +985,8 @@ export class EngineSession {
     }
     let result: SimulationResult;
     try {
-      result = sim.run(w, { models: q.models, warnAmbiguousRefs: q.warnAmbiguousRefs, autoCompaction: q.autoCompaction, factor: q.factor });
+      // The same 60 s budget as the CLI: a run cannot be cancelled from the page, so it ends itself.
+      result = sim.run(w, { models: q.models, warnAmbiguousRefs: q.warnAmbiguousRefs, autoCompaction: q.autoCompaction, factor: q.factor, budgetMs: SIMULATION_BUDGET_MS });
     } catch (e) {
       return { ok: false, error: { kind: 'engine', message: (e as Error)?.message ?? String(e), ...none } };
     }

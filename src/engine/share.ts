@@ -614,7 +614,12 @@ export function sanitizeSimulation(v: unknown, withNames: boolean, components: S
       removed++;
       return REMOVED;
     }
-    if (Array.isArray(x)) return x.map((y) => walk(y, depth + 1));
+    if (Array.isArray(x)) {
+      // At most what is left of the node budget: a long array is cut, not expanded into nulls.
+      const keep = Math.max(0, Math.min(x.length, budget));
+      removed += x.length - keep;
+      return x.slice(0, keep).map((y) => walk(y, depth + 1));
+    }
     if (typeof x === 'object') {
       const out: Record<string, unknown> = {};
       for (const [k, y] of Object.entries(x as Record<string, unknown>)) {

@@ -18,9 +18,9 @@ import { packedIterationOrder } from '../files.ts';
 import { checkRefnameFormat } from '../files/refname.ts';
 import { zeroPhases, totalOf, type Counts } from './counts.ts';
 import { DWIM_RULES, leadingDirs } from './models.ts';
-import type { RunResult, RunOptions } from './run.ts';
+import { deadlineCheck, type RunResult, type RunOptions } from './run.ts';
 import { lowerStr } from './state.ts';
-import { isFullHex, type Workload } from './workload.ts';
+import { isFullHex, workloadSize, type Workload } from './workload.ts';
 import { prefixEnd } from './engine.ts';
 
 /** What the files model needs from a files-backend repository. */
@@ -63,6 +63,31 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
   const err = (m: string) => { errorCount++; if (errors.length < 20) errors.push(m); };
   const warn = opts.warnAmbiguousRefs ?? true;
   const loose = new Set(store.loose);
+  // Loose refs by leading directory ("refs/", "refs/heads/", …) so that "is there a ref under
+  // <prefix>/" and "how many loose refs under <prefix>" cost a map lookup, not a pass over every
+  // loose ref (a per-ref workload would otherwise be quadratic in the simulator, not in git).
+  const underDir = new Map<string, Set<string>>();
+  const dirsOf = (name: string): string[] => {
+    const out: string[] = [];
+    for (let i = name.indexOf('/'); i >= 0; i = name.indexOf('/', i + 1)) out.push(name.slice(0, i + 1));
+    return out;
+  };
+  const addLoose = (name: string) => {
+    if (loose.has(name)) return;
+    loose.add(name);
+    for (const d of dirsOf(name)) { let set = underDir.get(d); if (!set) underDir.set(d, (set = new Set())); set.add(name); }
+  };
+  const dropLoose = (name: string) => {
+    if (!loose.delete(name)) return;
+    for (const d of dirsOf(name)) { const set = underDir.get(d); set?.delete(name); if (set && set.size === 0) underDir.delete(d); }
+  };
+  for (const name of store.loose) { loose.delete(name); addLoose(name); }
+  /** Loose refs whose names start with `prefix` (a directory prefix ending in "/": from the index). */
+  const looseUnder = (prefix: string): Iterable<string> => {
+    if (prefix.endsWith('/')) return underDir.get(prefix) ?? [];
+    if (prefix === '') return loose;
+    return [...loose].filter((l) => l.startsWith(prefix));
+  };
   const deletedPacked = new Set<string>();
   const packed = store.packed;
   let packedLoaded = false;
@@ -90,14 +115,17 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
     c.looseReads++;
     const i = lowerStr(packed, prefix);
     for (let j = i; j < packed.length && packed[j].startsWith(prefix); j++) if (!deletedPacked.has(packed[j])) return packed[j];
-    for (const l of loose) if (l.startsWith(prefix)) return l;
+    for (const l of looseUnder(prefix)) return l;
     return null;
   };
 
+  const tick = deadlineCheck(opts, workloadSize(w), 'files');
+  let done = 0;
   if (w.kind === 'lookups') {
-    for (const n of w.names) exists(n, P.lookups);
+    for (const n of w.names) { tick(done++); exists(n, P.lookups); }
   } else if (w.kind === 'scans') {
     for (const prefix of w.prefixes) {
+      tick(done++);
       const c = P.scans;
       loadPacked(c);
       c.looseReads += 1 + store.looseDirs.filter((d) => d.startsWith(prefix)).length;
@@ -108,12 +136,16 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
       c.packedRecords += b - a;
       let listed = 0;
       for (let j = a; j < b; j++) if (!deletedPacked.has(packed[j]) && !loose.has(packed[j])) listed++;
-      for (const l of loose) if (l.startsWith(prefix) && l.startsWith('refs/')) listed++;
+      // Loose refs under refs/ that the prefix selects (for-each-ref lists refs/ only).
+      const sel = prefix.startsWith('refs/') ? prefix : 'refs/'.startsWith(prefix) ? 'refs/' : null;
+      if (sel !== null && sel.endsWith('/')) listed += underDir.get(sel)?.size ?? 0;
+      else if (sel !== null) for (const l of looseUnder(sel)) if (l.startsWith('refs/')) listed++;
       c.refsListed += listed;
     }
   } else if (w.kind === 'objects') {
     // No object index: every lookup by object id lists all refs.
     for (let i = 0; i < w.oids.length; i++) {
+      tick(done++);
       const c = P.objects;
       c.objectLookups++;
       loadPacked(c);
@@ -122,6 +154,8 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
     }
   } else {
     for (const tx of w.transactions) {
+      tick(done);
+      done += Math.max(1, tx.updates.length);
       for (const u of tx.updates) {
         for (const arg of u.oidArgs) {
           if (isFullHex(arg, store.hexLength)) continue; // 2.50+: no ambiguity check for full ids
@@ -167,9 +201,9 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
         P.write.updates++;
         P.write.looseWrites++;
         if (wr.del) {
-          loose.delete(wr.name);
+          dropLoose(wr.name);
           if (inPacked(wr.name)) { deletedPacked.add(wr.name); rewritePacked = true; }
-        } else loose.add(wr.name);
+        } else addLoose(wr.name);
       }
       if (rewritePacked) {
         P.write.packedRecords += packed.length;

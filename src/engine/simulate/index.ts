@@ -30,6 +30,7 @@ import {
 } from './workload.ts';
 
 export { fmtSpeedup } from './format.ts';
+export { SimulationLimitError } from './run.ts';
 export { MODELS, MODEL_NAMES, type ModelName, type ModelProfile } from './models.ts';
 export { CONSTANTS, type TimeConstants, seconds, constantsFor } from './constants.ts';
 export { CALIBRATION, CASE2, fitConstants, fitLooseWrite } from './calibrate.ts';
@@ -60,6 +61,11 @@ export interface SimulateOptions {
   curve?: boolean;
   /** Time constants (default: the calibrated ones). */
   constants?: TimeConstants;
+  /**
+   * Wall-clock budget of one `run` in ms (every model, fixes and curve), default unlimited; past
+   * it the run throws `SimulationLimitError`. The CLI and the web app's worker set 60,000.
+   */
+  budgetMs?: number;
 }
 
 /** Seconds of one phase. */
@@ -148,6 +154,8 @@ export class Simulator {
   private base: SimStore | null = null;
   private files: FilesStore | null = null;
   private stores = new WeakMap<Workload, SimStore>();
+  /** Deadline of the `run` in progress (ms since the epoch), from `SimulateOptions.budgetMs`. */
+  private deadline: number | undefined;
 
   constructor(input: SimInput) {
     this.input = input;
@@ -199,7 +207,7 @@ export class Simulator {
 
   /** Run one model on a state (reftable) or the files store. */
   private runModel(model: ModelName, w: Workload, opts: SimulateOptions, state?: SimState): RunResult {
-    const o = { warnAmbiguousRefs: opts.warnAmbiguousRefs, autoCompaction: opts.autoCompaction, factor: opts.factor };
+    const o = { warnAmbiguousRefs: opts.warnAmbiguousRefs, autoCompaction: opts.autoCompaction, factor: opts.factor, deadline: this.deadline, budgetMs: opts.budgetMs };
     if (model === 'files') return runFiles(this.files!, w, o);
     const st = state ?? new SimState(this.storeFor(w));
     return runReftable(new FastEngine(st), MODELS[model], w, this.hexLength, o);
@@ -207,6 +215,7 @@ export class Simulator {
 
   /** Simulate a workload: results per model, fixes, explanation, curve. */
   run(w: Workload, opts: SimulateOptions = {}): SimulationResult {
+    this.deadline = opts.budgetMs !== undefined && opts.budgetMs > 0 ? Date.now() + opts.budgetMs : undefined;
     const k = opts.constants ?? CONSTANTS;
     const models = opts.models ?? MODEL_NAMES;
     const isReftable = this.input.kind === 'reftable';

@@ -19,7 +19,7 @@ import { checkRefnameFormat } from '../files/refname.ts';
 import { zeroPhases, totalOf, type Counts, type PhaseCounts } from './counts.ts';
 import { autoCompactInto, type SimEngine, type Semantics, type WriteRecord } from './engine.ts';
 import { DWIM_RULES, leadingDirs, type ModelProfile } from './models.ts';
-import { isFullHex, type RefUpdate, type Workload } from './workload.ts';
+import { isFullHex, workloadSize, type RefUpdate, type Workload } from './workload.ts';
 import type { SimTable } from './state.ts';
 
 /** Options of a run. */
@@ -30,6 +30,33 @@ export interface RunOptions {
   autoCompaction?: boolean;
   /** `reftable.geometricFactor` (default 2). */
   factor?: number;
+  /** Stop with `SimulationLimitError` once `Date.now()` passes this (ms since the epoch). */
+  deadline?: number;
+  /** The budget the deadline came from (ms), for the error's message. */
+  budgetMs?: number;
+}
+
+/**
+ * A simulation stopped by its time budget (`SimulateOptions.budgetMs`): the workload is too big
+ * for the machine running refscope, not wrong. `done` of `total` operations were replayed.
+ */
+export class SimulationLimitError extends Error {
+  constructor(readonly budgetMs: number, readonly done: number, readonly total: number, readonly model: string) {
+    super(`a workload the simulator replays within ${budgetMs / 1000} s (${model} stopped after ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} operations: a smaller batch, fewer models, or a larger budget)`);
+    this.name = 'SimulationLimitError';
+  }
+}
+
+/** A clock check every `stride` operations; throws `SimulationLimitError` past the deadline. */
+export function deadlineCheck(opts: { deadline?: number; budgetMs?: number }, total: number, model: string, stride = 64): (done: number) => void {
+  const deadline = opts.deadline;
+  if (deadline === undefined || !Number.isFinite(deadline)) return () => {};
+  let next = 0;
+  return (done: number) => {
+    if (done < next) return;
+    next = done + stride;
+    if (Date.now() > deadline) throw new SimulationLimitError(opts.budgetMs ?? 0, done, total, model);
+  };
 }
 
 /** What a run counted. */
@@ -64,21 +91,28 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
     return r.exists;
   };
 
+  const total = workloadSize(w);
+  const tick = deadlineCheck(opts, total, model.name);
+  let done = 0;
   if (w.kind === 'lookups') {
     for (const name of w.names) {
+      tick(done++);
       P.lookups.reloads++;
       engine.pointRead(name, P.lookups, sem);
     }
   } else if (w.kind === 'scans') {
     for (const prefix of w.prefixes) {
+      tick(done++);
       P.scans.reloads++;
       P.scans.iterators++;
       engine.scan(prefix, P.scans, sem, 'list');
     }
   } else if (w.kind === 'objects') {
-    for (const oid of w.oids) objectLookup(engine.tables(), oid, P.objects);
+    for (const oid of w.oids) { tick(done++); objectLookup(engine.tables(), oid, P.objects); }
   } else {
     for (const tx of w.transactions) {
+      tick(done);
+      done += Math.max(1, tx.updates.length);
       // 1. Parse: object ids through repo_get_oid.
       for (const u of tx.updates) {
         for (const arg of u.oidArgs) {

@@ -47,6 +47,12 @@ export interface SimTable {
   seek(gap: number, exact: boolean, key: string): SeekCost;
   /** Value of record i. */
   valueAt(i: number): RecValue;
+  /**
+   * Where record i's value lives, for tables the simulator made: a real table and its record
+   * index, or the value itself (index −1). Compaction copies these, so a merged table never
+   * holds on to the tables it was merged from (no chain of retained tables over many commits).
+   */
+  origin?(i: number): [SimTable | RecValue, number];
   /** The parsed table (real tables), memory-backed. */
   table?: Table;
   layout?: Layout;
@@ -194,7 +200,8 @@ function realTable(t: Table, pos: Int32Array): SimTable {
 }
 
 /** A modelled table over universe positions (records sorted), with values from `valueAt`. */
-export function syntheticTable(name: string, keys: readonly string[], pos: Int32Array, types: Uint8Array, valueAt: (i: number) => RecValue, o: LayoutOptions, version: 1 | 2): SimTable {
+export function syntheticTable(name: string, keys: readonly string[], pos: Int32Array, types: Uint8Array, valueAt: (i: number) => RecValue, o: LayoutOptions, version: 1 | 2,
+  origin?: (i: number) => [SimTable | RecValue, number]): SimTable {
   const L = layoutTable(pos.length, (i) => keys[pos[i]], (i) => types[i], o);
   const memo = new Map<number, SeekCost>();
   return {
@@ -207,6 +214,7 @@ export function syntheticTable(name: string, keys: readonly string[], pos: Int32
       return c;
     },
     valueAt,
+    origin: origin ?? ((i) => [valueAt(i), -1]),
   };
 }
 
@@ -602,7 +610,12 @@ export class SimState {
     const heads = seg.map(() => 0);
     const outPos: number[] = [];
     const outType: number[] = [];
-    const outSrc: { t: SimTable; i: number }[] = [];
+    // Each output record's origin: a real table + index, or the value itself (index −1).
+    const outRef: (SimTable | RecValue)[] = [];
+    const outIdx: number[] = [];
+    const keep = (src: SimTable, si: number) => {
+      if (src.origin) { const [r, k] = src.origin(si); outRef.push(r); outIdx.push(k); } else { outRef.push(src); outIdx.push(si); }
+    };
     const dropBase = start === 0;
     let dropped = 0;
     const droppedPos: number[] = [];
@@ -615,7 +628,7 @@ export class SimState {
         if (j >= b.count || (i < a.count && a.pos[i] < b.pos[j])) { p = a.pos[i]; ty = a.types[i]; src = a; si = i; i++; }
         else { p = b.pos[j]; ty = b.types[j]; src = b; si = j; if (i < a.count && a.pos[i] === p) i++; j++; }
         if (ty === 0 && dropBase) { dropped++; droppedPos.push(p); continue; }
-        outPos.push(p); outType.push(ty); outSrc.push({ t: src, i: si });
+        outPos.push(p); outType.push(ty); keep(src, si);
       }
     } else {
       for (;;) {
@@ -632,12 +645,15 @@ export class SimState {
         const si = heads[best];
         for (let k = 0; k < seg.length; k++) if (heads[k] < seg[k].count && seg[k].pos[heads[k]] === bp) heads[k]++;
         if (ty === 0 && dropBase) { dropped++; droppedPos.push(bp); continue; }
-        outPos.push(bp); outType.push(ty); outSrc.push({ t, i: si });
+        outPos.push(bp); outType.push(ty); keep(t, si);
       }
     }
     const pos = Int32Array.from(outPos);
     const types = Uint8Array.from(outType);
-    const merged = syntheticTable(`sim-${++this.seq}`, this.keys, pos, types, (i) => outSrc[i].t.valueAt(outSrc[i].i), this.tableLayout(pos.length), this.store.version);
+    const idx = Int32Array.from(outIdx);
+    const valueOf = (i: number): RecValue => (idx[i] < 0 ? outRef[i] as RecValue : (outRef[i] as SimTable).valueAt(idx[i]));
+    const merged = syntheticTable(`sim-${++this.seq}`, this.keys, pos, types, valueOf, this.tableLayout(pos.length), this.store.version,
+      (i) => [outRef[i], idx[i]]);
     this.tables.splice(start, end - start + 1, merged);
     this.own();
     this.snap = null;

@@ -137,12 +137,19 @@ function isSpace(c: string): boolean {
   return c === ' ' || c === '\t' || c === '\n' || c === '\v' || c === '\f' || c === '\r';
 }
 
+/** Updates one `--stdin` input may hold (the cap of generated workloads). */
+export const MAX_STDIN_UPDATES = 200_000;
+/** Transactions one `--stdin` input may hold (`start` … `commit` per update, as `:per-ref`). */
+export const MAX_STDIN_TRANSACTIONS = 200_000;
+
 /**
  * Parse `git update-ref --stdin` input (as a byte string: one char per byte). Follows git's
  * state machine: commands outside `start`…`commit` form one transaction committed at the end of
  * input; `start` opens a transaction, `prepare` runs the checks, `commit`/`abort` close it and
  * only `start` may follow; a transaction left open at the end of input is aborted.
- * Errors are `FormatError(file, offset, expected)` with git's message as the expectation.
+ * Errors are `FormatError(file, offset, expected)` with git's message as the expectation; also
+ * past MAX_STDIN_UPDATES updates or MAX_STDIN_TRANSACTIONS transactions (at the line that
+ * crosses the limit).
  */
 export function parseUpdateRefStdin(input: string, opts: StdinOptions = {}): Transaction[] {
   const file = opts.file ?? '(stdin)';
@@ -155,6 +162,7 @@ export function parseUpdateRefStdin(input: string, opts: StdinOptions = {}): Tra
   let state: State = 0;
   let noDeref = false;
   let pos = 0;
+  let updatesSeen = 0;
 
   for (;;) {
     if (pos >= input.length) break;
@@ -231,6 +239,9 @@ export function parseUpdateRefStdin(input: string, opts: StdinOptions = {}): Tra
     if (name === 'start') continue;
     if (name === 'prepare') { prepared = true; continue; }
     if (name === 'commit' || name === 'abort') {
+      if (txs.length >= MAX_STDIN_TRANSACTIONS) {
+        throw new FormatError(file, lineStart, `at most ${MAX_STDIN_TRANSACTIONS.toLocaleString('en-US')} transactions (the simulator's limit)`);
+      }
       txs.push({ updates: cur, end: name === 'commit' ? 'commit' : 'abort', prepared: name === 'commit' || prepared });
       cur = [];
       prepared = false;
@@ -244,6 +255,9 @@ export function parseUpdateRefStdin(input: string, opts: StdinOptions = {}): Tra
     }
     const u = parseUpdate(name as RefUpdate['op'], args, { file, z, hexLen, lineStart, lineEnd: lineStart + line.length, noDeref });
     noDeref = false;
+    if (++updatesSeen > MAX_STDIN_UPDATES) {
+      throw new FormatError(file, lineStart, `at most ${MAX_STDIN_UPDATES.toLocaleString('en-US')} updates (the simulator's limit, as for generated workloads)`);
+    }
     cur.push(u);
   }
   if (state === 0) txs.push({ updates: cur, end: 'commit', prepared: true });
