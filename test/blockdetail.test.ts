@@ -115,6 +115,16 @@ describe('EngineSession', () => {
     return { s, r };
   };
 
+  it('a simulation past its budget answers with a sentence saying how far it got, not an exception', () => {
+    const { s } = load('recreate-1000');
+    s.simulationBudgetMs = 1e-9;
+    const a = s.simulate({ spec: 'create:3000:refs/heads/n/:per-ref', models: ['git-2.56'] });
+    expect(a.ok).toBe(false);
+    if (a.ok) return;
+    expect(a.error.kind).toBe('engine');
+    expect(a.error.message).toMatch(/^it ran past its 1e-12 s budget \(git-2\.56 had replayed [0-9,]+ of 3,000 operations\)\. Try a smaller batch/);
+  });
+
   it('report equals buildReport(analyzeFiles(...)) and progress reaches done', () => {
     for (const fx of fixtures) {
       const phases: string[] = [];

@@ -90,7 +90,7 @@ describe('memory across many commits', () => {
     for (const t of state.tables) {
       if (!t.synthetic) continue;
       for (let i = 0; i < t.count; i++) {
-        const [ref, k] = t.origin!(i);
+        const ref = t.orig!.ref[i], k = t.orig!.idx[i];
         if (k >= 0) expect((ref as { synthetic: boolean }).synthetic).toBe(false);
       }
     }

@@ -27,7 +27,7 @@ import {
   shareLink, syntheticStack, type ShareDescription, type ShareErrorReason, type SharePayload, type SharedReport,
 } from './share.ts';
 import { exportJson, exportMarkdown, exportScript } from './export.ts';
-import { Simulator, SpecError, type ModelName, type SimulationResult } from './simulate/index.ts';
+import { Simulator, SpecError, SimulationLimitError, type ModelName, type SimulationResult } from './simulate/index.ts';
 import './index.ts';
 
 
@@ -352,6 +352,8 @@ type Selection = { base: Int32Array | null; from: number; to: number } | { list:
  * The facade. One analysis at a time; `load` replaces it.
  */
 export class EngineSession {
+  /** Wall-clock budget of one `simulate` (ms); tests shorten it. */
+  simulationBudgetMs = SIMULATION_BUDGET_MS;
   private analysis: Analysis | null = null;
   private rep: Report | null = null;
   private files: InputFile[] = [];
@@ -986,8 +988,12 @@ export class EngineSession {
     let result: SimulationResult;
     try {
       // The same 60 s budget as the CLI: a run cannot be cancelled from the page, so it ends itself.
-      result = sim.run(w, { models: q.models, warnAmbiguousRefs: q.warnAmbiguousRefs, autoCompaction: q.autoCompaction, factor: q.factor, budgetMs: SIMULATION_BUDGET_MS });
+      result = sim.run(w, { models: q.models, warnAmbiguousRefs: q.warnAmbiguousRefs, autoCompaction: q.autoCompaction, factor: q.factor, budgetMs: this.simulationBudgetMs });
     } catch (e) {
+      if (e instanceof SimulationLimitError) {
+        const message = `it ran past its ${e.budgetMs / 1000} s budget (${e.model} had replayed ${e.done.toLocaleString('en-US')} of ${e.total.toLocaleString('en-US')} operations). Try a smaller batch, one transaction instead of one per ref, or fewer models.`;
+        return { ok: false, error: { kind: 'engine', message, ...none } };
+      }
       return { ok: false, error: { kind: 'engine', message: (e as Error)?.message ?? String(e), ...none } };
     }
     // Names leave the session as display text.

@@ -48,11 +48,11 @@ export interface SimTable {
   /** Value of record i. */
   valueAt(i: number): RecValue;
   /**
-   * Where record i's value lives, for tables the simulator made: a real table and its record
-   * index, or the value itself (index −1). Compaction copies these, so a merged table never
+   * Where record i's value lives, for tables the simulator made: `ref[i]` is a real table and
+   * `idx[i]` its record index, or `ref[i]` is the value itself and `idx[i]` is −1. Compaction copies these, so a merged table never
    * holds on to the tables it was merged from (no chain of retained tables over many commits).
    */
-  origin?(i: number): [SimTable | RecValue, number];
+  orig?: { ref: (SimTable | RecValue)[]; idx: Int32Array };
   /** The parsed table (real tables), memory-backed. */
   table?: Table;
   layout?: Layout;
@@ -201,7 +201,7 @@ function realTable(t: Table, pos: Int32Array): SimTable {
 
 /** A modelled table over universe positions (records sorted), with values from `valueAt`. */
 export function syntheticTable(name: string, keys: readonly string[], pos: Int32Array, types: Uint8Array, valueAt: (i: number) => RecValue, o: LayoutOptions, version: 1 | 2,
-  origin?: (i: number) => [SimTable | RecValue, number]): SimTable {
+  orig?: SimTable['orig']): SimTable {
   const L = layoutTable(pos.length, (i) => keys[pos[i]], (i) => types[i], o);
   const memo = new Map<number, SeekCost>();
   return {
@@ -214,7 +214,7 @@ export function syntheticTable(name: string, keys: readonly string[], pos: Int32
       return c;
     },
     valueAt,
-    origin: origin ?? ((i) => [valueAt(i), -1]),
+    orig: orig ?? { ref: Array.from({ length: pos.length }, (_, i) => valueAt(i)), idx: new Int32Array(pos.length).fill(-1) },
   };
 }
 
@@ -584,7 +584,8 @@ export class SimState {
   /** Append a table (a committed transaction). Returns it. */
   append(rec: NewRecords): SimTable {
     const values = rec.values;
-    const t = syntheticTable(`sim-${++this.seq}`, this.keys, rec.pos, rec.types, (i) => values[i], this.tableLayout(rec.pos.length), this.store.version);
+    const t = syntheticTable(`sim-${++this.seq}`, this.keys, rec.pos, rec.types, (i) => values[i], this.tableLayout(rec.pos.length), this.store.version,
+      { ref: values, idx: new Int32Array(values.length).fill(-1) });
     this.tables.push(t);
     this.own();
     this.snap = null;
@@ -614,7 +615,8 @@ export class SimState {
     const outRef: (SimTable | RecValue)[] = [];
     const outIdx: number[] = [];
     const keep = (src: SimTable, si: number) => {
-      if (src.origin) { const [r, k] = src.origin(si); outRef.push(r); outIdx.push(k); } else { outRef.push(src); outIdx.push(si); }
+      const o = src.orig;
+      if (o) { outRef.push(o.ref[si]); outIdx.push(o.idx[si]); } else { outRef.push(src); outIdx.push(si); }
     };
     const dropBase = start === 0;
     let dropped = 0;
@@ -653,7 +655,7 @@ export class SimState {
     const idx = Int32Array.from(outIdx);
     const valueOf = (i: number): RecValue => (idx[i] < 0 ? outRef[i] as RecValue : (outRef[i] as SimTable).valueAt(idx[i]));
     const merged = syntheticTable(`sim-${++this.seq}`, this.keys, pos, types, valueOf, this.tableLayout(pos.length), this.store.version,
-      (i) => [outRef[i], idx[i]]);
+      { ref: outRef, idx });
     this.tables.splice(start, end - start + 1, merged);
     this.own();
     this.snap = null;
