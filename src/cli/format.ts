@@ -2,16 +2,12 @@
  * The readable terminal form of a report (`refscope analyze` without --json).
  */
 import type { Report } from '../engine/report.ts';
-import { oneLine } from '../engine/basics.ts';
+import { oneLine, sizeText } from '../engine/basics.ts';
 
 function n(x: number): string {
   return x.toLocaleString('en-US');
 }
-function bytes(x: number): string {
-  if (x < 1024) return `${x} B`;
-  if (x < 1024 * 1024) return `${(x / 1024).toFixed(1)} KiB`;
-  return `${(x / 1024 / 1024).toFixed(2)} MiB`;
-}
+const bytes = sizeText;
 
 /** Render a report as plain text for a terminal (80 columns). */
 export function formatReport(r: Report): string {

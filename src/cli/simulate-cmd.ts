@@ -18,10 +18,10 @@ import { displayName, FormatError } from '../engine/basics.ts';
 import {
   Simulator, MODEL_NAMES, SpecError, SimulationLimitError, type ModelName, type SimulationResult, type Workload,
 } from '../engine/simulate/index.ts';
+import { fmtGain } from '../engine/simulate/format.ts';
 
 /** Wall-clock budget of one simulation (`--budget <seconds>` changes it). */
 export const DEFAULT_BUDGET_MS = 60_000;
-import { fmtGain } from '../engine/simulate/format.ts';
 
 const n = (v: number): string => Math.round(v).toLocaleString('en-US');
 

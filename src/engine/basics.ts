@@ -95,7 +95,6 @@ export class Budget {
 // C0 controls (newlines, ESC), DEL and the Unicode line/paragraph separators. C1 controls are
 // left alone: in a byte string (see `bytesToKey`) they are UTF-8 continuation bytes.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-/** `s` with every character that could break a line or a terminal escaped as `\xNN` / `\uNNNN`. */
 /**
  * A size in words, binary units, as the report, the terminal and the app write it:
  * "9,876 bytes" (under 10 KiB), "45.9 KiB", "1.97 MiB".
@@ -105,6 +104,7 @@ export function sizeText(n: number): string {
   return n < 1_048_576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(2)} MiB`;
 }
 
+/** `s` with every character that could break a line or a terminal escaped as `\xNN` / `\uNNNN`. */
 export function oneLine(s: string): string {
   return s.replace(CONTROL, (c) => {
     const n = c.charCodeAt(0);
