@@ -29,6 +29,15 @@ describe('classifyInput', () => {
       { name: 'HEAD', oid: A }, { name: 'refs/heads/master', oid: A }, { name: 'refs/heads/topic', oid: B }, { name: 'refs/tags/v1', oid: C },
     ]);
   });
+  it('the logs/ folder given on its own (a reflog HEAD next to refs/) is not a git directory', () => {
+    const logs = [
+      f('HEAD', `${'0'.repeat(40)} ${A} A U Thor <a@b> 1700000000 +0000\tcommit (initial): one\n`),
+      f('refs/heads/master', `${'0'.repeat(40)} ${A} A U Thor <a@b> 1700000000 +0000\tcommit (initial): one\n`),
+    ];
+    expect(classifyInput(logs).kind).toBe('empty');
+    // The same layout with a real HEAD is a files backend.
+    expect(classifyInput([f('HEAD', 'ref: refs/heads/master\n'), f('refs/heads/master', `${A}\n`)]).kind).toBe('files');
+  });
   it('an unborn repository (HEAD, config, no refs) is a valid, empty files backend', () => {
     const files = [f('HEAD', 'ref: refs/heads/main\n'), f('config', '[core]\n')];
     expect(classifyInput(files).kind).toBe('files');

@@ -32,10 +32,23 @@ function baseOf(p: string): string {
 }
 
 /**
+ * A `HEAD` that is a reflog (`logs/HEAD`: "<old id> <new id> <name> …" lines), as when the
+ * `logs/` folder itself is given: not a repository's HEAD ("ref: …" or one object id).
+ */
+function isReflog(f: InputFile): boolean {
+  let head: Uint8Array;
+  try { head = f.source.read(0, 160); } catch { return false; }
+  let t = '';
+  for (let i = 0; i < head.length; i++) t += String.fromCharCode(head[i]);
+  return /^(?:[0-9a-f]{40}|[0-9a-f]{64}) (?:[0-9a-f]{40}|[0-9a-f]{64}) /.test(t);
+}
+
+/**
  * Classify a set of files. Rules, first match wins:
  * 1. a git directory: the shallowest directory holding a `HEAD` file together with a `config`,
  *    a `packed-refs`, a `reftable/tables.list` or files under `refs/` (never one inside `logs/`,
- *    whose `logs/HEAD` sits next to `logs/refs/`). With `reftable/tables.list` it is a reftable
+ *    whose `logs/HEAD` sits next to `logs/refs/`, nor one whose `HEAD` is a reflog: the `logs/`
+ *    folder given on its own). With `reftable/tables.list` it is a reftable
  *    repository; otherwise the files backend rooted there (an unborn or fully packed repository
  *    is valid and may have no ref files at all);
  * 2. a `tables.list` (shallowest) → reftable stack in its directory;
@@ -50,7 +63,7 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
   const byPath = new Map(norm.map((f) => [f.path, f]));
   const inLogs = (dir: string) => dir.split('/').includes('logs');
   const gitDirs = norm
-    .filter((f) => baseOf(f.path) === 'HEAD' && !inLogs(dirOf(f.path)))
+    .filter((f) => baseOf(f.path) === 'HEAD' && !inLogs(dirOf(f.path)) && !isReflog(f))
     .map((f) => dirOf(f.path))
     .filter((d) => byPath.has(d + 'config') || byPath.has(d + 'packed-refs') || byPath.has(d + 'reftable/tables.list')
       || norm.some((g) => g.path.startsWith(d + 'refs/')))

@@ -99,9 +99,12 @@ export function makeConstants(startup: number, perUpdate: number, perRecord: num
 
 /**
  * The constants a model's counts are priced with: `k`, with the model's own per-record cost (and
- * the block, seek and written-record costs derived from it) when `k.perRecordByModel` has one.
+ * the block, seek and written-record costs derived from it) when `k.perRecordByModel` has one —
+ * for ref updates only (`workload` 'updates'): that cost was fitted on `update-ref --stdin` runs,
+ * so reads, scans and object lookups, which every version does alike, are priced alike.
  */
-export function constantsFor(k: TimeConstants, model: ModelName): TimeConstants {
+export function constantsFor(k: TimeConstants, model: ModelName, workload: 'updates' | 'lookups' | 'scans' | 'objects' = 'updates'): TimeConstants {
+  if (workload !== 'updates') return k;
   const pr = k.perRecordByModel?.[model];
   if (pr === undefined || pr === k.perRecord) return k;
   return { ...k, perRecord: pr, perBlock: RATIOS.block * pr, perSeek: RATIOS.seek * pr, perWrittenRecord: RATIOS.written * pr };

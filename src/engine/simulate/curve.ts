@@ -53,10 +53,11 @@ export function splitSeconds(total: Counts, k: TimeConstants = CONSTANTS): { fix
 }
 
 /** Build the curve for runs of `w` operations. */
-export function buildCurve(runs: { model: ModelName; total: Counts }[], w: number, k: TimeConstants = CONSTANTS, ns: number[] = CURVE_N, tombstones = w): CurveData {
+export function buildCurve(runs: { model: ModelName; total: Counts }[], w: number, k: TimeConstants = CONSTANTS, ns: number[] = CURVE_N, tombstones = w,
+  kind: 'updates' | 'lookups' | 'scans' | 'objects' = 'updates'): CurveData {
   const t = Math.max(1, tombstones > 0 ? tombstones : w);
   const series = runs.map(({ model, total }) => {
-    const parts = splitSeconds(total, constantsFor(k, model));
+    const parts = splitSeconds(total, constantsFor(k, model, kind));
     const sameShape = ns.map((n) => {
       const r = n / Math.max(1, w);
       return parts.fixed + parts.linear * r + parts.stepping * r * (n / t);

@@ -233,12 +233,12 @@ export class Simulator {
       }
       const r = this.runModel(m, w, opts);
       runs.set(m, r);
-      results.push(modelResult(m, r, k));
+      results.push(modelResult(m, r, k, w.kind));
     }
     const fixes = opts.fixes === false || !isReftable ? [] : this.fixes(w, opts, runs, k);
     const ops = workloadSize(w);
     const curve = opts.curve === false || ops === 0 ? null : buildCurve([...runs].map(([model, r]) => ({ model, total: r.total })), ops, k, CURVE_N,
-      this.input.kind === 'reftable' ? this.input.merged.tombstones : 0);
+      this.input.kind === 'reftable' ? this.input.merged.tombstones : 0, w.kind);
     const input = this.describe();
     const res: SimulationResult = {
       schema: SIMULATION_SCHEMA, generator: GENERATOR, input,
@@ -264,7 +264,7 @@ export class Simulator {
     const order: ModelName[] = ['git-2.49', 'git-2.55', 'git-2.56'];
     const baseModel = order.find((m) => runs.has(m));
     if (!baseModel) return [];
-    const kb = constantsFor(k, baseModel);
+    const kb = constantsFor(k, baseModel, w.kind);
     const base = seconds(runs.get(baseModel)!.total, kb);
     const out: FixResult[] = [];
     const mk = (fix: FixResult['fix'], label: string, s: number | null, note: string): FixResult => ({
@@ -306,7 +306,7 @@ export class Simulator {
     // A newer git.
     if (baseModel !== 'git-2.56') {
       const r = runs.get('git-2.56') ?? this.runModel('git-2.56', w, opts);
-      out.push(mk('newer-git', 'git 2.56 (tombstones reach the caller, which stops at its bound)', seconds(r.total, constantsFor(k, 'git-2.56')), `the same stack and workload with ${MODELS['git-2.56'].versions}`));
+      out.push(mk('newer-git', 'git 2.56 (tombstones reach the caller, which stops at its bound)', seconds(r.total, constantsFor(k, 'git-2.56', w.kind)), `the same stack and workload with ${MODELS['git-2.56'].versions}`));
     }
     // core.warnAmbiguousRefs=false (git ≤ 2.49 update-ref).
     if (baseModel === 'git-2.49' && w.kind === 'updates' && (opts.warnAmbiguousRefs ?? true)) {
@@ -332,9 +332,9 @@ function notApplicable(m: ModelName, reason: string): ModelResult {
   };
 }
 
-function modelResult(m: ModelName, r: RunResult, kAll: TimeConstants): ModelResult {
+function modelResult(m: ModelName, r: RunResult, kAll: TimeConstants, kind: Workload['kind']): ModelResult {
   const p = MODELS[m];
-  const k = constantsFor(kAll, m);
+  const k = constantsFor(kAll, m, kind);
   const byPhase = secondsByPhase(r.phases, k);
   const phases: PhaseResult[] = PHASES.filter((ph) => byPhase[ph] > 0).map((ph) => ({ phase: ph, seconds: byPhase[ph], counts: r.phases[ph] }));
   const t = r.total;
