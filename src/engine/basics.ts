@@ -188,6 +188,30 @@ export function getVarint(b: Uint8Array, pos: number, end: number): number {
   return v;
 }
 
+/** Bytes of `v` (0 ≤ v < 2^53) as a reftable varint (spec "Varint encoding"), without encoding it. */
+export function varintLength(v: number): number {
+  if (v < 128) return 1;
+  if (v < 16512) return 2; // 128 + 128^2
+  if (v < 2113664) return 3; // + 128^3
+  if (v < 270549120) return 4; // + 128^4
+  let n = 1;
+  v = Math.floor(v / 128);
+  while (v > 0) {
+    v -= 1;
+    n++;
+    v = Math.floor(v / 128);
+  }
+  return n;
+}
+
+/** Length of the common prefix of two byte strings (the prefix a reftable record shares). */
+export function commonPrefixLength(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
 /** Encode `v` (0 ≤ v < 2^53) as a reftable varint; returns the bytes. */
 export function encodeVarint(v: number): Uint8Array {
   const tmp: number[] = [v % 128];

@@ -28,7 +28,7 @@
  * see `basics.bytesToKey`); use `basics.textToKey` to turn Unicode text into one.
  */
 import { zlibSync } from 'fflate';
-import { crc32, putU16, putU24, putU32, putU64 } from './basics.ts';
+import { crc32, putU16, putU24, putU32, putU64, varintLength } from './basics.ts';
 
 /** Options of `writeTable`. Defaults are git's (`reftable.*` config defaults). */
 export interface WriterOptions {
@@ -175,22 +175,6 @@ export function footerSize(version: 1 | 2): number {
   return version === 1 ? 68 : 72;
 }
 
-/** Length of the reftable varint encoding of v (0 ≤ v < 2^53). Same encoding as `basics.encodeVarint`. */
-function vlen(v: number): number {
-  if (v < 128) return 1;
-  if (v < 16512) return 2; // 128 + 128^2
-  if (v < 2113664) return 3; // + 128^3
-  if (v < 270549120) return 4; // + 128^4
-  let n = 1;
-  v = Math.floor(v / 128);
-  while (v > 0) {
-    v -= 1;
-    n++;
-    v = Math.floor(v / 128);
-  }
-  return n;
-}
-
 /**
  * Write varint v at b[o]; returns the offset after it. Non-allocating equivalent of
  * `basics.putVarint` for the per-record hot path (tests read values of every varint length back
@@ -201,7 +185,7 @@ function wvar(b: Uint8Array, o: number, v: number): number {
     b[o] = v;
     return o + 1;
   }
-  const n = vlen(v);
+  const n = varintLength(v);
   let p = o + n - 1;
   b[p] = v % 128;
   v = Math.floor(v / 128);
@@ -348,7 +332,7 @@ class TableWriter {
     }
     const sfx = kl - p;
     const restart = p === 0 && this.nRestarts < MAX_RESTARTS;
-    const n = vlen(p) + vlen(sfx * 8 + vt) + sfx + bodyLen;
+    const n = varintLength(p) + varintLength(sfx * 8 + vt) + sfx + bodyLen;
     if (2 + 3 * (this.nRestarts + (restart ? 1 : 0)) + n > this.limit - this.pos) return -1;
     if (restart) this.restarts[this.nRestarts++] = this.pos;
     const b = this.blk;
@@ -378,7 +362,7 @@ class TableWriter {
     }
     const sfx = kl - p;
     const restart = p === 0 && this.nRestarts < MAX_RESTARTS;
-    const n = (p < 128 ? 1 : vlen(p)) + vlen(sfx * 8 + vt) + sfx + bodyLen;
+    const n = (p < 128 ? 1 : varintLength(p)) + varintLength(sfx * 8 + vt) + sfx + bodyLen;
     if (2 + 3 * (this.nRestarts + (restart ? 1 : 0)) + n > this.limit - this.pos) return -1;
     if (restart) this.restarts[this.nRestarts++] = this.pos;
     const b = this.blk;
@@ -460,7 +444,7 @@ class TableWriter {
     this.ensureKey(kl);
     this.keyBuf.set(e.key);
     this.keyLen = kl;
-    const bl = vlen(e.offset);
+    const bl = varintLength(e.offset);
     let o = this.add(0, bl);
     if (o < 0) {
       this.flush();
@@ -653,11 +637,11 @@ function writeObjSection(w: TableWriter, oids: OidCollector): { objIdLen: number
       if (blkNo[r] === prevNo) continue;
       prevNo = blkNo[r];
       const p = blocks[prevNo].offset;
-      bodyLen += vlen(cnt === 0 ? p : p - prev);
+      bodyLen += varintLength(cnt === 0 ? p : p - prev);
       prev = p;
       cnt++;
     }
-    if (cnt >= 8) bodyLen += vlen(cnt);
+    if (cnt >= 8) bodyLen += varintLength(cnt);
     const kb = w.keyBuf;
     const os = s * hs;
     for (let k = 0; k < idLen; k++) kb[k] = ids[os + k];
@@ -768,7 +752,7 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
     const delta = ui - w.minUI;
     w.ensureKey(name.length);
     const t = rec.type;
-    let bodyLen = vlen(delta);
+    let bodyLen = varintLength(delta);
     let value: Uint8Array | undefined;
     let peeled: Uint8Array | undefined;
     let target = '';
@@ -783,7 +767,7 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
       if (rec.target === undefined) throw new WriterError(`ref ${JSON.stringify(name)}: symref without target`);
       target = rec.target;
       const tl = byteLen(target, 'symref target');
-      bodyLen += vlen(tl) + tl;
+      bodyLen += varintLength(tl) + tl;
     } else if (t !== 0) {
       throw new WriterError(`ref ${JSON.stringify(name)}: value type ${t as number} (0..3)`);
     }
@@ -889,7 +873,7 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
         const wl = byteLen(who, 'log committer name');
         const el = byteLen(email, 'log email');
         const ml = byteLen(msg, 'log message');
-        bodyLen = 2 * hs + vlen(wl) + wl + vlen(el) + el + vlen(time) + 2 + vlen(ml) + ml;
+        bodyLen = 2 * hs + varintLength(wl) + wl + varintLength(el) + el + varintLength(time) + 2 + varintLength(ml) + ml;
       } else if (t !== 0) {
         throw new WriterError(`log ${JSON.stringify(name)}: log type ${t as number} (0 or 1)`);
       }

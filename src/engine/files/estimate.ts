@@ -19,6 +19,7 @@
  * - no log blocks (reflogs are not counted); footer 68 bytes (v1) / 72 (v2).
  */
 import type { HashKind } from './packed.ts';
+import { varintLength, commonPrefixLength } from '../basics.ts';
 
 /** One ref to estimate: byte-string name, and its value. */
 export interface EstimateRef {
@@ -48,24 +49,6 @@ export interface ReftableEstimate {
   /** Bytes per object id prefix in the obj section (0 without obj section). */
   objIdLen: number;
   note: string;
-}
-
-function varintLen(v: number): number {
-  let n = 1;
-  v = Math.floor(v / 128);
-  while (v > 0) {
-    v -= 1;
-    n++;
-    v = Math.floor(v / 128);
-  }
-  return n;
-}
-
-function commonPrefix(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  return i;
 }
 
 interface Rec {
@@ -98,10 +81,10 @@ function packBlocks(recs: Rec[], blockSize: number, restartInterval: number, fir
     const r = recs[i];
     for (;;) {
       const last = entries % restartInterval === 0 ? '' : lastKey;
-      const prefix = commonPrefix(last, r.key);
+      const prefix = commonPrefixLength(last, r.key);
       const restart = prefix === 0;
       const suffix = r.key.length - prefix;
-      const n = varintLen(prefix) + varintLen(suffix * 8 + r.type) + suffix + r.valueLen;
+      const n = varintLength(prefix) + varintLength(suffix * 8 + r.type) + suffix + r.valueLen;
       const rlen = restarts + (restart ? 1 : 0);
       if (2 + 3 * rlen + n > blockSize - next && entries > 0) {
         lens.push(next + 3 * restarts + 2);
@@ -151,7 +134,7 @@ export function estimateReftable(refs: EstimateRef[], hash: HashKind, opts: { bl
   for (const r of sorted) if (!uniq.length || uniq[uniq.length - 1].name !== r.name) uniq.push(r);
 
   const refRecs: Rec[] = uniq.map((r) => {
-    if (r.target !== undefined) return { key: r.name, type: 3, valueLen: 1 + varintLen(r.target.length) + r.target.length };
+    if (r.target !== undefined) return { key: r.name, type: 3, valueLen: 1 + varintLength(r.target.length) + r.target.length };
     if (r.peeled) return { key: r.name, type: 2, valueLen: 1 + 2 * hs };
     return { key: r.name, type: 1, valueLen: 1 + hs };
   });
@@ -169,7 +152,7 @@ export function estimateReftable(refs: EstimateRef[], hash: HashKind, opts: { bl
     let offsets = keys.map((_, i) => firstOffset + i * blockSize);
     let at = firstOffset + keys.length * blockSize;
     while (keys.length > 3) {
-      const recs = keys.map((k, i) => ({ key: k, type: 0, valueLen: varintLen(offsets[i]) }));
+      const recs = keys.map((k, i) => ({ key: k, type: 0, valueLen: varintLength(offsets[i]) }));
       const p = packBlocks(recs, blockSize, R, 0);
       allLens.push(...p.lens);
       blocks += p.lens.length;
@@ -201,14 +184,14 @@ export function estimateReftable(refs: EstimateRef[], hash: HashKind, opts: { bl
     }
     const keys = [...ids.keys()].sort();
     let maxCommon = 0;
-    for (let i = 1; i < keys.length; i++) maxCommon = Math.max(maxCommon, commonPrefix(keys[i - 1], keys[i]));
+    for (let i = 1; i < keys.length; i++) maxCommon = Math.max(maxCommon, commonPrefixLength(keys[i - 1], keys[i]));
     objIdLen = Math.max(2, maxCommon + 1);
     const objRecs: Rec[] = keys.map((k) => {
       const blocks = ids.get(k)!;
-      let v = blocks.length < 8 ? 0 : varintLen(blocks.length);
+      let v = blocks.length < 8 ? 0 : varintLength(blocks.length);
       let prev = 0;
       for (const b of blocks) {
-        v += varintLen(b * blockSize - prev);
+        v += varintLength(b * blockSize - prev);
         prev = b * blockSize;
       }
       return { key: k.slice(0, objIdLen), type: blocks.length < 8 ? blocks.length : 0, valueLen: v };

@@ -16,6 +16,7 @@
  * (or the ref blocks without an index), a binary search over restart points and a linear scan
  * inside each block on the way down.
  */
+import { varintLength, commonPrefixLength } from '../basics.ts';
 
 /** Options of a layout: git's defaults. */
 export interface LayoutOptions {
@@ -50,19 +51,6 @@ export interface Layout {
   entryLast: Int32Array[];
   /** Estimated file size in bytes. */
   bytes: number;
-}
-
-function varintLen(v: number): number {
-  let n = 1;
-  while (v >= 128) { v = Math.floor(v / 128) - 1; n++; }
-  return n;
-}
-
-function commonPrefix(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  return i;
 }
 
 /** Bytes of one value by ref value type (symref targets estimated at 16 bytes). */
@@ -111,9 +99,9 @@ export function layoutTable(n: number, keyOf: (i: number) => string, typeOf: (i:
   const hs = o.hashSize;
   const ref = fill(n, (i, restart) => {
     const k = keyOf(i);
-    const p = restart || i === 0 ? 0 : commonPrefix(keyOf(i - 1), k);
+    const p = restart || i === 0 ? 0 : commonPrefixLength(keyOf(i - 1), k);
     const t = typeOf(i);
-    return varintLen(p) + varintLen(((k.length - p) << 3) | t) + (k.length - p) + 1 + valueBytes(t, hs);
+    return varintLength(p) + varintLength(((k.length - p) << 3) | t) + (k.length - p) + 1 + valueBytes(t, hs);
   }, o, o.headerSize);
   const blockStart = Int32Array.from(ref.starts);
   const nb = blockStart.length - 1;
@@ -133,8 +121,8 @@ export function layoutTable(n: number, keyOf: (i: number) => string, typeOf: (i:
       const lastArr = last;
       const lvl = fill(entries, (e, restart) => {
         const k = keyOf(lastArr[e]);
-        const p = restart || e === 0 ? 0 : commonPrefix(keyOf(lastArr[e - 1]), k);
-        return varintLen(p) + varintLen((k.length - p) << 3) + (k.length - p) + 4;
+        const p = restart || e === 0 ? 0 : commonPrefixLength(keyOf(lastArr[e - 1]), k);
+        return varintLength(p) + varintLength((k.length - p) << 3) + (k.length - p) + 4;
       }, o, 0);
       levels.push(Int32Array.from(lvl.starts));
       entryLast.push(lastArr);
