@@ -227,9 +227,21 @@ export function encodeVarint(v: number): Uint8Array {
 
 /** Write varint `v` into `b` at `o`; returns the new offset. */
 export function putVarint(b: Uint8Array, o: number, v: number): number {
-  const e = encodeVarint(v);
-  b.set(e, o);
-  return o + e.length;
+  // Non-allocating: the writer's per-record hot path calls it for every varint.
+  if (v < 128) {
+    b[o] = v;
+    return o + 1;
+  }
+  const n = varintLength(v);
+  let p = o + n - 1;
+  b[p] = v % 128;
+  v = Math.floor(v / 128);
+  while (v > 0) {
+    v -= 1;
+    b[--p] = 0x80 | v % 128;
+    v = Math.floor(v / 128);
+  }
+  return o + n;
 }
 
 let crcTable: Int32Array | null = null;

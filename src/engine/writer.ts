@@ -28,7 +28,7 @@
  * see `basics.bytesToKey`); use `basics.textToKey` to turn Unicode text into one.
  */
 import { zlibSync } from 'fflate';
-import { crc32, putU16, putU24, putU32, putU64, varintLength } from './basics.ts';
+import { crc32, putU16, putU24, putU32, putU64, putVarint, varintLength } from './basics.ts';
 
 /** Options of `writeTable`. Defaults are git's (`reftable.*` config defaults). */
 export interface WriterOptions {
@@ -175,28 +175,6 @@ export function footerSize(version: 1 | 2): number {
   return version === 1 ? 68 : 72;
 }
 
-/**
- * Write varint v at b[o]; returns the offset after it. Non-allocating equivalent of
- * `basics.putVarint` for the per-record hot path (tests read values of every varint length back
- * with `basics.getVarint`).
- */
-function wvar(b: Uint8Array, o: number, v: number): number {
-  if (v < 128) {
-    b[o] = v;
-    return o + 1;
-  }
-  const n = varintLength(v);
-  let p = o + n - 1;
-  b[p] = v % 128;
-  v = Math.floor(v / 128);
-  while (v > 0) {
-    v -= 1;
-    b[--p] = 0x80 | v % 128;
-    v = Math.floor(v / 128);
-  }
-  return o + n;
-}
-
 /** The object id, checked to be `hs` bytes long; the message is only built on failure. */
 function checkOid(id: Uint8Array | undefined, hs: number, kind: string, name: string, field: string): Uint8Array {
   if (!id || id.length !== hs) throw new WriterError(`${kind} ${JSON.stringify(name)} ${field}: expected a ${hs}-byte object id`);
@@ -336,8 +314,8 @@ class TableWriter {
     if (2 + 3 * (this.nRestarts + (restart ? 1 : 0)) + n > this.limit - this.pos) return -1;
     if (restart) this.restarts[this.nRestarts++] = this.pos;
     const b = this.blk;
-    let o = wvar(b, this.pos, p);
-    o = wvar(b, o, sfx * 8 + vt);
+    let o = putVarint(b, this.pos, p);
+    o = putVarint(b, o, sfx * 8 + vt);
     for (let i = p; i < kl; i++) b[o++] = key[i];
     this.pos += n;
     this.entries++;
@@ -366,8 +344,8 @@ class TableWriter {
     if (2 + 3 * (this.nRestarts + (restart ? 1 : 0)) + n > this.limit - this.pos) return -1;
     if (restart) this.restarts[this.nRestarts++] = this.pos;
     const b = this.blk;
-    let o = wvar(b, this.pos, p);
-    o = wvar(b, o, sfx * 8 + vt);
+    let o = putVarint(b, this.pos, p);
+    o = putVarint(b, o, sfx * 8 + vt);
     let acc = 0;
     for (let i = p; i < kl; i++) {
       const c = name.charCodeAt(i);
@@ -452,7 +430,7 @@ class TableWriter {
       o = this.add(0, bl);
       if (o < 0) throw new WriterError(`index key of ${kl} bytes does not fit a block`);
     }
-    wvar(this.blk, o, e.offset);
+    putVarint(this.blk, o, e.offset);
   }
 
   /**
@@ -661,14 +639,14 @@ function writeObjSection(w: TableWriter, oids: OidCollector): { objIdLen: number
       }
     }
     const b = w.blk;
-    if (cnt >= 8) o = wvar(b, o, cnt);
+    if (cnt >= 8) o = putVarint(b, o, cnt);
     prevNo = -1;
     let first = true;
     for (let r = s; r < e; r++) {
       if (blkNo[r] === prevNo) continue;
       prevNo = blkNo[r];
       const p = blocks[prevNo].offset;
-      o = wvar(b, o, first ? p : p - prev);
+      o = putVarint(b, o, first ? p : p - prev);
       prev = p;
       first = false;
     }
@@ -779,7 +757,7 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
       if (o < 0) throw new WriterError(`ref ${JSON.stringify(name)}: record does not fit a ${w.limit}-byte block`);
     }
     const b = w.blk;
-    o = wvar(b, o, delta);
+    o = putVarint(b, o, delta);
     if (value) {
       for (let i = 0; i < hs; i++) b[o + i] = value[i];
       o += hs;
@@ -792,7 +770,7 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
         if (peeled) oids.push(peeled, w.blocks.length);
       }
     } else if (t === 3) {
-      o = wvar(b, o, target.length);
+      o = putVarint(b, o, target.length);
       for (let i = 0; i < target.length; i++) b[o++] = target.charCodeAt(i);
     }
   }
@@ -890,14 +868,14 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
         o += hs;
         b.set(rec.newId ?? zero, o);
         o += hs;
-        o = wvar(b, o, who.length);
+        o = putVarint(b, o, who.length);
         for (let i = 0; i < who.length; i++) b[o++] = who.charCodeAt(i);
-        o = wvar(b, o, email.length);
+        o = putVarint(b, o, email.length);
         for (let i = 0; i < email.length; i++) b[o++] = email.charCodeAt(i);
-        o = wvar(b, o, rec.time ?? 0);
+        o = putVarint(b, o, rec.time ?? 0);
         putU16(b, o, (rec.tzOffset ?? 0) & 0xffff);
         o += 2;
-        o = wvar(b, o, msg.length);
+        o = putVarint(b, o, msg.length);
         for (let i = 0; i < msg.length; i++) b[o++] = msg.charCodeAt(i);
       }
     }
