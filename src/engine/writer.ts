@@ -29,6 +29,7 @@
  */
 import { zlibSync } from 'fflate';
 import { crc32, putU16, putU24, putU32, putU64, putVarint, varintLength } from './basics.ts';
+import type { TableFooter } from './table.ts';
 
 /** Options of `writeTable`. Defaults are git's (`reftable.*` config defaults). */
 export interface WriterOptions {
@@ -127,23 +128,17 @@ export interface WrittenBlock {
 }
 
 /** What `writeTableDetailed` returns: the bytes and the layout decisions. */
-export interface WrittenTable {
+/**
+ * A written table: its bytes, its blocks, and the footer fields as written (the reader's
+ * `TableFooter` minus the CRC). As git writes them: `objIdLen` is 0 when the obj section was not
+ * attempted (no ref index, or indexObjects off); `logPosition` is 0 for a log-only table (git
+ * records 0 for a first block at 0); every other position is 0 for an absent section.
+ */
+export interface WrittenTable extends Omit<TableFooter, 'crc'> {
   /** The table file (may be a view on a slightly larger buffer; copy it to keep only the file). */
   bytes: Uint8Array;
   /** Every block in file order. */
   blocks: WrittenBlock[];
-  /** Footer `ref_index_position`: first block of the top ref index level (0 = no ref index). */
-  refIndexPosition: number;
-  /** Footer `obj_position`: first obj block (0 = no obj section). */
-  objPosition: number;
-  /** Footer `obj_id_len` (0 when the obj section was not attempted: no ref index or indexObjects off). */
-  objIdLen: number;
-  /** Footer `obj_index_position` (0 = no obj index). */
-  objIndexPosition: number;
-  /** Footer `log_position` (0 = no logs, or a log-only table: git records 0 for a first block at 0). */
-  logPosition: number;
-  /** Footer `log_index_position` (0 = no log index). */
-  logIndexPosition: number;
   /** Number of ref index levels (0 = no ref index). */
   refIndexLevels: number;
 }
