@@ -7,7 +7,7 @@ import {
   type PackedRefs, type HashKind, type PeeledTrait, type BisectStats, type PeelCoverage, type GitDies,
   parsePackedRefs, peelCoverage, packedIterationOrder,
 } from './packed.ts';
-import { type FilesRepo, type PackRefsAuto, type FilesLookupCost, looseStats, mergedEntries, loadFilesRepo } from './loose.ts';
+import { type FilesRepo, type PackRefsAuto, type FilesLookupCost, type LooseStats, looseStats, mergedEntries, loadFilesRepo } from './loose.ts';
 import { listedByForEachRef } from './refname.ts';
 import { type ReftableEstimate, type EstimateRef, estimateReftable } from './estimate.ts';
 
@@ -46,18 +46,13 @@ export interface PackedRefsJson {
   findings: FilesFindingJson[];
   findingCounts: Record<string, number>;
   lookupCost: FilesLookupCost;
-  loose: {
-    looseRefs: number;
-    rootRefs: number;
-    looseSymrefs: number;
-    looseBroken: number;
-    shadowing: number;
-    shadowingNames: string[];
+  /** `LooseStats`' counts (names as display text) and the repository's directories and reflogs. */
+  loose: (Pick<LooseStats, 'looseRefs' | 'rootRefs' | 'looseSymrefs' | 'looseBroken' | 'shadowing' | 'shadowingNames'> & {
     directories: number;
     reflogs: number;
     reflogEntries: number;
     ignored: { path: string; reason: string }[];
-  } | null;
+  }) | null;
   packRefsAuto: PackRefsAuto | null;
   reftableEstimate: ReftableEstimate;
 }
