@@ -11,7 +11,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import { chromium, type CDPSession } from 'playwright-core';
 
 export interface DropResult {
@@ -53,10 +52,7 @@ export async function browserBench(opts: { root: string; dir: string; live: numb
   fs.rmSync(dist, { recursive: true, force: true });
   await H.buildInto(dist, './');
   const buildMs = performance.now() - t0;
-  const start = (await import(path.join(root, 'scripts/start.mjs'))) as {
-    serveStatic(dir: string, o: { port?: number; base?: string }): Promise<{ server: Server; url: string }>;
-  };
-  const { server, url } = await start.serveStatic(dist, { port: 4600 + (process.pid % 300), base: '/bench/' });
+  const { server, url } = await H.serveBuild(dist, '/bench/', 4600 + (process.pid % 300));
   const browser = await chromium.launch({ executablePath: H.CHROMIUM, args: H.ARGS });
   try {
     const version = browser.version();

@@ -10,29 +10,18 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import { analyzeFiles, buildReport, textToKey, type InputFile, type Report } from '../../src/engine/index.ts';
+import { textToKey } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
 import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/writer.ts';
-import { show as showOn, shown as shownOn } from './helpers.ts';
+import * as H from './helpers.ts';
+import { ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, cliReport, expected, haveChromium, serveBuild } from './helpers.ts';
 
-const ROOT = path.resolve(__dirname, '../..');
 const DIST = path.join(ROOT, '.tmp/e2e-dist');
 const WORK = path.join(ROOT, '.tmp/e2e-work');
-const OUT = path.join(ROOT, 'test-results');
-const FX = path.join(ROOT, 'test/fixtures/reftable');
 const BASE = '/some/sub/path/';
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-interface StartModule {
-  serveStatic(dir: string, opts: { port?: number; base?: string }): Promise<{ server: Server; url: string }>;
-}
-
-const haveChromium = fs.existsSync(CHROMIUM);
 
 let browser: Browser;
 let context: BrowserContext;
@@ -44,45 +33,27 @@ let origin = '';
 const foreignRequests: string[] = [];
 const pageErrors: string[] = [];
 
-function cliReport(files: InputFile[]): Report {
-  return buildReport(analyzeFiles(files));
-}
-
-/** What the overview must show for a report. */
-function expected(r: Report) {
-  return {
-    live: r.stack!.live, tombstones: r.stack!.tombstones, tables: r.stack!.tables, totalBytes: r.stack!.totalBytes,
-    rows: r.tables.map((t) => t.name), broken: r.tables.filter((t) => t.error).map((t) => t.name),
-  };
-}
-
 async function loadId(): Promise<number> {
-  return Number(await page.getAttribute('[data-testid=main]', 'data-load-id'));
+  return H.loadId(page);
 }
 
 /** Wait until a load newer than `prev` has finished. */
 async function waitLoad(prev: number): Promise<void> {
-  await page.waitForFunction((p) => {
-    const m = document.querySelector('[data-testid=main]');
-    return !!m && m.getAttribute('data-status') === 'ready' && Number(m.getAttribute('data-load-id')) > p;
-  }, prev, { timeout: 60_000 });
+  await H.waitLoad(page, prev);
 }
 
 async function show(view: string): Promise<void> {
-  await showOn(page, view);
+  await H.show(page, view);
 }
 
 /** The overview's figures (from data-value) and table rows. */
 async function shown() {
-  return shownOn(page);
+  return H.shown(page);
 }
 
 /** A real drag and drop of files or folders from disk (DevTools protocol), as a user does it. */
 async function dropPaths(paths: string[]): Promise<void> {
-  const data = { items: [], files: paths, dragOperationsMask: 1 };
-  for (const type of ['dragEnter', 'dragOver', 'drop'] as const) {
-    await cdp.send('Input.dispatchDragEvent', { type, x: 400, y: 400, data });
-  }
+  await H.dropPaths(cdp, paths);
 }
 
 /** A drop built in the page: File objects with the given names and bytes in a synthetic DataTransfer. */
@@ -112,15 +83,9 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
   beforeAll(async () => {
     fs.mkdirSync(OUT, { recursive: true });
     fs.mkdirSync(WORK, { recursive: true });
-    // Build once, as `npm start` does (a child process: vitest's NODE_ENV=test must not reach the build).
-    execFileSync(process.execPath, ['-e', `import('./scripts/start.mjs').then((m) => m.buildApp({ outDir: ${JSON.stringify(DIST)} }))`], {
-      cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' }, stdio: 'inherit',
-    });
-    const start = (await import(new URL('../../scripts/start.mjs', import.meta.url).href)) as StartModule;
-    const s = await start.serveStatic(DIST, { port: 4400 + (process.pid % 500), base: BASE });
-    server = s.server;
-    url = s.url;
-    origin = new URL(url).origin;
+    // Build once, as `npm start` does.
+    await buildInto(DIST);
+    ({ server, url, origin } = await serveBuild(DIST, BASE, 4400 + (process.pid % 500)));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     context = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme: 'light' });
     context.on('request', (r) => {

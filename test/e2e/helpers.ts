@@ -7,6 +7,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { Server } from 'node:http';
+import { pathToFileURL } from 'node:url';
 import type { CDPSession, Page } from 'playwright-core';
 import { analyzeFiles, buildReport, type InputFile, type Report } from '../../src/engine/index.ts';
 
@@ -26,6 +28,22 @@ export async function buildInto(outDir: string, base = './'): Promise<void> {
   await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code], {
     cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' }, maxBuffer: 16 << 20,
   });
+}
+
+/** scripts/start.mjs's static server, as the tests use it. */
+export interface StartModule {
+  serveStatic(dir: string, opts: { port?: number; base?: string; strict?: boolean }): Promise<{ server: Server; url: string }>;
+}
+
+/** Load scripts/start.mjs (the server `npm start` runs). */
+export async function startModule(): Promise<StartModule> {
+  return (await import(pathToFileURL(path.join(ROOT, 'scripts/start.mjs')).href)) as StartModule;
+}
+
+/** Serve the build in `dir` under `base` on `port` (or the next free one): server, URL and origin. */
+export async function serveBuild(dir: string, base: string, port: number): Promise<{ server: Server; url: string; origin: string }> {
+  const { server, url } = await (await startModule()).serveStatic(dir, { port, base });
+  return { server, url, origin: new URL(url).origin };
 }
 
 export function cliReport(files: InputFile[]): Report {

@@ -29,7 +29,7 @@ import { Simulator } from '../../src/engine/simulate/index.ts';
 import { simulationForShare } from '../../src/app/simshare.ts';
 import { workloadCode } from '../../src/app/simspec.ts';
 import {
-  ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, cliReport, dropPaths, expected, filesOf, haveChromium, loadId, shown, waitLoad,
+  ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, cliReport, dropPaths, expected, filesOf, haveChromium, loadId, shown, startModule, waitLoad, type StartModule,
 } from './helpers.ts';
 
 const TMP = path.join(ROOT, '.tmp');
@@ -39,9 +39,6 @@ const DIST_B = path.join(TMP, 'pwa-dist-b');
 const LIVE = path.join(TMP, 'pwa-live');
 const BASE = '/some/sub/path/';
 
-interface StartModule {
-  serveStatic(dir: string, opts: { port?: number; base?: string; strict?: boolean }): Promise<{ server: Server; url: string }>;
-}
 
 let start: StartModule;
 let browser: Browser;
@@ -142,7 +139,7 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     fs.mkdirSync(TMP, { recursive: true });
     await Promise.all([buildInto(DIST_A, './'), buildInto(DIST_B, BASE)]);
     deploy(DIST_A);
-    start = (await import(new URL('../../scripts/start.mjs', import.meta.url).href)) as StartModule;
+    start = await startModule();
     await serverUp();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     context = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme: 'light' });

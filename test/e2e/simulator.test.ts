@@ -30,16 +30,13 @@ import { Simulator, parseUpdateRefStdin, type ModelName, type SimulationResult }
 import { parseSeconds } from '../../src/app/simformat.ts';
 import { SIM_SHARE_MAGIC } from '../../src/app/simshare.ts';
 import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/writer.ts';
-import { ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, haveChromium, loadId, show, waitLoad } from './helpers.ts';
+import { ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, haveChromium, loadId, serveBuild, show, waitLoad } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/simulator-dist');
 const BASE = '/refscope/sim/';
 const REFTABLE_MODELS: ModelName[] = ['git-2.49', 'git-2.55', 'git-2.56', 'initial'];
 const OPTIONS = { models: REFTABLE_MODELS, warnAmbiguousRefs: true, autoCompaction: true, factor: 2 };
 
-interface StartModule {
-  serveStatic(dir: string, opts: { port?: number; base?: string }): Promise<{ server: Server; url: string }>;
-}
 
 let browser: Browser;
 let context: BrowserContext;
@@ -163,11 +160,7 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
   beforeAll(async () => {
     fs.mkdirSync(OUT, { recursive: true });
     await buildInto(DIST);
-    const start = (await import(new URL('../../scripts/start.mjs', import.meta.url).href)) as StartModule;
-    const s = await start.serveStatic(DIST, { port: 5400 + (process.pid % 400), base: BASE });
-    server = s.server;
-    url = s.url;
-    origin = new URL(url).origin;
+    ({ server, url, origin } = await serveBuild(DIST, BASE, 5400 + (process.pid % 400)));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     context = await newContext();
     page = await context.newPage();

@@ -28,15 +28,12 @@ import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/wr
 import type { CompactionReport } from '../../src/engine/extensions.ts';
 import { stackSvg, xmlText } from '../../src/app/svg.ts';
 import {
-  ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, cliReport, dropPaths, expected, haveChromium, loadId, show, shown, waitLoad,
+  ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, cliReport, dropPaths, expected, haveChromium, loadId, serveBuild, show, shown, waitLoad,
 } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/views-dist');
 const BASE = '/refscope/app/';
 
-interface StartModule {
-  serveStatic(dir: string, opts: { port?: number; base?: string }): Promise<{ server: Server; url: string }>;
-}
 
 let browser: Browser;
 let context: BrowserContext;
@@ -124,11 +121,7 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
   beforeAll(async () => {
     fs.mkdirSync(OUT, { recursive: true });
     await buildInto(DIST);
-    const start = (await import(new URL('../../scripts/start.mjs', import.meta.url).href)) as StartModule;
-    const s = await start.serveStatic(DIST, { port: 4900 + (process.pid % 500), base: BASE });
-    server = s.server;
-    url = s.url;
-    origin = new URL(url).origin;
+    ({ server, url, origin } = await serveBuild(DIST, BASE, 4900 + (process.pid % 500)));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     context = await newContext();
     page = await context.newPage();
