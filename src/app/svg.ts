@@ -8,6 +8,7 @@
  */
 import type { Report } from '../engine/report.ts';
 import type { TableSplit } from '../engine/session.ts';
+import { fmtBytes, fmtInt } from './format.ts';
 
 /** Colours of one theme (the app's light and dark palettes, styles.css). */
 interface Palette {
@@ -26,14 +27,17 @@ const PALETTES: Record<'light' | 'dark', Palette> = {
   },
 };
 
-const KINDS = [
-  { key: 'live', label: 'Live refs' },
-  { key: 'shadowed', label: 'Shadowed' },
-  { key: 'tomb', label: 'Tombstones' },
-  { key: 'log', label: 'Logs' },
-  { key: 'other', label: 'Index, obj, header, footer' },
+/** The record kinds a table bar is split into (the Stack view and the SVG export share them). */
+export const STACK_KINDS = [
+  { key: 'live', label: 'Live refs', cls: 'k-live' },
+  { key: 'shadowed', label: 'Shadowed', cls: 'k-shadowed' },
+  { key: 'tomb', label: 'Tombstones', cls: 'k-tomb' },
+  { key: 'log', label: 'Logs', cls: 'k-log' },
+  { key: 'other', label: 'Index, obj, header, footer', cls: 'k-other' },
 ] as const;
-type Kind = (typeof KINDS)[number]['key'];
+const KINDS = STACK_KINDS;
+export type StackKind = (typeof STACK_KINDS)[number]['key'];
+type Kind = StackKind;
 
 /** Text safe inside an XML element or attribute: markup characters escaped, invalid XML characters replaced. */
 export function xmlText(s: string): string {
@@ -50,20 +54,11 @@ function clip(s: string, max: number): string {
   return cps.length <= max ? s : cps.slice(0, max - 1).join('') + '…';
 }
 
-const intFmt = new Intl.NumberFormat('en-US');
-function int(n: number): string {
-  return intFmt.format(n);
-}
-function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const u = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < u.length - 1) { v /= 1024; i++; }
-  return `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} ${u[i]}`;
-}
+const int = fmtInt;
+const bytes = fmtBytes;
 
-function widths(s: TableSplit): Record<Kind, number> {
+/** Byte widths per kind: the ref section split by record counts, then logs and the rest. */
+export function kindWidths(s: TableSplit): Record<Kind, number> {
   const n = s.refRecords || 1;
   return {
     live: (s.refBytes * s.live) / n,
@@ -134,7 +129,7 @@ export function stackSvg(report: Report, splits: (TableSplit | null)[], opts: { 
     const w = Math.max(3, (trackW * t.fileSize) / max);
     o.push(`<rect x="${trackX}" y="${y + 3}" width="${w.toFixed(1)}" height="${barH}" rx="3" fill="${c.track}"/>`);
     if (s) {
-      const ws = widths(s);
+      const ws = kindWidths(s);
       const total = KINDS.reduce((a, k) => a + ws[k.key], 0) || 1;
       let x = trackX;
       for (const k of KINDS) {

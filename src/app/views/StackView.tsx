@@ -1,26 +1,6 @@
-import type { TableSplit } from '../../engine/session.ts';
 import { useApp } from '../store.ts';
 import { fmtBytes, fmtInt, fmtPct } from '../format.ts';
-
-const KINDS = [
-  { key: 'live', label: 'Live refs', cls: 'k-live' },
-  { key: 'shadowed', label: 'Shadowed', cls: 'k-shadowed' },
-  { key: 'tombstones', label: 'Tombstones', cls: 'k-tomb' },
-  { key: 'logs', label: 'Logs', cls: 'k-log' },
-  { key: 'other', label: 'Index, obj, header, footer', cls: 'k-other' },
-] as const;
-
-/** Byte widths per kind: the ref section split by record counts, then logs and the rest. */
-function segments(s: TableSplit): Record<(typeof KINDS)[number]['key'], number> {
-  const n = s.refRecords || 1;
-  return {
-    live: (s.refBytes * s.live) / n,
-    shadowed: (s.refBytes * s.shadowed) / n,
-    tombstones: (s.refBytes * s.tombstones) / n,
-    logs: s.logBytes,
-    other: s.otherBytes + (s.refRecords ? 0 : s.refBytes),
-  };
-}
+import { STACK_KINDS, kindWidths } from '../svg.ts';
 
 export function StackView() {
   const loaded = useApp((s) => s.loaded)!;
@@ -38,14 +18,14 @@ export function StackView() {
         <div className="stack-head">
           <h2>Stack <span className="muted">newest on top · bar width = file size · {fmtBytes(r.stack.totalBytes)} in {fmtInt(r.stack.tables)} {r.stack.tables === 1 ? 'table' : 'tables'}</span></h2>
           <ul className="legend" aria-label="Legend">
-            {KINDS.map((k) => <li key={k.key}><span className={`swatch ${k.cls}`} />{k.label}</li>)}
+            {STACK_KINDS.map((k) => <li key={k.key}><span className={`swatch ${k.cls}`} />{k.label}</li>)}
           </ul>
         </div>
         <ol className="stack-bars" aria-label="Tables, newest first">
           {order.map((i) => {
             const t = r.tables[i];
             const s = splits[i];
-            const seg = s ? segments(s) : null;
+            const seg = s ? kindWidths(s) : null;
             const w = (100 * t.fileSize) / max;
             const upd = t.minUpdateIndex === null ? '—' : t.minUpdateIndex === t.maxUpdateIndex ? `${t.minUpdateIndex}` : `${t.minUpdateIndex}–${t.maxUpdateIndex}`;
             const desc = s
@@ -65,7 +45,7 @@ export function StackView() {
                   </span>
                   <span className="stack-track">
                     <span className="stack-bar" style={{ width: `${Math.max(w, 0.4)}%` }}>
-                      {seg ? KINDS.map((k) => seg[k.key] > 0 && (
+                      {seg ? STACK_KINDS.map((k) => seg[k.key] > 0 && (
                         <span key={k.key} className={`seg ${k.cls}`} style={{ flexGrow: seg[k.key] }} title={`${k.label}: ${fmtBytes(Math.round(seg[k.key]))} (${fmtPct(seg[k.key], t.fileSize)})`} />
                       )) : <span className="seg k-broken" style={{ flexGrow: 1 }} />}
                     </span>
