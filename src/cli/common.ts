@@ -39,6 +39,23 @@ export function parseArgs(argv: string[], valued: string[], boolean: string[], r
   return { pos, flags };
 }
 
+/**
+ * A whole-number option in [lo, hi], written in decimal digits only (no "1e2", "0x10", " 3");
+ * undefined when absent. Throws UsageError "--<name> takes an integer from <lo> to <hi>".
+ */
+export function intFlag(flags: Map<string, string | true>, name: string, lo: number, hi: number): number | undefined {
+  if (!flags.has(name)) return undefined;
+  const raw = String(flags.get(name));
+  const v = /^[0-9]{1,9}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(v) || v < lo || v > hi) throw new UsageError(`--${name} takes an integer from ${lo.toLocaleString('en-US')} to ${hi.toLocaleString('en-US')}`);
+  return v;
+}
+
+/** `--factor N` (reftable.geometricFactor, 2..255); 2 when absent. */
+export function factorFlag(flags: Map<string, string | true>): number {
+  return intFlag(flags, 'factor', 2, 255) ?? 2;
+}
+
 /** Load and analyse a path; throws FormatError or UsageError. */
 export function loadPath(p: string | undefined): Analysis {
   if (!p) throw new UsageError('missing <path>');

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from './commands.ts';
-import { parseArgs, loadPath, UsageError } from './common.ts';
+import { parseArgs, loadPath, UsageError, intFlag } from './common.ts';
 import { collectInput } from './node-input.ts';
 import { FormatError, displayName } from '../engine/basics.ts';
 import { classifyInput } from '../engine/input.ts';
@@ -21,14 +21,6 @@ import { loadFilesRepo } from '../engine/files.ts';
 import { compactAll, compactAuto, convertFilesToReftable, stackFiles, stackFilesAfter, type CompactResult, type StackFile } from '../engine/compact.ts';
 
 const n = (v: number): string => v.toLocaleString('en-US');
-
-function intFlag(flags: Map<string, string | true>, name: string, lo: number, hi: number): number | undefined {
-  if (!flags.has(name)) return undefined;
-  const raw = String(flags.get(name));
-  const v = /^[0-9]{1,9}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(v) || v < lo || v > hi) throw new UsageError(`--${name} takes an integer from ${n(lo)} to ${n(hi)}`);
-  return v;
-}
 
 /** The `reftable/` directory to write (see the module comment); refuses a non-empty one. */
 function outDir(flags: Map<string, string | true>): string {

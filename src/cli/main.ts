@@ -7,7 +7,7 @@ import { analysisRefs, listRefsBytes } from '../engine/index.ts';
 import { buildReport, type Report } from '../engine/report.ts';
 import { formatReport } from './format.ts';
 import { extraCommands } from './commands.ts';
-import { UsageError, parseArgs, loadPath, firstError } from './common.ts';
+import { UsageError, parseArgs, loadPath, firstError, factorFlag } from './common.ts';
 
 export { UsageError, parseArgs, loadPath, firstError } from './common.ts';
 
@@ -78,9 +78,7 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'analyze') {
       const args = parseArgs(rest, ['factor'], ['json']);
       const a = loadPath(args.pos[0]);
-      const f = args.flags.has('factor') ? String(args.flags.get('factor')) : '2';
-      const factor = /^[0-9]{1,3}$/.test(f) ? Number(f) : NaN;
-      if (!Number.isInteger(factor) || factor < 2 || factor > 255) throw new UsageError('--factor takes an integer from 2 to 255');
+      const factor = factorFlag(args.flags);
       const report: Report = buildReport(a, { factor });
       write(args.flags.has('json') ? JSON.stringify(report, null, 2) + '\n' : formatReport(report));
       const err = firstError(a);

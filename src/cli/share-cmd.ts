@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import type { Command } from './commands.ts';
-import { parseArgs, loadPath, firstError, UsageError } from './common.ts';
+import { parseArgs, loadPath, firstError, UsageError, factorFlag } from './common.ts';
 import { buildReport, type Report } from '../engine/report.ts';
 import { displayName, oneLine } from '../engine/basics.ts';
 import {
@@ -19,13 +19,6 @@ import {
   type SharePayload,
 } from '../engine/share.ts';
 import { exportJson, exportMarkdown, exportScript } from '../engine/export.ts';
-
-function factorOf(flags: Map<string, string | true>): number {
-  const f = flags.has('factor') ? String(flags.get('factor')) : '2';
-  const factor = /^[0-9]{1,3}$/.test(f) ? Number(f) : NaN;
-  if (!Number.isInteger(factor) || factor < 2 || factor > 255) throw new UsageError('--factor takes an integer from 2 to 255');
-  return factor;
-}
 
 function looksLikeLink(s: string): boolean {
   return /#s=|^s=\d/.test(s);
@@ -39,7 +32,7 @@ export const shareCommand: Command = {
   run(argv: string[]): number {
     const args = parseArgs(argv, ['base', 'factor', 'simulation'], ['with-names']);
     const a = loadPath(args.pos[0]);
-    const report = buildReport(a, { factor: factorOf(args.flags) });
+    const report = buildReport(a, { factor: factorFlag(args.flags) });
     let simulation: unknown;
     if (args.flags.has('simulation')) {
       const file = String(args.flags.get('simulation'));
@@ -98,7 +91,7 @@ export const exportCommand: Command = {
       payload = () => p;
     } else {
       const a = loadPath(src);
-      report = buildReport(a, { factor: factorOf(args.flags) });
+      report = buildReport(a, { factor: factorFlag(args.flags) });
       payload = () => buildSharePayload(a, report);
       const err = firstError(a);
       if (err) {

@@ -13,7 +13,7 @@
  */
 import fs from 'node:fs';
 import type { Command } from './commands.ts';
-import { parseArgs, loadPath, firstError, UsageError } from './common.ts';
+import { parseArgs, loadPath, firstError, UsageError, intFlag } from './common.ts';
 import { displayName, FormatError } from '../engine/basics.ts';
 import {
   Simulator, MODEL_NAMES, SpecError, SimulationLimitError, type ModelName, type SimulationResult, type Workload,
@@ -133,12 +133,7 @@ async function run(argv: string[]): Promise<number> {
   if ((stdinPath === undefined) === (spec === undefined)) throw new UsageError('give exactly one of --stdin <file> and --workload <spec>');
   if (z && stdinPath === undefined) throw new UsageError('-z applies to --stdin input only');
   const models = parseModels(args.flags.get('model'));
-  let factor: number | undefined;
-  if (args.flags.has('factor')) {
-    const f = String(args.flags.get('factor'));
-    factor = /^[0-9]{1,3}$/.test(f) ? Number(f) : NaN;
-    if (!Number.isInteger(factor) || factor < 2 || factor > 255) throw new UsageError('--factor takes an integer from 2 to 255');
-  }
+  const factor = intFlag(args.flags, 'factor', 2, 255);
   let budgetMs = DEFAULT_BUDGET_MS;
   if (args.flags.has('budget')) {
     const b = String(args.flags.get('budget'));

@@ -67,11 +67,7 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
   // <prefix>/" and "how many loose refs under <prefix>" cost a map lookup, not a pass over every
   // loose ref (a per-ref workload would otherwise be quadratic in the simulator, not in git).
   const underDir = new Map<string, Set<string>>();
-  const dirsOf = (name: string): string[] => {
-    const out: string[] = [];
-    for (let i = name.indexOf('/'); i >= 0; i = name.indexOf('/', i + 1)) out.push(name.slice(0, i + 1));
-    return out;
-  };
+  const dirsOf = (name: string): string[] => leadingDirs(name).map((d) => d + '/');
   const addLoose = (name: string) => {
     if (loose.has(name)) return;
     loose.add(name);
