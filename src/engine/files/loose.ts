@@ -22,12 +22,35 @@
  *   broken symrefs silently and other broken refs with a warning, lists refs whose object does
  *   not exist (not checked here), and sorts the output by name.
  */
-import { type InputFile, readAll, bytesToKey, textToKey } from '../basics.ts';
+import { type InputFile, FormatError, readAll, bytesToKey, textToKey } from '../basics.ts';
 import {
   type FilesFinding, type HashKind, type PackedRefs, type PackedRecord, FindingSink, parsePackedRefs, lookupPacked,
   packedIterationOrder, stableSortByName, showName, type ParsePackedOptions,
 } from './packed.ts';
 import { checkRefnameFormat, refnameIsSafe, isRootRefName, isPseudoRefName, isSharedRefName, listedByForEachRef, isGitSpace, isHexDigit } from './refname.ts';
+
+/**
+ * Read limits (docs/limits.md, "Read limits"): git reads these files whole, whatever their
+ * size; refscope reads at most this much of each, and says so where that changes an answer.
+ * - A loose ref: the first `LOOSE_REF_MAX_BYTES`. Exact for every file that starts with an
+ *   object id and whitespace (the rest is ignored by git) or that is neither an id nor `ref:`
+ *   (broken either way); a larger `ref:` file is reported broken ("too large to read").
+ * - A reflog: `REFLOG_MAX_BYTES` parsed; beyond that its lines are counted in 1 MiB slices.
+ * - `packed-refs`: `PACKED_REFS_MAX_BYTES` (a JavaScript string holds at most 2^29 - 24
+ *   characters, and the file is read as one); a larger file is a FormatError.
+ * - `config`: 1 MiB (`configSaysReftable`, `detectConfigHash`).
+ */
+export const LOOSE_REF_MAX_BYTES = 64 * 1024;
+export const REFLOG_MAX_BYTES = 64 * 1024 * 1024;
+export const PACKED_REFS_MAX_BYTES = 512 * 1024 * 1024 - 1024;
+const CONFIG_MAX_BYTES = 1024 * 1024;
+
+/** A loose ref file's bytes, at most `LOOSE_REF_MAX_BYTES` (see there). */
+function readLoose(f: InputFile): { bytes: Uint8Array; truncated: boolean } {
+  const size = f.source.size;
+  if (size <= LOOSE_REF_MAX_BYTES) return { bytes: readAll(f.source), truncated: false };
+  return { bytes: f.source.read(0, LOOSE_REF_MAX_BYTES), truncated: true };
+}
 
 /** Max names read while resolving a symref (git's SYMREF_MAXDEPTH). */
 export const FILES_SYMREF_MAXDEPTH = 5;
@@ -234,12 +257,15 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   // Hash.
   let hash: HashKind | null = opts.hash ?? null;
   const cfg = byPath.get('config');
-  if (!hash && cfg) hash = detectConfigHash(readAll(cfg.source));
+  if (!hash && cfg && cfg.source.size <= CONFIG_MAX_BYTES) hash = detectConfigHash(readAll(cfg.source));
 
   // packed-refs.
   const pf = byPath.get('packed-refs');
   let packed: PackedRefs | null = null;
   if (pf) {
+    if (pf.source.size > PACKED_REFS_MAX_BYTES) {
+      throw new FormatError(pf.path, 0, `a packed-refs file of at most ${PACKED_REFS_MAX_BYTES.toLocaleString('en-US')} bytes (refscope's limit: it reads the file as one string), found ${pf.source.size.toLocaleString('en-US')} bytes`);
+    }
     packed = parsePackedRefs(pf.path, readAll(pf.source), { ...opts.packed, ...(hash ? { hash } : {}) });
     if (!hash && packed.records.length > 0) hash = packed.hash;
   }
@@ -268,7 +294,7 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
 
   if (!hash) {
     for (const n of [...rootPaths, ...refPaths]) {
-      const b = readAll(byPath.get(n)!.source);
+      const b = readLoose(byPath.get(n)!).bytes;
       let h = 0;
       while (h < b.length && isHexDigit(b[h])) h++;
       if (h === 64) { hash = 'sha256'; break; }
@@ -295,14 +321,14 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   const names = [...rootPaths, ...refPaths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const name of names) {
     const f = byPath.get(name)!;
-    const bytes = readAll(f.source);
+    const { bytes, truncated } = readLoose(f);
     const content = contentOf(repo, name, hexsz)!;
     if (name.startsWith('refs/')) {
       for (let i = name.indexOf('/'); i >= 0; i = name.indexOf('/', i + 1)) dirs.add(name.slice(0, i + 1));
     }
     if (content.kind === 'broken') {
       sink.add('badRefContent', 'warning', 0, -1, null, `${content.reason}: git treats the ref as broken (for-each-ref: "ignoring broken ref")`, f.path);
-    } else if (bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) {
+    } else if (!truncated && bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) {
       sink.add('refMissingNewline', 'info', 0, bytes.length, null, 'no LF at the end (git always writes one; accepted)', f.path);
     }
     const res = resolveName(repo, name, hexsz);
@@ -346,7 +372,7 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   for (const lp of logPaths.sort()) {
     const f = byPath.get(lp)!;
     const name = lp.slice(5);
-    const r = parseReflog(readAll(f.source), hexsz);
+    const r = f.source.size <= REFLOG_MAX_BYTES ? parseReflog(readAll(f.source), hexsz) : bigReflog(f, hexsz);
     const exists = refExists.has(name);
     repo.reflogs.push({
       name, path: f.path, entries: r.lines, malformed: r.malformed, refExists: exists,
@@ -361,12 +387,37 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   return repo;
 }
 
+/**
+ * A reflog over `REFLOG_MAX_BYTES`: the first `REFLOG_MAX_BYTES` parsed (first entry, malformed
+ * lines there), every line counted in 1 MiB slices; the last entry is that of the parsed part.
+ */
+function bigReflog(f: InputFile, hexsz: number): ReturnType<typeof parseReflog> {
+  const head = f.source.read(0, REFLOG_MAX_BYTES);
+  const cut = head.lastIndexOf(0x0a) + 1;
+  const r = parseReflog(head.subarray(0, cut), hexsz);
+  let lines = r.lines;
+  const size = f.source.size;
+  let last = 0x0a;
+  for (let off = cut; off < size; off += 1 << 20) {
+    const b = f.source.read(off, Math.min(1 << 20, size - off));
+    if (b.length === 0) break;
+    for (let i = 0; i < b.length; i++) if (b[i] === 0x0a) lines++;
+    last = b[b.length - 1];
+  }
+  if (last !== 0x0a) lines++;
+  return { entries: r.entries, lines, malformed: r.malformed };
+}
+
 function contentOf(repo: FilesRepo, name: string, hexsz: number): LooseContent | null {
   let c = repo._contents.get(name);
   if (c) return c;
   const f = repo._files.get(name);
   if (!f) return null;
-  c = parseLooseContent(readAll(f.source), hexsz);
+  const { bytes, truncated } = readLoose(f);
+  c = parseLooseContent(bytes, hexsz);
+  if (truncated && c.kind === 'symref') {
+    c = { kind: 'broken', reason: `a "ref:" file of ${f.source.size.toLocaleString('en-US')} bytes, more than refscope reads (${LOOSE_REF_MAX_BYTES.toLocaleString('en-US')}); git reads it whole` };
+  }
   repo._contents.set(name, c);
   return c;
 }
