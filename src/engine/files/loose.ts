@@ -351,7 +351,7 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
     if (!checkRefnameFormat(name)) {
       badName = true;
       if (!refnameIsSafe(name)) {
-        sink.add('looseRefDangerousName', 'error', 0, -1, 'iterate', 'invalid and unsafe name: git dies ("loose refname is dangerous") when listing refs', f.path);
+        sink.add('looseRefDangerousName', 'error', 0, -1, 'iterate', 'a valid (or at least safe) ref name, found an invalid and unsafe one: git dies ("loose refname is dangerous") when listing refs', f.path);
       } else {
         sink.add('badRefName', 'warning', 0, -1, null, 'invalid ref name: git treats it as broken (for-each-ref: "ignoring ref with broken name")', f.path);
       }

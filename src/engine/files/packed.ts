@@ -392,13 +392,14 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     const hdrEnd = eol < 0 ? end : eol;
     header = text.slice(0, hdrEnd);
     if (eol < 0) {
-      sink.add('packedRefUnterminatedHeader', 'error', 1, 0, 'load', `header line has no LF: git dies ("unterminated line in packed-refs")`);
+      sink.add('packedRefUnterminatedHeader', 'error', 1, 0, 'load', `an LF at the end of the header line, found the end of the file: git dies ("unterminated line in packed-refs")`);
       headerOk = false;
       eol = end - 1;
     }
     if (!header.startsWith(HEADER_PREFIX)) {
+      // The line is not quoted: a file that is not a packed-refs file at all starts like this.
       sink.add('badPackedRefHeader', 'error', 1, 0, 'load',
-        `unknown header "${showName(header)}": a first line starting with '#' must start with "${HEADER_PREFIX}"; git dies ("unexpected line in packed-refs")`);
+        `a first line starting with '#' to start with "${HEADER_PREFIX}", found another line of ${header.length.toLocaleString('en-US')} bytes starting with '#': git dies ("unexpected line in packed-refs")`);
       headerOk = false;
     } else {
       if (!header.startsWith(HEADER_PREFIX + ' ')) {
@@ -482,10 +483,10 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       const when = claimsSorted ? ' when iterating refs; single lookups still work' : ' on load';
       if (prev === 0) {
         sink.add('packedRefStrayPeeled', 'error', lineNo, lineStart, dies,
-          `'^' line with no ref line above it: git dies ("unexpected line in packed-refs")${when}`);
+          `a ref line before each '^' line, found a '^' line with no ref line above it: git dies ("unexpected line in packed-refs")${when}`);
       } else if (prev === 2 || prev === 4) {
         sink.add('packedRefDoubledPeeled', 'error', lineNo, lineStart, dies,
-          `another '^' line for the ref above: git dies ("unexpected line in packed-refs")${when}`);
+          `at most one '^' line per ref, found a second one for the ref above: git dies ("unexpected line in packed-refs")${when}`);
       } else if (prev === 1) {
         const r = cols.n - 1;
         if (lineEnd - lineStart === hexsz + 1 && hexRunU(bytes, lineStart + 1, lineEnd) === hexsz) {
@@ -495,8 +496,8 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
         } else {
           const cr = lineEnd > lineStart && bytes[lineEnd - 1] === 0x0d;
           sink.add('badPackedRefPeeled', 'error', lineNo, lineStart, 'iterate',
-            cr ? `'^' line ends in CR LF: git dies ("unexpected line in packed-refs") when iterating refs`
-              : `'^' line is not '^' + ${hexsz} hex digits + LF: git dies ("unexpected line in packed-refs") when iterating refs`);
+            cr ? `a '^' line of '^' + ${hexsz} hex digits + LF, found one ending in CR LF: git dies ("unexpected line in packed-refs") when iterating refs`
+              : `a '^' line of '^' + ${hexsz} hex digits + LF, found a '^' line of another shape: git dies ("unexpected line in packed-refs") when iterating refs`);
         }
         cols.recEnd[r] = pos;
         prev = 2;
@@ -521,13 +522,13 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       firstBoundPending = false;
       const dies: GitDies = !claimsSorted && lineLen < hexsz + 2 ? 'load' : 'iterate';
       let why: string;
-      if (lineLen === 0) why = 'empty line';
-      else if (hexRun(bytes, lineStart, lineEnd) >= 64 && hexsz === 40) why = `object id has more than 40 hex digits (file read as SHA-1)`;
-      else if (lineLen < hexsz + 2) why = `line shorter than ${hexsz + 2} bytes (${hexsz}-digit oid, separator, name)`;
-      else if (hr !== hexsz) why = `not ${hexsz} hex digits at the start`;
-      else why = `no space after the ${hexsz}-digit object id`;
+      if (lineLen === 0) why = 'an empty line';
+      else if (hexRun(bytes, lineStart, lineEnd) >= 64 && hexsz === 40) why = `an object id of more than 40 hex digits (the file is read as SHA-1)`;
+      else if (lineLen < hexsz + 2) why = `a line of ${lineLen} byte${lineLen === 1 ? '' : 's'}, shorter than ${hexsz + 2}`;
+      else if (hr !== hexsz) why = `a line that does not start with ${hexsz} hex digits`;
+      else why = `no whitespace after the ${hexsz}-digit object id`;
       sink.add('badPackedRefEntry', 'error', lineNo, lineStart, dies,
-        `malformed line (${why}): git dies ("unexpected line in packed-refs") ${dies === 'load' ? 'on load' : 'when iterating refs'}`);
+        `a ref line "<${hexsz} hex digits> <name>", found ${why}: git dies ("unexpected line in packed-refs") ${dies === 'load' ? 'on load' : 'when iterating refs'}`);
       prev = 3;
       continue;
     }
@@ -546,7 +547,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       const name = text.slice(nameStart, lineEnd);
       if (!refnameIsSafe(name)) {
         sink.add('packedRefDangerousName', 'error', lineNo, lineStart, 'iterate',
-          `name "${showName(name)}" is invalid and unsafe: git dies ("packed refname is dangerous") when iterating refs`);
+          `a valid (or at least safe) ref name, found "${showName(name)}", invalid and unsafe: git dies ("packed refname is dangerous") when iterating refs`);
       } else if (bytes[lineEnd - 1] === 0x0d) {
         sink.add('packedRefCR', 'warning', lineNo, lineStart, null,
           `line ends in CR LF: git reads the name as "${showName(name)}", a broken name; for-each-ref warns "ignoring ref with broken name" and leaves the ref out`);
@@ -589,7 +590,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     if (bytes[end - 1] !== 0x0a) {
       const unterminated = text.indexOf('\n', p) < 0;
       sink.add('packedRefEntryNotTerminated', 'error', lastLineNo, lastLineStart, 'load',
-        `the file does not end in LF (record without trailing newline): git dies ("${unterminated ? 'unterminated' : 'unexpected'} line in packed-refs") on load`);
+        `an LF at the end of the file, found a last line without one: git dies ("${unterminated ? 'unterminated' : 'unexpected'} line in packed-refs") on load`);
     } else if (end - p < hexsz + 2) {
       const f = sink.findings.find((x) => x.offset === p && x.code === 'badPackedRefEntry');
       if (f) {
@@ -597,7 +598,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
         f.message = f.message.replace('when iterating refs', 'on load (it is the last record)');
         if (!sink.fatalLoad) sink.fatalLoad = f;
       } else {
-        sink.add('badPackedRefEntry', 'error', 0, p, 'load', `last record is shorter than ${hexsz + 2} bytes: git dies ("unexpected line in packed-refs") on load`);
+        sink.add('badPackedRefEntry', 'error', 0, p, 'load', `a last record of at least ${hexsz + 2} bytes, found a shorter one: git dies ("unexpected line in packed-refs") on load`);
       }
     }
   }
