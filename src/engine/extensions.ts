@@ -247,8 +247,8 @@ function diagnoseFiles(p: PackedRefsJson): string {
     if (p.gitDies) parts.push(`git dies on this file (${p.gitDies.when}): line ${p.gitDies.line}, offset ${p.gitDies.offset}: ${p.gitDies.message}.`);
     if (p.claimsSorted && !p.sorted) {
       parts.push(`The header claims "sorted" but the records are not byte-sorted, so git's binary search over the file misses ${plural(p.unfoundByBinarySearch.length, 'ref')} that are in it.`);
-    } else if (!p.claimsSorted && p.records > 1) {
-      parts.push(`Without the "sorted" trait git sorts a copy of all ${fmt(p.records)} records on every load.`);
+    } else if (!p.claimsSorted && !p.sorted && p.records > 1) {
+      parts.push(`Without the "sorted" trait and out of order, the file makes git sort a copy of all ${fmt(p.records)} records on every load.`);
     }
     if (p.duplicates.length) parts.push(`${plural(p.duplicates.length, 'name')} appear twice (git lists them twice).`);
     const pc = p.peelCoverage;

@@ -54,7 +54,10 @@ function isReflog(f: InputFile): boolean {
  * 2. a `tables.list` (shallowest) → reftable stack in its directory;
  * 3. `.ref` files → lone tables (ordered by update index);
  * 4. a `packed-refs` file (shallowest) → that file alone;
- * 5. nothing recognised → `empty`.
+ * 5. a file that is a packed-refs file by its content (`looksLikePackedRefs`): one whose name
+ *    contains `packed-refs` (`backup.packed-refs`, `packed-refs.bak`), else, in an input of at
+ *    most 16 files, any file → that file alone, read as packed-refs (its name kept for messages);
+ * 6. nothing recognised → `empty`.
  * A git `config` saying `refStorage = reftable` without a `reftable/` directory is reported by the caller.
  */
 export function classifyInput(files: InputFile[]): ClassifiedInput {
@@ -93,7 +96,27 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
     const f = packed[0];
     return { kind: 'packed-refs', root: dirOf(f.path), tablesList: null, tableFiles: [], gitFiles: [{ ...f, path: 'packed-refs' }], description: `packed-refs file (${f.path})` };
   }
+  const sniffed = norm.filter((f) => baseOf(f.path).includes('packed-refs')).sort((a, b) => depth(a.path) - depth(b.path));
+  const byContent = [...sniffed, ...(norm.length <= 16 ? norm.filter((f) => !sniffed.includes(f)) : [])].find(looksLikePackedRefs);
+  if (byContent) {
+    const f = byContent;
+    // Read as `packed-refs` (what the files backend looks for), reported under its own name.
+    const asPacked = Object.assign({ path: 'packed-refs', source: f.source }, { displayPath: f.path });
+    return { kind: 'packed-refs', root: dirOf(f.path), tablesList: null, tableFiles: [], gitFiles: [asPacked], description: `packed-refs file, recognised by its content (${f.path})` };
+  }
   return { kind: 'empty', root: '', tablesList: null, tableFiles: [], gitFiles: [], description: 'no reftable, packed-refs or .git files found' };
+}
+
+/**
+ * A packed-refs file by its first bytes: the header git writes (`# pack-refs with:`), or a
+ * first line `<40 or 64 hex digits> SP refs/…`.
+ */
+export function looksLikePackedRefs(f: InputFile): boolean {
+  let head: Uint8Array;
+  try { head = f.source.read(0, 128); } catch { return false; }
+  let t = '';
+  for (let i = 0; i < head.length; i++) t += String.fromCharCode(head[i]);
+  return t.startsWith('# pack-refs with:') || /^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64}) refs\//.test(t);
 }
 
 /** True if a git `config` file's bytes set `extensions.refStorage = reftable`. */

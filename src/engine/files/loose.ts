@@ -134,6 +134,8 @@ export interface FilesRepo {
   findingCounts: Record<string, number>;
   /** First problem that makes git die (packed-refs or loose), or null. */
   fatal: FilesFinding | null;
+  /** `packed-refs.lock` exists: git cannot rewrite packed-refs (see the `packedRefsLocked` finding). */
+  packedRefsLocked: boolean;
   /** Internal: every input file by byte-string path, for raw reads. */
   readonly _files: Map<string, InputFile>;
   readonly _contents: Map<string, LooseContent>;
@@ -253,6 +255,13 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   }
   const sink = new FindingSink('(git dir)', 50);
   const ignored: FilesRepo['ignored'] = [];
+  let packedLocked = false;
+  /** A `<ref>.lock` file (files-backend.c lock_raw_ref creates it with O_EXCL). */
+  const lockFinding = (ref: string, path: string) => {
+    sink.add('refLocked', 'warning', 0, -1, null,
+      `${showName(ref)}.lock exists: every update or deletion of ${showName(ref)} fails ("cannot lock ref '${showName(ref)}': Unable to create '…/${showName(ref)}.lock': File exists."); for-each-ref skips the lock file and still lists the ref`,
+      path);
+  };
 
   // Hash.
   let hash: HashKind | null = opts.hash ?? null;
@@ -264,9 +273,11 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   let packed: PackedRefs | null = null;
   if (pf) {
     if (pf.source.size > PACKED_REFS_MAX_BYTES) {
-      throw new FormatError(pf.path, 0, `a packed-refs file of at most ${PACKED_REFS_MAX_BYTES.toLocaleString('en-US')} bytes (refscope's limit: it reads the file as one string), found ${pf.source.size.toLocaleString('en-US')} bytes`);
+      throw new FormatError((pf as InputFile & { displayPath?: string }).displayPath ?? pf.path, 0, `a packed-refs file of at most ${PACKED_REFS_MAX_BYTES.toLocaleString('en-US')} bytes (refscope's limit: it reads the file as one string), found ${pf.source.size.toLocaleString('en-US')} bytes`);
     }
-    packed = parsePackedRefs(pf.path, readAll(pf.source), { ...opts.packed, ...(hash ? { hash } : {}) });
+    // A file recognised by content keeps its own name in messages (input.ts classifyInput).
+    const label = (pf as InputFile & { displayPath?: string }).displayPath ?? pf.path;
+    packed = parsePackedRefs(label, readAll(pf.source), { ...opts.packed, ...(hash ? { hash } : {}) });
     if (!hash && packed.records.length > 0) hash = packed.hash;
   }
 
@@ -278,12 +289,20 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
     if (name.startsWith('refs/')) {
       const comps = name.split('/');
       const bad = comps.find(skippedComponent);
-      if (bad !== undefined) ignored.push({ path: byPath.get(name)!.path, reason: `git skips names starting with '.' or ending in ".lock" ("${bad}")` });
-      else refPaths.push(name);
+      if (bad !== undefined) {
+        ignored.push({ path: byPath.get(name)!.path, reason: `git skips names starting with '.' or ending in ".lock" ("${bad}")` });
+        if (bad === comps[comps.length - 1] && bad.endsWith('.lock') && comps.slice(0, -1).every((c) => !skippedComponent(c))) lockFinding(name.slice(0, -5), byPath.get(name)!.path);
+      } else refPaths.push(name);
     } else if (name.startsWith('logs/')) {
       if (!name.split('/').some(skippedComponent)) logPaths.push(name);
     } else if (!name.includes('/')) {
-      if (isRootRefName(name)) rootPaths.push(name);
+      if (name === 'packed-refs.lock') {
+        packedLocked = true;
+        sink.add('packedRefsLocked', 'warning', 0, -1, null,
+          'packed-refs.lock exists: git cannot rewrite packed-refs while it does. `git pack-refs` (and `pack-refs --auto` or `gc` when they would pack) and deleting a packed ref fail with "Unable to create \'…/packed-refs.lock\': File exists." after retrying for core.packedRefsTimeout (1 s by default); creating and updating loose refs still work; for-each-ref and lookups are not affected',
+          byPath.get(name)!.path);
+      } else if (name.endsWith('.lock') && isRootRefName(name.slice(0, -5))) lockFinding(name.slice(0, -5), byPath.get(name)!.path);
+      else if (isRootRefName(name)) rootPaths.push(name);
       else if (isPseudoRefName(name)) {
         ignored.push({ path: byPath.get(name)!.path, reason: 'pseudoref: git for-each-ref never lists FETCH_HEAD or MERGE_HEAD' });
         sink.add('pseudorefIgnored', 'info', 0, -1, null, `${name} is a pseudoref: for-each-ref does not list it`, byPath.get(name)!.path);
@@ -384,6 +403,7 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   }
 
   repo.fatal = packed?.fatal ?? sink.fatal;
+  Object.defineProperty(repo, 'packedRefsLocked', { value: packedLocked, enumerable: true });
   return repo;
 }
 
@@ -495,6 +515,12 @@ export interface FilesRefsOptions {
   includeRootRefs?: boolean;
   /** Return the refs even when git would die (default false: git prints nothing then). */
   bestEffort?: boolean;
+  /**
+   * Sort the output by name, as git 2.47 does. Default false: git 2.55's order, the merged
+   * iteration as it comes (ref-filter.c `can_do_iterative_format`), which differs only when a
+   * packed-refs file says `sorted` and is not.
+   */
+  sortByName?: boolean;
 }
 
 /**
@@ -502,7 +528,8 @@ export interface FilesRefsOptions {
  * (for a lone packed-refs file: `git for-each-ref` of a repository holding only that file):
  * the merged iteration (`mergedEntries`), broken entries left out (dangling symrefs silently,
  * others with git's warning), names for-each-ref does not list left out (pseudorefs; root refs
- * without `includeRootRefs`), symrefs with the id they resolve to, stably sorted by name.
+ * without `includeRootRefs`), symrefs with the id they resolve to, in git 2.55's order (see
+ * `FilesRefsOptions.sortByName`).
  * Names are byte strings, oids lower-case hex. Empty when git dies (see `repo.fatal`) unless
  * `bestEffort`.
  */
@@ -519,7 +546,7 @@ export function filesRefs(repo: FilesRepo, opts: FilesRefsOptions = {}): { name:
       out.push({ name: e.name, oid: e.packed.oid });
     }
   }
-  return stableSortByName(out);
+  return opts.sortByName ? stableSortByName(out) : out;
 }
 
 /** `git pack-refs --auto` decision (files-backend.c `should_pack_refs`). */
@@ -538,12 +565,18 @@ export interface PackRefsAuto {
   wouldPackAll: boolean;
   /** The rule, for reports. */
   rule: string;
+  /** `packed-refs.lock` exists: where git would pack, it fails instead ("Unable to create … File exists."). */
+  locked: boolean;
 }
 
 /** Lookup cost model for the files backend. */
 export interface FilesLookupCost {
   packed: {
-    /** 'binary-search' over the file (header has `sorted`), 'sort-on-load' (no `sorted`: git sorts a copy on every load), or 'none'. */
+    /**
+     * 'binary-search' over the file (header has `sorted`, or the records are already strictly
+     * increasing: git checks and searches the file itself), 'sort-on-load' (no `sorted` and out of
+     * order or with duplicates: git sorts a copy on every load, packed-backend.c sort_snapshot), or 'none'.
+     */
     mode: 'binary-search' | 'sort-on-load' | 'none';
     records: number;
     /** Bytes git reads or maps on load (the whole file). */
@@ -611,7 +644,9 @@ export function packRefsAuto(repo: FilesRepo): PackRefsAuto {
   return {
     packedRefsBytes: bytes, limit, candidatesTags: tags, candidatesAll: all,
     wouldPack: tags >= limit, wouldPackAll: all >= limit,
-    rule: `pack when loose refs to pack >= max(16, 5 × floor(log2(floor(${bytes} / 100)))) = ${limit}`,
+    rule: `pack when loose refs to pack >= max(16, 5 × floor(log2(floor(${bytes} / 100)))) = ${limit}`
+      + (repo.packedRefsLocked ? '; packed-refs.lock exists, so where git would pack it fails instead ("Unable to create \'…/packed-refs.lock\': File exists.")' : ''),
+    locked: !!repo.packedRefsLocked,
   };
 }
 
@@ -631,13 +666,13 @@ export function looseStats(repo: FilesRepo): LooseStats {
     packRefsAuto: packRefsAuto(repo),
     lookupCost: {
       packed: {
-        mode: !p || n === 0 ? 'none' : p.claimsSorted ? 'binary-search' : 'sort-on-load',
+        mode: !p || n === 0 ? 'none' : p.claimsSorted || p.sorted ? 'binary-search' : 'sort-on-load',
         records: n,
         bytesOnLoad: p ? p.size : 0,
         avgProbes: p ? p.bisect.avgProbes : 0,
         maxProbes: p ? p.bisect.maxProbes : 0,
         idealProbes: p ? p.bisect.idealProbes : 0,
-        sortComparisons: p && !p.claimsSorted && n > 1 ? n * Math.ceil(Math.log2(n)) : 0,
+        sortComparisons: p && !p.claimsSorted && !p.sorted && n > 1 ? n * Math.ceil(Math.log2(n)) : 0,
       },
       loose: {
         files: repo.loose.length,

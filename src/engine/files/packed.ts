@@ -371,9 +371,11 @@ export class FindingSink {
  * - `packedRefSeparator` (info): TAB or CR instead of SP after the oid (git accepts any isspace).
  * - `packedRefUppercaseHex` (info): upper-case hex digits (accepted, printed lower case).
  * - `packedRefUnsorted`: records not strictly increasing (warning with `sorted` in the header:
- *   lookups can miss; info without: git sorts the whole file in memory on every load).
+ *   lookups can miss; info without: git's load finds them out of order and sorts a copy; never
+ *   reported for a file already in order, which git only checks).
  * - `packedRefNotFoundByBinarySearch` (warning): one per name git's lookup misses.
- * - `packedRefDuplicate` (warning): a name seen before; git lists it twice.
+ * - `packedRefDuplicate` (warning): a name seen before; for-each-ref lists every line, a lookup
+ *   answers the line git's binary search lands on (named in the message).
  */
 export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePackedOptions = {}): PackedRefs {
   const sink = new FindingSink(file, opts.maxFindingsPerCode ?? 50);
@@ -614,7 +616,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
         `header says "sorted" but "${showName(fu.name)}" is not greater than "${showName(fu.previous)}" on the line before: git's binary search runs over the file as it is and can miss refs`);
     } else {
       sink.add('packedRefUnsorted', 'info', fu.line, fu.offset, null,
-        `records are not sorted ("${showName(fu.name)}" after "${showName(fu.previous)}"): without the "sorted" trait git sorts a copy of the whole file in memory on every load`);
+        `records are not strictly increasing ("${showName(fu.name)}" after "${showName(fu.previous)}"): without the "sorted" trait git checks the order on every load and, finding it out of order, sorts a copy of the whole file in memory`);
     }
   }
   let names: string[] | null = null;
@@ -628,12 +630,14 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
   const duplicates: string[] = [];
   // first[i]: index of the first record with the same name (i itself for a first occurrence).
   const first = sorted ? null : firstOccurrences(bytes, cols, hexsz);
+  /** Records whose name was seen on an earlier line (reported once the lookup replay exists). */
+  const dupAt: number[] = [];
   if (first) {
     const count = new Uint32Array(n);
     for (let i = 0; i < n; i++) {
       const f = first[i];
       if (++count[f] === 2) duplicates.push(nameAt(f));
-      if (f !== i) sink.add('packedRefDuplicate', 'warning', cols.line[i], cols.off[i], null, `"${showName(nameAt(i))}" appears more than once: git lists it once per line`);
+      if (f !== i) dupAt.push(i);
     }
   }
 
@@ -672,7 +676,9 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
   // --- replay ---------------------------------------------------------------------------------------
   const mode = opts.replay ?? 'auto';
   if (mode !== 'never' && n > 0) {
-    pr.bisect.over = claimsSorted ? 'file' : 'sorted-copy';
+    // Without the trait git checks the order first and sorts a copy only when it is not strictly
+    // increasing (packed-backend.c sort_snapshot); otherwise it searches the file itself.
+    pr.bisect.over = claimsSorted || sorted ? 'file' : 'sorted-copy';
     // Record indices to look up: every distinct name, or an evenly spaced sample.
     const lookups: number[] = [];
     let all: boolean;
@@ -704,6 +710,24 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     pr.bisect.lookups = lookups.length;
     pr.bisect.avgProbes = lookups.length ? total / lookups.length : 0;
     pr.bisect.maxProbes = max;
+  }
+  // Duplicates: iteration (for-each-ref) yields every line; a lookup (rev-parse, update-ref's
+  // old-value check) answers the one line git's binary search lands on, replayed here.
+  const dupLines = new Map<number, number[]>();
+  for (const i of dupAt) {
+    const f = first![i];
+    let l = dupLines.get(f);
+    if (!l) dupLines.set(f, (l = [cols.line[f]]));
+    l.push(cols.line[i]);
+  }
+  for (const i of dupAt) {
+    const f = first![i];
+    const nm = nameAt(i);
+    const lines = dupLines.get(f)!;
+    const hit = lookupPacked(pr, nm).record;
+    const lookup = hit ? `git's lookup (rev-parse) answers line ${hit.line} (${hit.oid})` : "git's lookup (rev-parse) finds none of them";
+    sink.add('packedRefDuplicate', 'warning', cols.line[i], cols.off[i], null,
+      `"${showName(nm)}" appears more than once (lines ${lines.join(', ')}): for-each-ref lists every line; ${lookup}`);
   }
   pr.fatal = sink.fatal;
   // Keep findings in file order (the per-code passes above appended out of order).
@@ -982,17 +1006,20 @@ export function peelCoverage(pr: PackedRefs): PeelCoverage {
  * `git for-each-ref --format='%(objectname) %(refname)'` of a repository holding only this
  * packed-refs file (no loose refs): the records in git's iteration order, broken names left out
  * (git warns), names for-each-ref does not list left out (HEAD and root refs unless
- * `includeRootRefs`, FETCH_HEAD/MERGE_HEAD always), then stably sorted by name (for-each-ref's
- * default sort; duplicates stay, in iteration order). A null object id is listed as is.
+ * `includeRootRefs`, FETCH_HEAD/MERGE_HEAD always). A null object id is listed as is.
+ * Order: git 2.55 prints the iteration order as it comes (ref-filter.c
+ * `can_do_iterative_format`: the default sort by refname is taken to be the backend's order),
+ * so a file whose header says `sorted` but is not comes out in file order; git 2.47 sorts the
+ * output by name (`sortByName`: a stable sort, duplicates in iteration order).
  * This is what git prints when it does not die; check `pr.fatal` for whether it does.
  */
-export function packedRefsForEachRef(pr: PackedRefs, includeRootRefs = false): { name: string; oid: string }[] {
+export function packedRefsForEachRef(pr: PackedRefs, includeRootRefs = false, sortByName = false): { name: string; oid: string }[] {
   const out: { name: string; oid: string }[] = [];
   for (const r of packedIterationOrder(pr)) {
     if (r.brokenName || !listedByForEachRef(r.name, includeRootRefs)) continue;
     out.push({ name: r.name, oid: r.oid });
   }
-  return stableSortByName(out);
+  return sortByName ? stableSortByName(out) : out;
 }
 
 /** Stable sort by byte-string name (for-each-ref's default `refname` key). */
