@@ -161,9 +161,9 @@ export function collectInput(p: string): InputFile[] {
   }
   // A working tree: its repository is the .git directory (not whatever else the tree holds).
   p = gitDirOf(p);
-  const root: WalkRoot = { real: fs.realpathSync(p) };
   const out: InputFile[] = [];
   let dirs = 0;
+  let root: WalkRoot = { real: fs.realpathSync(p) };
   const walk = (dir: string, rel: string, depth: number, ancestors: Set<string>) => {
     if (depth > MAX_DEPTH) throw new FormatError(rel || dir, 0, `directories nested at most ${MAX_DEPTH} deep`);
     if (++dirs > MAX_DIRECTORIES) throw new FormatError(rel || dir, 0, `at most ${MAX_DIRECTORIES.toLocaleString('en-US')} directories in one input (refscope's limit; symlinked directories count each time they are entered)`);
@@ -173,7 +173,7 @@ export function collectInput(p: string): InputFile[] {
       const e = entry(root, full, r, name, ancestors);
       if (e === null) continue;
       if (e === 'dir') {
-        if (SKIP.has(name) && (rel === '' || rel === '.git')) continue;
+        if (SKIP.has(name) && depth === 0) continue;
         const key = devIno(fs.statSync(full));
         if (ancestors.has(key)) {
           // Only a bind mount gets here (links are caught in `entry`): a loop all the same.
@@ -189,7 +189,36 @@ export function collectInput(p: string): InputFile[] {
     }
   };
   walk(p, '', 0, new Set([devIno(fs.statSync(p))]));
+  // A worktree's git directory (`.git/worktrees/<name>`) names the main repository in
+  // `commondir`: git reads the shared refs there (worktree.c, setup.c get_common_dir). Its
+  // files are given under the relative path from here (`../../reftable/tables.list`), which
+  // engine/input.ts recognises from the same `commondir` line.
+  const common = commonDirOf(p, out);
+  if (common) {
+    root = { real: fs.realpathSync(common.dir) };
+    walk(common.dir, common.prefix.replace(/\/$/, ''), 0, new Set([devIno(fs.statSync(common.dir))]));
+  }
   return out;
+}
+
+/**
+ * The main repository of a worktree git directory: the directory its `commondir` file names
+ * (relative to it, as git writes it, or absolute), with the prefix its files get (the relative
+ * path, `/`-separated, ending in '/'). Null when there is no usable `commondir`, or it names
+ * the directory itself.
+ */
+function commonDirOf(p: string, files: InputFile[]): { dir: string; prefix: string } | null {
+  const f = files.find((x) => x.path === 'commondir');
+  if (!f || f.source.size > 4096) return null;
+  const line = Buffer.from(f.source.read(0, f.source.size)).toString('utf8').replace(/\r?\n$/, '');
+  if (!line) return null;
+  const dir = path.resolve(p, line);
+  let st: fs.Stats;
+  try { st = fs.statSync(dir); } catch { return null; }
+  if (!st.isDirectory()) return null;
+  const rel = path.relative(p, dir).split(path.sep).join('/');
+  if (rel === '' || !rel.startsWith('..')) return null;
+  return { dir, prefix: rel + '/' };
 }
 
 /**

@@ -281,8 +281,11 @@ registerReportExtension((r, a, opts) => {
   const factor = opts?.factor ?? 2;
   // With an unreadable table git's own compaction fails: no segment is predicted from sizes
   // that include a table nobody can read.
-  const c = r.stack.incomplete ? null : compactionReport(r, a, factor);
-  r.stack.compaction = c ?? { factor, segment: null, incomplete: true, reason: 'a table could not be read: git would fail to compact this stack' };
+  // A worktree's tables are two stacks (its own and the main repository's) that compact apart.
+  const c = r.stack.incomplete || a.input.worktree ? null : compactionReport(r, a, factor);
+  r.stack.compaction = c ?? { factor, segment: null, incomplete: true, reason: a.input.worktree
+    ? "a worktree: its own stack and the main repository's compact separately; analyze each reftable/ directory for its compaction"
+    : 'a table could not be read: git would fail to compact this stack' };
   r.diagnosis = diagnoseStack(r, c);
   const sim = simulationSentence(r, a);
   if (sim) r.diagnosis += ' ' + sim;
