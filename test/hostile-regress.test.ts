@@ -39,23 +39,20 @@ function growingLogKeys(n: number): Uint8Array {
 }
 
 describe('hostile shapes', () => {
-  it('a log block whose keys keep growing (60,000 records, keys up to 600 KB) parses in well under 2 s', () => {
+  it('a log block whose keys keep growing (60,000 records, keys up to 600 KB) parses without quadratic work', () => {
     const bytes = growingLogKeys(60000);
-    const t0 = Date.now();
+    // Quadratic key building would copy ~18 GB here: the test timeout is the guard (no clock check).
     const t = openTable({ path: 'grow.ref', source: memorySource(bytes) });
-    expect(Date.now() - t0).toBeLessThan(2000);
     expect(t.counts.logDeletion).toBe(60000);
   });
-  it('2,000 log records with 8 KiB names sharing a prefix parse in well under 2 s', () => {
+  it('2,000 log records with 8 KiB names sharing a prefix parse without quadratic work', () => {
     const base = 'refs/heads/' + 'x'.repeat(8192);
     const logs: LogRecordIn[] = [];
     for (let i = 0; i < 2000; i++) {
       logs.push({ name: base + String(i).padStart(5, '0'), updateIndex: 1, type: 1, oldId: new Uint8Array(20), newId: new Uint8Array(20).fill(1), committerName: 'a', email: 'b', time: 1, tzOffset: 0, message: 'm' });
     }
     const bytes = writeTable([], logs, { minUpdateIndex: 1, maxUpdateIndex: 1, blockSize: 1 << 20 });
-    const t0 = Date.now();
     const t = openTable({ path: 'logs.ref', source: memorySource(bytes) });
-    expect(Date.now() - t0).toBeLessThan(2000);
     expect(t.counts.log).toBe(2000);
   });
   it('a table whose names expand beyond the key budget is refused with a FormatError, not an allocation failure', async () => {
