@@ -114,3 +114,23 @@ describe.skipIf(gitSkipReason)('worktrees, as real git lists their refs', () => 
     }
   }
 });
+
+describe('a files-backend worktree (hand-built)', () => {
+  it('root refs from the worktree, shared refs and packed-refs from commondir, the main worktree\'s own left out', () => {
+    // The worktree has nothing under refs/ (no per-worktree refs yet) and no config: only
+    // HEAD, ORIG_HEAD and commondir. The main repository: its own HEAD (on master), a loose
+    // main, a packed tag, and refs/bisect/x (the main worktree's: not listed in the linked one).
+    const files = [
+      f('HEAD', 'ref: refs/heads/main\n'), f('ORIG_HEAD', `${C}\n`), f('commondir', '../..\n'), f('gitdir', '/x/wt/.git\n'),
+      f('../../HEAD', 'ref: refs/heads/master\n'), f('../../config', '[core]\n'),
+      f('../../refs/heads/main', `${A}\n`), f('../../refs/bisect/x', `${B}\n`),
+      f('../../packed-refs', `# pack-refs with: peeled fully-peeled sorted \n${B} refs/tags/v1\n`),
+    ];
+    const c = classifyInput(files);
+    expect(c.kind).toBe('files');
+    expect(c.root).toBe('');
+    expect(analysisRefs(analyzeFiles(files))).toEqual([
+      { name: 'HEAD', oid: A }, { name: 'ORIG_HEAD', oid: C }, { name: 'refs/heads/main', oid: A }, { name: 'refs/tags/v1', oid: B },
+    ]);
+  });
+});

@@ -54,7 +54,8 @@ function isReflog(f: InputFile): boolean {
 /**
  * Classify a set of files. Rules, first match wins:
  * 1. a git directory: the shallowest directory holding a `HEAD` file together with a `config`,
- *    a `packed-refs`, a `reftable/tables.list` or files under `refs/` (never one inside `logs/`,
+ *    a `packed-refs`, a `reftable/tables.list`, a `commondir` (a worktree: see `worktreeOf`) or
+ *    files under `refs/` (never one inside `logs/`,
  *    whose `logs/HEAD` sits next to `logs/refs/`, nor one whose `HEAD` is a reflog: the `logs/`
  *    folder given on its own). With `reftable/tables.list` it is a reftable
  *    repository; otherwise the files backend rooted there (an unborn or fully packed repository
@@ -76,7 +77,7 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
   const gitDirs = norm
     .filter((f) => baseOf(f.path) === 'HEAD' && !inLogs(dirOf(f.path)) && !isReflog(f))
     .map((f) => dirOf(f.path))
-    .filter((d) => byPath.has(d + 'config') || byPath.has(d + 'packed-refs') || byPath.has(d + 'reftable/tables.list')
+    .filter((d) => byPath.has(d + 'config') || byPath.has(d + 'packed-refs') || byPath.has(d + 'reftable/tables.list') || byPath.has(d + 'commondir')
       || norm.some((g) => g.path.startsWith(d + 'refs/')))
     .sort((a, b) => depth(a) - depth(b));
   const reftableAt = (dir: string, list: InputFile, what: string): ClassifiedInput => ({
