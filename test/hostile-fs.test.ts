@@ -119,6 +119,14 @@ describe('non-regular files and streams', () => {
     expectOneLine(run(['refs', fifo]), /expected a regular file or a directory, found a named pipe \(FIFO\)/);
     expectOneLine(run(['refs', '/dev/zero']), /expected a regular file or a directory, found a character device/);
   });
+  it('a 70 MiB tables.list (sparse): refused at the documented cap before it is read', () => {
+    const dir = path.join(tmp, 'biglist', 'reftable');
+    fs.mkdirSync(dir, { recursive: true });
+    const fd = fs.openSync(path.join(dir, 'tables.list'), 'w');
+    fs.ftruncateSync(fd, 70 * 1024 * 1024);
+    fs.closeSync(fd);
+    expectOneLine(run(['refs', dir]), /tables\.list: offset 67108864: expected a tables\.list of at most 67,108,864 bytes .*found 73,400,320 bytes/);
+  });
   it('simulate --stdin /dev/zero stops at the documented cap with one line (it used to grow without end)', () => {
     const r = run(['simulate', path.join(FX, 'basic-sha1/reftable'), '--stdin', '/dev/zero']);
     expectOneLine(r, /\/dev\/zero: offset 67108864: expected update-ref --stdin input of at most 67,108,864 bytes/);

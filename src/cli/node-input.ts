@@ -102,6 +102,11 @@ export const MAX_DEPTH = 256;
 export const MAX_DIRECTORIES = 100_000;
 /** Most files one walk collects (loose refs, tables, reflogs together). */
 export const MAX_FILES = 2_000_000;
+/**
+ * Largest `tables.list` taken (it is read whole): 64 MiB is 1.5 million lines of git's
+ * 43-byte table names; git itself keeps stacks to a few dozen tables.
+ */
+export const MAX_TABLES_LIST_BYTES = 64 * 1024 * 1024;
 
 /**
  * Files whose kind matters to git: not regular means git fails or blocks on them (a FIFO named
@@ -257,7 +262,12 @@ function entry(root: WalkRoot, full: string, rel: string, name: string, ancestor
     if (mustBeRegular(name) && name !== 'HEAD' && name !== 'config' && name !== 'commondir') throw new FormatError(rel, 0, `${name} to be a regular file, found a directory`);
     return 'dir';
   }
-  if (st.isFile()) return { path: rel, source: fileSource(full, rel) };
+  if (st.isFile()) {
+    if (name === 'tables.list' && st.size > MAX_TABLES_LIST_BYTES) {
+      throw new FormatError(rel, MAX_TABLES_LIST_BYTES, `a tables.list of at most ${MAX_TABLES_LIST_BYTES.toLocaleString('en-US')} bytes (refscope's limit: it is read whole), found ${st.size.toLocaleString('en-US')} bytes`);
+    }
+    return { path: rel, source: fileSource(full, rel) };
+  }
   if (mustBeRegular(name)) throw new FormatError(rel, 0, `${name} to be a regular file, found ${kindOf(st)}`);
   return null;
 }
