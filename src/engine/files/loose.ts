@@ -20,7 +20,11 @@
  * - The merged view overlays loose on packed: both sorted by name, on equal names the loose
  *   entry wins (even a broken one, which then hides the packed value). for-each-ref leaves out
  *   broken symrefs silently and other broken refs with a warning, lists refs whose object does
- *   not exist (not checked here), and sorts the output by name.
+ *   not exist (not checked here). git 2.47 sorts the output by name; git 2.55 prints the merged
+ *   iteration as it comes (ref-filter.c `can_do_iterative_format`), which differs when a
+ *   packed-refs file says `sorted` and is not.
+ * - Lock files: `packed-refs.lock` and `<ref>.lock` (files-backend.c `lock_raw_ref`,
+ *   lockfile.c: created with O_EXCL) make git's writers fail; they are findings.
  */
 import { type InputFile, FormatError, readAll, bytesToKey, textToKey } from '../basics.ts';
 import {
