@@ -146,7 +146,7 @@ function gitRefs(repo: { git(a: string[]): string }): string {
 
 describe.skipIf(gitSkipReason)('symlinked loose refs, as real git reads them', () => {
   for (const g of realGits()) {
-    it(`git ${g.version}: a symlink symref, a link to a file, a dangling symref-style link, a linked directory`, () => {
+    it(`git ${g.version}: a symlink symref, a link to a file, a dangling symref-style link, a linked directory, a FIFO`, () => {
       const repo = gitRepo(g, { format: 'files' });
       try {
         repo.git(['commit', '-q', '--allow-empty', '-m', 'one']);
@@ -165,6 +165,8 @@ describe.skipIf(gitSkipReason)('symlinked loose refs, as real git reads them', (
         fs.symlinkSync('../../refs/tags/v1', path.join(heads, 'viafile'));
         // A directory inside the repository, not a loop: walked.
         fs.symlinkSync('../tags', path.join(heads, 'tagdir'));
+        // A FIFO: git's listing skips it (its type is neither file nor directory).
+        execFileSync('mkfifo', [path.join(heads, 'pipe')]);
         const want = gitRefs(repo);
         const r = run(['refs', repo.gitDir]);
         expect(r.stderr).toBe('');
