@@ -630,3 +630,22 @@ describe.skipIf(gitSkipReason)('packed-refs order, duplicates and locks, as real
     });
   }
 });
+
+describe('read limits on loose refs (hand-built)', () => {
+  it('a loose ref larger than 64 KiB: an id and whitespace first is exact, a big "ref:" file is broken', () => {
+    // git reads the whole file; after the id and one whitespace byte anything may follow
+    // (parse_loose_ref_contents), so the first 64 KiB decide it.
+    const big = new Uint8Array(100_000).fill(0x78); // 'x'
+    big.set(enc(`${O('c')} `), 0);
+    const symref = new Uint8Array(100_000).fill(0x20);
+    symref.set(enc('ref: refs/heads/main'), 0);
+    const repo = loadFilesRepo([
+      file('HEAD', 'ref: refs/heads/main\n'), file('refs/heads/main', `${O('a')}\n`),
+      file('refs/heads/big', big), file('refs/heads/bigsym', symref),
+    ]);
+    const byName = Object.fromEntries(repo.loose.map((l) => [l.name, l]));
+    expect(byName['refs/heads/big']).toMatchObject({ broken: false, resolved: O('c') });
+    expect(byName['refs/heads/bigsym']).toMatchObject({ broken: true, content: { kind: 'broken' } });
+    expect((byName['refs/heads/bigsym'].content as { reason: string }).reason).toMatch(/a "ref:" file of 100,000 bytes, more than refscope reads \(65,536\)/);
+  });
+});
