@@ -3,7 +3,13 @@
  * expected kinds and refs are computed by hand from the file contents written here.
  */
 import { describe, it, expect } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { classifyInput, analyzeFiles, analysisRefs, memorySource, type InputFile } from '../src/engine/index.ts';
+import { realGits, gitSkipReason, gitRepo, run, type RealGit } from './lib/realgit.ts';
+
+const BIN = path.join(__dirname, '..', 'bin/refscope.mjs');
 
 const A = 'a'.repeat(40), B = 'b'.repeat(40), C = 'c'.repeat(40);
 function f(path: string, text: string): InputFile {
@@ -57,5 +63,74 @@ describe('classifyInput', () => {
     expect(classifyInput([f('packed-refs', `${A} refs/heads/x\n`)]).kind).toBe('packed-refs');
     expect(classifyInput([f('reftable/tables.list', '')]).kind).toBe('reftable');
     expect(classifyInput([f('README', 'hello')]).kind).toBe('empty');
+  });
+});
+
+/** `git for-each-ref --include-root-refs` as "<oid> <name>" lines, run in `cwd`. */
+function forEachRef(g: RealGit, cwd: string, env: NodeJS.ProcessEnv): string {
+  return run(g.git, ['for-each-ref', '--include-root-refs', '--format=%(objectname) %(refname)'], { cwd, env }).stdout;
+}
+
+describe.skipIf(gitSkipReason)('worktrees, as real git lists their refs', () => {
+  for (const g of realGits()) {
+    for (const format of ['reftable', 'files'] as const) {
+      it(`git ${g.version}, ${format}: refs of a linked worktree = for-each-ref run in it`, () => {
+        const repo = gitRepo(g, { format });
+        try {
+          repo.git(['commit', '-q', '--allow-empty', '-m', 'one']);
+          repo.git(['tag', '-a', '-m', 'v1', 'v1']);
+          // Per-worktree refs of the main worktree: the linked one must not list them.
+          repo.git(['update-ref', 'refs/bisect/main-only', 'HEAD']);
+          repo.git(['update-ref', 'refs/worktree/main-only', 'HEAD']);
+          const wtDir = path.join(path.dirname(repo.dir), 'wt');
+          repo.git(['worktree', 'add', '-q', '-b', 'side', wtDir]);
+          const inWt = (args: string[]) => run(g.git, args, { cwd: wtDir, env: repo.env }).stdout;
+          inWt(['commit', '-q', '--allow-empty', '-m', 'two']);
+          inWt(['update-ref', 'refs/worktree/mine', 'HEAD']);
+          inWt(['update-ref', 'refs/bisect/bad', 'HEAD~1']);
+          inWt(['update-ref', 'ORIG_HEAD', 'HEAD~1']);
+          inWt(['symbolic-ref', 'refs/worktree/to-main', 'refs/heads/main']);
+          inWt(['update-ref', 'refs/rewritten/x', 'HEAD']);
+          inWt(['update-ref', '-d', 'refs/rewritten/x']);
+          const want = forEachRef(g, wtDir, repo.env);
+          // Sanity: the worktree's own refs and the shared ones, none of the main worktree's.
+          expect(want).toContain(' refs/worktree/mine\n');
+          expect(want).toContain(' refs/heads/main\n');
+          expect(want).not.toContain('main-only');
+          const gitDir = path.join(repo.gitDir, 'worktrees', 'wt');
+          for (const p of [gitDir, wtDir]) {
+            const r = spawnSync(process.execPath, [BIN, 'refs', p], { encoding: 'latin1', timeout: 60_000 });
+            expect(r.stderr).toBe('');
+            expect(r.stdout).toBe(want);
+          }
+          // The main worktree still lists its own per-worktree refs and not the linked one's.
+          const r = spawnSync(process.execPath, [BIN, 'refs', repo.gitDir], { encoding: 'latin1', timeout: 60_000 });
+          expect(r.stdout).toBe(forEachRef(g, repo.dir, repo.env));
+        } finally {
+          repo.dispose();
+          fs.rmSync(path.join(path.dirname(repo.dir), 'wt'), { recursive: true, force: true });
+        }
+      });
+    }
+  }
+});
+
+describe('a files-backend worktree (hand-built)', () => {
+  it('root refs from the worktree, shared refs and packed-refs from commondir, the main worktree\'s own left out', () => {
+    // The worktree has nothing under refs/ (no per-worktree refs yet) and no config: only
+    // HEAD, ORIG_HEAD and commondir. The main repository: its own HEAD (on master), a loose
+    // main, a packed tag, and refs/bisect/x (the main worktree's: not listed in the linked one).
+    const files = [
+      f('HEAD', 'ref: refs/heads/main\n'), f('ORIG_HEAD', `${C}\n`), f('commondir', '../..\n'), f('gitdir', '/x/wt/.git\n'),
+      f('../../HEAD', 'ref: refs/heads/master\n'), f('../../config', '[core]\n'),
+      f('../../refs/heads/main', `${A}\n`), f('../../refs/bisect/x', `${B}\n`),
+      f('../../packed-refs', `# pack-refs with: peeled fully-peeled sorted \n${B} refs/tags/v1\n`),
+    ];
+    const c = classifyInput(files);
+    expect(c.kind).toBe('files');
+    expect(c.root).toBe('');
+    expect(analysisRefs(analyzeFiles(files))).toEqual([
+      { name: 'HEAD', oid: A }, { name: 'ORIG_HEAD', oid: C }, { name: 'refs/heads/main', oid: A }, { name: 'refs/tags/v1', oid: B },
+    ]);
   });
 });

@@ -1,9 +1,25 @@
 /**
- * Node side of input: turn a path on disk into engine `InputFile`s (lazy, sliced reads).
+ * Node side of input: turn a path on disk into engine `InputFile`s (lazy, sliced reads), without
+ * ever reading outside the input directory, and capped reads for inputs that are streams.
+ *
+ * Symbolic links (docs/limits.md, "Symbolic links", says what git does and where refscope
+ * differs):
+ * - git's loose-ref walk follows symlinks (refs/files-backend.c `loose_fill_ref_dir` asks
+ *   dir.c `get_dtype(..., follow_symlink=1)`, i.e. `stat`): a link to a directory is walked as a
+ *   directory, a link to a regular file is read as a ref, a dangling link is not listed. refscope
+ *   walks the same links as long as their target is inside the input directory and is not one of
+ *   the directories the walk is already inside (a loop, told by device and inode numbers).
+ * - A link whose text is a ref name (`refs/...`, valid by `check_refname_format`) is a symref in
+ *   git without reading its target (files-backend.c `read_ref_internal`, "Follow normalized
+ *   symlinks by hand"); refscope gives the engine `ref: <text>` for it.
+ * - A link to anything outside the input, or a loop, ends the run with a one-line FormatError
+ *   (exit 3) naming the link: git would follow it (outside the repository, or, for a loop, until
+ *   the path exceeds PATH_MAX: with two such links it never ends).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { FormatError, type ByteSource, type InputFile } from '../engine/basics.ts';
+import { checkRefnameFormat } from '../engine/files/refname.ts';
 
 /** Open file descriptors, most recently used last; at most `MAX_OPEN` stay open. */
 const open = new Map<string, number>();
@@ -20,17 +36,40 @@ function fdFor(file: string): number {
     open.delete(oldest);
     fs.closeSync(ofd);
   }
-  fd = fs.openSync(file, 'r');
+  fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const st = fs.fstatSync(fd);
+  if (!st.isFile()) {
+    // Swapped for a FIFO or device after the walk looked at it: never block or read a stream.
+    fs.closeSync(fd);
+    throw new FormatError(file, 0, `a regular file, found ${kindOf(st)}`);
+  }
   open.set(file, fd);
   return fd;
 }
 
+/** What kind of file system object `st` is, in words (for errors: never the file's bytes). */
+export function kindOf(st: fs.Stats): string {
+  if (st.isFile()) return 'a regular file';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a named pipe (FIFO)';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  return 'a special file';
+}
+
 /**
- * A `ByteSource` over a file on disk, read with `fs.readSync` in slices. Descriptors are shared
- * through a small LRU (64 open at most), so a stack of 50,000 tables does not run out of them.
+ * A `ByteSource` over a regular file on disk, read with `fs.readSync` in slices. Its size is
+ * fixed when it is made (reads never go past it, so a file that grows cannot make a read grow).
+ * Descriptors are shared through a small LRU (64 open at most), so a stack of 50,000 tables
+ * does not run out of them. Anything but a regular file is refused (a FIFO would block, a device
+ * never ends).
  */
-export function fileSource(file: string): ByteSource {
-  const size = fs.statSync(file).size;
+export function fileSource(file: string, name = file): ByteSource {
+  const st = fs.statSync(file);
+  if (!st.isFile()) throw new FormatError(name, 0, `a regular file, found ${kindOf(st)}`);
+  const size = st.size;
   return {
     size,
     read(offset: number, length: number): Uint8Array {
@@ -49,61 +88,248 @@ export function fileSource(file: string): ByteSource {
   };
 }
 
+/** An in-memory `ByteSource` (the `ref: <target>` content given for a symlink symref). */
+function bytesSource(b: Uint8Array): ByteSource {
+  return { size: b.length, read: (o, l) => b.slice(Math.max(0, o), Math.max(0, Math.min(b.length, o + l))) };
+}
+
 /** Directories of a git dir that never hold refs (skipped when walking). */
 const SKIP = new Set(['objects', 'hooks', 'lfs', 'modules', 'worktrees', 'rr-cache', 'info', 'branches']);
+
+/** Deepest directory nesting walked (git itself has no limit but PATH_MAX; refs 40 levels deep occur). */
+export const MAX_DEPTH = 256;
+/** Most directories one walk enters (symlinked directories count each time they are entered). */
+export const MAX_DIRECTORIES = 100_000;
+/** Most files one walk collects (loose refs, tables, reflogs together). */
+export const MAX_FILES = 2_000_000;
+/**
+ * Largest `tables.list` taken (it is read whole): 64 MiB is 1.5 million lines of git's
+ * 43-byte table names; git itself keeps stacks to a few dozen tables.
+ */
+export const MAX_TABLES_LIST_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Files whose kind matters to git: not regular means git fails or blocks on them (a FIFO named
+ * `packed-refs` blocks `open`, a directory named `tables.list` cannot be read), so refscope
+ * refuses them rather than leaving them out.
+ */
+function mustBeRegular(name: string): boolean {
+  return name === 'tables.list' || name === 'packed-refs' || name === 'HEAD' || name === 'config' || name === 'commondir'
+    || name.endsWith('.ref');
+}
+
+/** Where the walk is: the input's real path (links must stay inside it). */
+interface WalkRoot {
+  real: string;
+}
+
+function inside(root: WalkRoot, real: string): boolean {
+  return real === root.real || real.startsWith(root.real.endsWith(path.sep) ? root.real : root.real + path.sep);
+}
+
+function devIno(st: fs.Stats): string {
+  return `${st.dev}:${st.ino}`;
+}
+
+/** The text of a symlink as a byte string (one char per byte), for the ref-name check. */
+function linkText(full: string): string {
+  return fs.readlinkSync(full, { encoding: 'buffer' }).toString('latin1');
+}
 
 /**
  * Collect the input files under `p`: the file itself (with its sibling `.ref` files for a
  * `tables.list`), or every file below the directory, skipping object storage; a working tree is
- * read through its `.git` directory. Paths are relative to `p` (just the name for a file).
+ * read through its `.git` directory (or the directory a `.git` file's `gitdir:` line names).
+ * Paths are relative to `p` (just the name for a file). Symbolic links: see the module comment.
+ * Throws `FormatError` for a link out of the input, a loop, a non-regular `tables.list`,
+ * `packed-refs`, `HEAD`, `config` or table, and past `MAX_DEPTH` / `MAX_DIRECTORIES` / `MAX_FILES`.
  */
 export function collectInput(p: string): InputFile[] {
-  const st = fs.statSync(p);
-  if (!st.isFile() && !st.isDirectory()) throw new FormatError(p, 0, 'a regular file or a directory (this is a device, socket or pipe)');
+  const lst = fs.lstatSync(p);
+  const st = lst.isSymbolicLink() ? fs.statSync(p) : lst;
+  if (!st.isFile() && !st.isDirectory()) throw new FormatError(p, 0, `a regular file or a directory, found ${kindOf(st)}`);
   if (st.isFile()) {
-    // A tables.list names its tables: take the .ref files beside it too.
+    // A tables.list names its tables: take the .ref files beside it too. The directory is then
+    // the input: tables.list itself must not lead out of it either.
     if (path.basename(p) === 'tables.list') {
       const dir = path.dirname(p);
-      return fs.readdirSync(dir)
-        .filter((n) => (n === 'tables.list' || n.endsWith('.ref')) && isFile(path.join(dir, n)))
-        .map((n) => ({ path: n, source: fileSource(path.join(dir, n)) }));
+      const root: WalkRoot = { real: fs.realpathSync(dir) };
+      const out: InputFile[] = [];
+      for (const n of fs.readdirSync(dir)) {
+        if (n !== 'tables.list' && !n.endsWith('.ref')) continue;
+        const f = entry(root, path.join(dir, n), n, n);
+        if (f && f !== 'dir') out.push(f);
+      }
+      return out;
     }
-    return [{ path: path.basename(p), source: fileSource(p) }];
+    return [{ path: path.basename(p), source: fileSource(p, path.basename(p)) }];
   }
   // A working tree: its repository is the .git directory (not whatever else the tree holds).
-  const dotGit = path.join(p, '.git');
-  if (fs.existsSync(dotGit) && fs.statSync(dotGit).isDirectory()) p = dotGit;
+  p = gitDirOf(p);
   const out: InputFile[] = [];
-  const walk = (dir: string, rel: string, depth: number) => {
-    if (depth > MAX_DEPTH) throw new FormatError(dir, 0, `directories nested at most ${MAX_DEPTH} deep`);
+  let dirs = 0;
+  let root: WalkRoot = { real: fs.realpathSync(p) };
+  const walk = (dir: string, rel: string, depth: number, ancestors: Set<string>) => {
+    if (depth > MAX_DEPTH) throw new FormatError(rel || dir, 0, `directories nested at most ${MAX_DEPTH} deep`);
+    if (++dirs > MAX_DIRECTORIES) throw new FormatError(rel || dir, 0, `at most ${MAX_DIRECTORIES.toLocaleString('en-US')} directories in one input (refscope's limit; symlinked directories count each time they are entered)`);
     for (const name of fs.readdirSync(dir)) {
       const full = path.join(dir, name);
       const r = rel ? `${rel}/${name}` : name;
-      let st: fs.Stats;
-      try {
-        st = fs.statSync(full); // follows symlinks, as git does for tables and refs
-      } catch {
-        continue; // a dangling symlink: not a file
+      const e = entry(root, full, r, name, ancestors);
+      if (e === null) continue;
+      if (e === 'dir') {
+        if (SKIP.has(name) && depth === 0) continue;
+        const key = devIno(fs.statSync(full));
+        if (ancestors.has(key)) {
+          // Only a bind mount gets here (links are caught in `entry`): a loop all the same.
+          throw new FormatError(r, 0, 'a directory tree without loops, found a directory that contains itself');
+        }
+        const next = new Set(ancestors);
+        next.add(key);
+        walk(full, r, depth + 1, next);
+        continue;
       }
-      if (st.isDirectory()) {
-        if (SKIP.has(name) && (rel === '' || rel === '.git')) continue;
-        walk(full, r, depth + 1);
-      } else if (st.isFile()) {
-        out.push({ path: r, source: fileSource(full) });
-      }
+      out.push(e);
+      if (out.length > MAX_FILES) throw new FormatError(r, 0, `at most ${MAX_FILES.toLocaleString('en-US')} files in one input (refscope's limit)`);
     }
   };
-  walk(p, '', 0);
+  walk(p, '', 0, new Set([devIno(fs.statSync(p))]));
+  // A worktree's git directory (`.git/worktrees/<name>`) names the main repository in
+  // `commondir`: git reads the shared refs there (worktree.c, setup.c get_common_dir). Its
+  // files are given under the relative path from here (`../../reftable/tables.list`), which
+  // engine/input.ts recognises from the same `commondir` line.
+  const common = commonDirOf(p, out);
+  if (common) {
+    root = { real: fs.realpathSync(common.dir) };
+    walk(common.dir, common.prefix.replace(/\/$/, ''), 0, new Set([devIno(fs.statSync(common.dir))]));
+  }
   return out;
 }
 
-/** Deepest directory nesting walked (git itself has no limit; refs 40 levels deep occur). */
-const MAX_DEPTH = 256;
+/**
+ * The main repository of a worktree git directory: the directory its `commondir` file names
+ * (relative to it, as git writes it, or absolute), with the prefix its files get (the relative
+ * path, `/`-separated, ending in '/'). Null when there is no usable `commondir`, or it names
+ * the directory itself.
+ */
+function commonDirOf(p: string, files: InputFile[]): { dir: string; prefix: string } | null {
+  const f = files.find((x) => x.path === 'commondir');
+  if (!f || f.source.size > 4096) return null;
+  const line = Buffer.from(f.source.read(0, f.source.size)).toString('utf8').replace(/\r?\n$/, '');
+  if (!line) return null;
+  const dir = path.resolve(p, line);
+  let st: fs.Stats;
+  try { st = fs.statSync(dir); } catch { return null; }
+  if (!st.isDirectory()) return null;
+  const rel = path.relative(p, dir).split(path.sep).join('/');
+  if (rel === '' || !rel.startsWith('..')) return null;
+  return { dir, prefix: rel + '/' };
+}
 
-function isFile(p: string): boolean {
+/**
+ * One directory entry: an `InputFile`, 'dir' (walk it), or null (left out, as git leaves it out
+ * of its listing: a dangling link, a FIFO/socket/device under an ordinary name).
+ */
+function entry(root: WalkRoot, full: string, rel: string, name: string, ancestors?: Set<string>): InputFile | 'dir' | null {
+  let st = fs.lstatSync(full);
+  if (st.isSymbolicLink()) {
+    const text = linkText(full);
+    let target: fs.Stats;
+    try {
+      target = fs.statSync(full);
+    } catch {
+      // Dangling (or a link loop the kernel gives up on): git's stat fails and it lists nothing.
+      if (mustBeRegular(name)) throw new FormatError(rel, 0, `${name} to be a regular file, found a symbolic link that leads nowhere`);
+      return null;
+    }
+    // git: a link whose text is a ref name is a symref, its target is not read. It is listed
+    // only when stat() found a regular file there (then get_dtype says DT_REG).
+    if (target.isFile() && text.startsWith('refs/') && checkRefnameFormat(text) && (name === 'HEAD' || !mustBeRegular(name))) {
+      return { path: rel, source: bytesSource(Uint8Array.from(Buffer.from(`ref: ${text}\n`, 'latin1'))) };
+    }
+    const real = fs.realpathSync(full);
+    if (!inside(root, real)) {
+      throw new FormatError(rel, 0,
+        `files and directories inside the input, found a symbolic link to ${kindOf(target)} outside it: refscope does not follow it (git would)`);
+    }
+    if (target.isDirectory() && ancestors?.has(devIno(target))) {
+      throw new FormatError(rel, 0,
+        'a directory tree without loops, found a symbolic link to a directory that contains it: git\'s loose-ref walk would follow it until the path passes PATH_MAX (with two such links it never ends)');
+    }
+    st = target;
+  }
+  if (st.isDirectory()) {
+    if (mustBeRegular(name) && name !== 'HEAD' && name !== 'config' && name !== 'commondir') throw new FormatError(rel, 0, `${name} to be a regular file, found a directory`);
+    return 'dir';
+  }
+  if (st.isFile()) {
+    if (name === 'tables.list' && st.size > MAX_TABLES_LIST_BYTES) {
+      throw new FormatError(rel, MAX_TABLES_LIST_BYTES, `a tables.list of at most ${MAX_TABLES_LIST_BYTES.toLocaleString('en-US')} bytes (refscope's limit: it is read whole), found ${st.size.toLocaleString('en-US')} bytes`);
+    }
+    return { path: rel, source: fileSource(full, rel) };
+  }
+  if (mustBeRegular(name)) throw new FormatError(rel, 0, `${name} to be a regular file, found ${kindOf(st)}`);
+  return null;
+}
+
+/**
+ * The git directory of a working tree: `<p>/.git` when it is a directory, the directory named by
+ * `gitdir: <path>` when `<p>/.git` is a file (a linked worktree or a submodule; git's own
+ * indirection, followed like `commondir`), else `p` itself.
+ */
+function gitDirOf(p: string): string {
+  const dotGit = path.join(p, '.git');
+  let st: fs.Stats;
   try {
-    return fs.statSync(p).isFile();
+    st = fs.statSync(dotGit);
   } catch {
-    return false;
+    return p;
+  }
+  if (st.isDirectory()) return dotGit;
+  if (!st.isFile() || st.size > 4096) return p;
+  const m = /^gitdir: *(.+?)\s*$/.exec(fs.readFileSync(dotGit, 'utf8'));
+  if (!m) return p;
+  const target = path.resolve(p, m[1]);
+  return fs.existsSync(target) && fs.statSync(target).isDirectory() ? target : p;
+}
+
+/** Largest `--stdin` input read (`simulate`): 200,000 updates of ~300 bytes fit well below it. */
+export const MAX_STDIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Read a whole input that may be a stream (`-` for standard input, a FIFO, `/dev/stdin`, a
+ * process substitution) or a regular file, at most `max` bytes. A regular file larger than
+ * `max` is refused before reading; a stream (pipe, socket, character device) is read in 1 MiB
+ * chunks and refused as soon as it passes `max` (so `/dev/zero` stops at `max`, not at the end of
+ * memory). Directories and block devices are refused. Errors are `FormatError`s naming the input.
+ */
+export function readInputCapped(file: string, max = MAX_STDIN_BYTES, what = 'input'): Uint8Array {
+  const label = file === '-' ? '(stdin)' : file;
+  const fd = file === '-' ? 0 : fs.openSync(file, 'r');
+  try {
+    const st = fs.fstatSync(fd);
+    if (st.isDirectory() || st.isBlockDevice()) throw new FormatError(label, 0, `${what} in a regular file, a pipe or a socket, found ${kindOf(st)}`);
+    if (st.isFile() && st.size > max) throw new FormatError(label, max, `${what} of at most ${max.toLocaleString('en-US')} bytes (refscope's limit), found ${st.size.toLocaleString('en-US')} bytes`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    for (;;) {
+      let n: number;
+      try {
+        n = fs.readSync(fd, chunk, 0, chunk.length, null);
+      } catch (e) {
+        // A non-blocking standard input with nothing yet: wait a little and try again.
+        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10); continue; }
+        if ((e as NodeJS.ErrnoException).code === 'EOF') break;
+        throw e;
+      }
+      if (n <= 0) break;
+      total += n;
+      if (total > max) throw new FormatError(label, max, `${what} of at most ${max.toLocaleString('en-US')} bytes (refscope's limit), found more (a stream that does not end, such as /dev/zero, stops here)`);
+      chunks.push(Buffer.from(chunk.subarray(0, n)));
+    }
+    return new Uint8Array(Buffer.concat(chunks, total));
+  } finally {
+    if (fd !== 0) fs.closeSync(fd);
   }
 }

@@ -11,7 +11,7 @@
  * 3 invalid input (`refscope: <file>: offset <n>: expected <what>`, e.g. a bad line in the --stdin
  * file, or a damaged table — the simulation then runs on the readable tables first).
  */
-import fs from 'node:fs';
+import { readInputCapped, MAX_STDIN_BYTES } from './node-input.ts';
 import type { Command } from './commands.ts';
 import { parseArgs, loadPath, firstError, UsageError, intFlag } from './common.ts';
 import { displayName, FormatError } from '../engine/basics.ts';
@@ -152,7 +152,7 @@ async function run(argv: string[]): Promise<number> {
     }
   } else {
     if (typeof stdinPath !== 'string' || stdinPath === '') throw new UsageError('--stdin needs a file (or - for standard input)');
-    const bytes = stdinPath === '-' ? new Uint8Array(fs.readFileSync(0)) : new Uint8Array(fs.readFileSync(stdinPath));
+    const bytes = readInputCapped(stdinPath, MAX_STDIN_BYTES, 'update-ref --stdin input');
     w = sim.parseStdin(bytes, { z, file: stdinPath === '-' ? '(stdin)' : stdinPath });
   }
   let res: SimulationResult;

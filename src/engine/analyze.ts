@@ -7,6 +7,7 @@ import { classifyInput, configSaysReftable, type ClassifiedInput } from './input
 import { loadStack, mergeTables, type Stack, type MergedView } from './stack.ts';
 import { listRefs, type ListedRef } from './refs.ts';
 import type { OpenOptions } from './table.ts';
+import { loadWorktreeStacks } from './worktree.ts';
 
 /** Result of analysing one input. Exactly one of `stack` or `files` is set (unless `kind` is empty). */
 export interface Analysis {
@@ -46,9 +47,11 @@ export function analyzeFiles(files: InputFile[], opts: OpenOptions = {}): Analys
     throw new FormatError(files[0]?.path ?? '(input)', -1, 'a reftable directory (tables.list), .ref files, a packed-refs file or a .git directory');
   }
   if (input.kind === 'reftable') {
-    const stack = loadStack(input.tablesList, input.tableFiles, opts);
+    // A worktree: its own stack and the main repository's, listed together (engine/worktree.ts).
+    const wt = input.worktree ? loadWorktreeStacks(input, opts) : null;
+    const stack = wt ? wt.stack : loadStack(input.tablesList, input.tableFiles, opts);
     for (const f of stack.findings) findings.push(f);
-    const merged = mergeTables(stack.tables);
+    const merged = wt ? wt.merged : mergeTables(stack.tables);
     // A tombstone table with nothing under it: all its records are tombstones and none hides anything.
     stack.tables.forEach((t, i) => {
       if (t && t.refs.count > 0 && t.counts.tombstone === t.refs.count && merged.tombstonesHidingBy[i] === 0) {

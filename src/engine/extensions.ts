@@ -247,8 +247,8 @@ function diagnoseFiles(p: PackedRefsJson): string {
     if (p.gitDies) parts.push(`git dies on this file (${p.gitDies.when}): line ${p.gitDies.line}, offset ${p.gitDies.offset}: ${p.gitDies.message}.`);
     if (p.claimsSorted && !p.sorted) {
       parts.push(`The header claims "sorted" but the records are not byte-sorted, so git's binary search over the file misses ${plural(p.unfoundByBinarySearch.length, 'ref')} that are in it.`);
-    } else if (!p.claimsSorted && p.records > 1) {
-      parts.push(`Without the "sorted" trait git sorts a copy of all ${fmt(p.records)} records on every load.`);
+    } else if (!p.claimsSorted && !p.sorted && p.records > 1) {
+      parts.push(`Without the "sorted" trait and out of order, the file makes git sort a copy of all ${fmt(p.records)} records on every load.`);
     }
     if (p.duplicates.length) parts.push(`${plural(p.duplicates.length, 'name')} appear twice (git lists them twice).`);
     const pc = p.peelCoverage;
@@ -281,8 +281,11 @@ registerReportExtension((r, a, opts) => {
   const factor = opts?.factor ?? 2;
   // With an unreadable table git's own compaction fails: no segment is predicted from sizes
   // that include a table nobody can read.
-  const c = r.stack.incomplete ? null : compactionReport(r, a, factor);
-  r.stack.compaction = c ?? { factor, segment: null, incomplete: true, reason: 'a table could not be read: git would fail to compact this stack' };
+  // A worktree's tables are two stacks (its own and the main repository's) that compact apart.
+  const c = r.stack.incomplete || a.input.worktree ? null : compactionReport(r, a, factor);
+  r.stack.compaction = c ?? { factor, segment: null, incomplete: true, reason: a.input.worktree
+    ? "a worktree: its own stack and the main repository's compact separately; analyze each reftable/ directory for its compaction"
+    : 'a table could not be read: git would fail to compact this stack' };
   r.diagnosis = diagnoseStack(r, c);
   const sim = simulationSentence(r, a);
   if (sim) r.diagnosis += ' ' + sim;

@@ -11,7 +11,10 @@
  * - `files/estimate.ts`: `estimateReftable`, the same refs as a reftable (an estimate).
  * - `files/json.ts`: `packedRefsSection` / `filesRepoSection`, the `packedRefs` JSON section
  *   (docs/packed-refs.md).
- * - `files/refname.ts`: git's refname rules (`checkRefnameFormat`, `refnameIsSafe`, root refs).
+ * - `files/refname.ts`: git's refname rules (`checkRefnameFormat`, `refnameIsSafe`, root refs,
+ *   `worktreeRefType`: whose ref a name is in a worktree).
+ * Worktrees: `input.ts classifyInput` picks the files git reads for a files-backend worktree;
+ * `worktree.ts` merges a reftable worktree's two stacks.
  */
 export {
   type HashKind, type GitDies, type FilesFinding, type PackedRecord, type PeeledTrait, type BisectStats,
@@ -21,9 +24,12 @@ export {
 export {
   type LooseContent, type LooseRef, type ReflogSummary, type ReflogEntry, type FilesRepo, type LoadFilesOptions,
   type MergedEntry, type FilesRefsOptions, type PackRefsAuto, type FilesLookupCost, type LooseStats,
-  FILES_SYMREF_MAXDEPTH, parseLooseContent, parseReflog, loadFilesRepo, resolveName, mergedEntries, filesRefs,
+  FILES_SYMREF_MAXDEPTH, LOOSE_REF_MAX_BYTES, REFLOG_MAX_BYTES, PACKED_REFS_MAX_BYTES, parseLooseContent, parseReflog, loadFilesRepo, resolveName, mergedEntries, filesRefs,
   packRefsAuto, looseStats,
 } from './files/loose.ts';
 export { type EstimateRef, type ReftableEstimate, estimateReftable } from './files/estimate.ts';
 export { type FilesFindingJson, type PackedRefsJson, packedRefsSection, filesRepoSection } from './files/json.ts';
-export { checkRefnameFormat, refnameIsSafe, isRootRefName, isPseudoRefName, listedByForEachRef } from './files/refname.ts';
+export {
+  checkRefnameFormat, refnameIsSafe, isRootRefName, isPseudoRefName, listedByForEachRef, isSharedRefName, isPerWorktreeRefName,
+  worktreeRefType,
+} from './files/refname.ts';

@@ -4,6 +4,7 @@
  * Paths are `/`-separated and relative to what was dropped or named on the command line.
  */
 import { type InputFile, readAll } from './basics.ts';
+import { isPerWorktreeRefName } from './files/refname.ts';
 
 /** What kind of ref store the input is. */
 export type InputKind = 'reftable' | 'files' | 'packed-refs' | 'empty';
@@ -21,6 +22,13 @@ export interface ClassifiedInput {
   gitFiles: InputFile[];
   /** Human-readable description, e.g. "reftable stack (.git/reftable/tables.list)". */
   description: string;
+  /**
+   * A reftable worktree (`.git/worktrees/<name>` with `commondir`) given with its main
+   * repository: `tablesList`/`tableFiles` are the worktree's own stack, these the main one's
+   * (engine/worktree.ts merges them as git does). A files-backend worktree needs no such field:
+   * its `gitFiles` are already the files git reads for it.
+   */
+  worktree?: { commonRoot: string; commonTablesList: InputFile; commonTableFiles: InputFile[] };
 }
 
 function dirOf(p: string): string {
@@ -46,7 +54,8 @@ function isReflog(f: InputFile): boolean {
 /**
  * Classify a set of files. Rules, first match wins:
  * 1. a git directory: the shallowest directory holding a `HEAD` file together with a `config`,
- *    a `packed-refs`, a `reftable/tables.list` or files under `refs/` (never one inside `logs/`,
+ *    a `packed-refs`, a `reftable/tables.list`, a `commondir` (a worktree: see `worktreeOf`) or
+ *    files under `refs/` (never one inside `logs/`,
  *    whose `logs/HEAD` sits next to `logs/refs/`, nor one whose `HEAD` is a reflog: the `logs/`
  *    folder given on its own). With `reftable/tables.list` it is a reftable
  *    repository; otherwise the files backend rooted there (an unborn or fully packed repository
@@ -54,7 +63,10 @@ function isReflog(f: InputFile): boolean {
  * 2. a `tables.list` (shallowest) → reftable stack in its directory;
  * 3. `.ref` files → lone tables (ordered by update index);
  * 4. a `packed-refs` file (shallowest) → that file alone;
- * 5. nothing recognised → `empty`.
+ * 5. a file that is a packed-refs file by its content (`looksLikePackedRefs`): one whose name
+ *    contains `packed-refs` (`backup.packed-refs`, `packed-refs.bak`), else, in an input of at
+ *    most 16 files, any file → that file alone, read as packed-refs (its name kept for messages);
+ * 6. nothing recognised → `empty`.
  * A git `config` saying `refStorage = reftable` without a `reftable/` directory is reported by the caller.
  */
 export function classifyInput(files: InputFile[]): ClassifiedInput {
@@ -65,7 +77,7 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
   const gitDirs = norm
     .filter((f) => baseOf(f.path) === 'HEAD' && !inLogs(dirOf(f.path)) && !isReflog(f))
     .map((f) => dirOf(f.path))
-    .filter((d) => byPath.has(d + 'config') || byPath.has(d + 'packed-refs') || byPath.has(d + 'reftable/tables.list')
+    .filter((d) => byPath.has(d + 'config') || byPath.has(d + 'packed-refs') || byPath.has(d + 'reftable/tables.list') || byPath.has(d + 'commondir')
       || norm.some((g) => g.path.startsWith(d + 'refs/')))
     .sort((a, b) => depth(a) - depth(b));
   const reftableAt = (dir: string, list: InputFile, what: string): ClassifiedInput => ({
@@ -75,6 +87,8 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
   });
   if (gitDirs.length) {
     const root = gitDirs[0];
+    const wt = worktreeOf(root, norm, byPath);
+    if (wt) return wt;
     const list = byPath.get(root + 'reftable/tables.list');
     if (list) return reftableAt(root + 'reftable/', list, 'reftable repository');
     if (!configSaysReftable(byPath.get(root + 'config'))) {
@@ -93,7 +107,92 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
     const f = packed[0];
     return { kind: 'packed-refs', root: dirOf(f.path), tablesList: null, tableFiles: [], gitFiles: [{ ...f, path: 'packed-refs' }], description: `packed-refs file (${f.path})` };
   }
+  const sniffed = norm.filter((f) => baseOf(f.path).includes('packed-refs')).sort((a, b) => depth(a.path) - depth(b.path));
+  const byContent = [...sniffed, ...(norm.length <= 16 ? norm.filter((f) => !sniffed.includes(f)) : [])].find(looksLikePackedRefs);
+  if (byContent) {
+    const f = byContent;
+    // Read as `packed-refs` (what the files backend looks for), reported under its own name.
+    const asPacked = Object.assign({ path: 'packed-refs', source: f.source }, { displayPath: f.path });
+    return { kind: 'packed-refs', root: dirOf(f.path), tablesList: null, tableFiles: [], gitFiles: [asPacked], description: `packed-refs file, recognised by its content (${f.path})` };
+  }
   return { kind: 'empty', root: '', tablesList: null, tableFiles: [], gitFiles: [], description: 'no reftable, packed-refs or .git files found' };
+}
+
+/**
+ * A packed-refs file by its first bytes: the header git writes (`# pack-refs with:`), or a
+ * first line `<40 or 64 hex digits> SP refs/…`.
+ */
+export function looksLikePackedRefs(f: InputFile): boolean {
+  let head: Uint8Array;
+  try { head = f.source.read(0, 128); } catch { return false; }
+  let t = '';
+  for (let i = 0; i < head.length; i++) t += String.fromCharCode(head[i]);
+  return t.startsWith('# pack-refs with:') || /^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64}) refs\//.test(t);
+}
+
+/**
+ * A worktree's git directory (`root` holds `commondir`) with its main repository's files under
+ * the path `commondir` names, relative to `root` (`../../reftable/tables.list`: the CLI gives
+ * them so). Reftable: the two stacks (see `ClassifiedInput.worktree`). Files backend: the files
+ * git reads for this worktree (refs/files-backend.c `files_ref_path`): root refs (HEAD,
+ * ORIG_HEAD, …), `refs/{bisect,worktree,rewritten}/` and their reflogs from the worktree, every
+ * other ref, `packed-refs`, `config` and reflog from the main repository. Null if `root` is not
+ * a worktree or its main repository is not in the input (the worktree alone is then read as is).
+ */
+function worktreeOf(root: string, norm: InputFile[], byPath: Map<string, InputFile>): ClassifiedInput | null {
+  const cd = byPath.get(root + 'commondir');
+  if (!cd || cd.source.size > 4096) return null;
+  const line = new TextDecoder().decode(readAll(cd.source)).replace(/\r?\n$/, '');
+  let prefix: string | null = null;
+  if (line && !line.startsWith('/')) prefix = normalizeDir(root + line);
+  if (prefix === null || !byPath.has(prefix + 'HEAD')) {
+    // An absolute commondir: its files are under the shortest "../…" directory holding a HEAD.
+    const heads = norm.map((f) => f.path).filter((p) => /^(\.\.\/)+HEAD$/.test(p)).sort((a, b) => a.length - b.length);
+    prefix = heads.length ? heads[0].slice(0, -4) : null;
+  }
+  if (prefix === null || prefix === root || !byPath.has(prefix + 'HEAD')) return null;
+  const common = prefix;
+  const ownList = byPath.get(root + 'reftable/tables.list');
+  const commonList = byPath.get(common + 'reftable/tables.list');
+  if (ownList && commonList) {
+    const refsIn = (dir: string) => norm.filter((f) => dirOf(f.path) === dir && f.path.endsWith('.ref'));
+    return {
+      kind: 'reftable', root: root + 'reftable/', tablesList: ownList, tableFiles: refsIn(root + 'reftable/'), gitFiles: [],
+      description: `reftable worktree (${ownList.path}) with its main repository's stack (${commonList.path})`,
+      worktree: { commonRoot: common, commonTablesList: commonList, commonTableFiles: refsIn(common + 'reftable/') },
+    };
+  }
+  if (ownList || commonList) return null;
+  const gitFiles: InputFile[] = [];
+  const perWorktree = (rel: string) => !rel.includes('/') || isPerWorktreeRefName(rel)
+    || (rel.startsWith('logs/') && (!rel.slice(5).includes('/') || isPerWorktreeRefName(rel.slice(5))));
+  for (const f of norm) {
+    if (f.path.startsWith(common)) {
+      const rel = f.path.slice(common.length);
+      if (rel === 'packed-refs' || rel === 'config') gitFiles.push(Object.assign({ path: rel, source: f.source }, { displayPath: f.path }));
+      else if ((rel.startsWith('refs/') || rel.startsWith('logs/refs/')) && !perWorktree(rel)) gitFiles.push({ path: rel, source: f.source });
+    } else if (f.path.startsWith(root)) {
+      const rel = f.path.slice(root.length);
+      if ((rel.startsWith('refs/') || rel.startsWith('logs/')) ? perWorktree(rel) : !rel.includes('/') && rel !== 'packed-refs' && rel !== 'config') {
+        gitFiles.push({ path: rel, source: f.source });
+      }
+    }
+  }
+  return {
+    kind: 'files', root, tablesList: null, tableFiles: [], gitFiles,
+    description: `files-backend worktree (${root ? root.replace(/\/$/, '') : '.'}) with its main repository (${common.replace(/\/$/, '')})`,
+  };
+}
+
+/** `a/b/../c` → `a/c/`, keeping leading `..` (paths relative to the input). */
+function normalizeDir(p: string): string {
+  const out: string[] = [];
+  for (const c of p.split('/')) {
+    if (c === '' || c === '.') continue;
+    if (c === '..' && out.length && out[out.length - 1] !== '..') out.pop();
+    else out.push(c);
+  }
+  return out.length ? out.join('/') + '/' : '';
 }
 
 /** True if a git `config` file's bytes set `extensions.refStorage = reftable`. */

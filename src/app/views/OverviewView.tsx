@@ -249,7 +249,7 @@ function BackendSummary({ report, result }: { report: Report; result: LoadResult
             <div><dt>sorted</dt><dd>
               {p.claimsSorted
                 ? <Verdict ok={p.sorted}>{p.sorted ? 'claims sorted and is: git binary-searches the file' : `claims sorted but is not: git's binary search misses ${plural(p.unfoundByBinarySearch.length, 'ref')}`}</Verdict>
-                : <Verdict ok={p.records < 2}>{`no "sorted" trait: git sorts all ${fmtInt(p.records)} records on every load`}</Verdict>}
+                : <Verdict ok={p.records < 2 || p.sorted}>{p.sorted ? 'no "sorted" trait, but in order: git checks the order on every load and searches the file itself' : `no "sorted" trait and out of order: git sorts all ${fmtInt(p.records)} records on every load`}</Verdict>}
             </dd></div>
             {p.unfoundByBinarySearch.length > 0 && (
               <div><dt>not found by lookups</dt><dd className="mono">{p.unfoundByBinarySearch.slice(0, 20).join(', ')}{p.unfoundByBinarySearch.length > 20 ? ` … (${fmtInt(p.unfoundByBinarySearch.length)} in all)` : ''}</dd></div>

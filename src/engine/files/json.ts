@@ -94,13 +94,13 @@ export function packedRefsSection(pr: PackedRefs, repo?: FilesRepo): PackedRefsJ
   const stats = looseStats(repo ?? loadFilesRepo([]));
   if (!repo) {
     stats.lookupCost.packed = {
-      mode: pr.records.length === 0 ? 'none' : pr.claimsSorted ? 'binary-search' : 'sort-on-load',
+      mode: pr.records.length === 0 ? 'none' : pr.claimsSorted || pr.sorted ? 'binary-search' : 'sort-on-load',
       records: pr.records.length,
       bytesOnLoad: pr.size,
       avgProbes: pr.bisect.avgProbes,
       maxProbes: pr.bisect.maxProbes,
       idealProbes: pr.bisect.idealProbes,
-      sortComparisons: !pr.claimsSorted && pr.records.length > 1 ? pr.records.length * Math.ceil(Math.log2(pr.records.length)) : 0,
+      sortComparisons: !pr.claimsSorted && !pr.sorted && pr.records.length > 1 ? pr.records.length * Math.ceil(Math.log2(pr.records.length)) : 0,
     };
   }
   const fatal = pr.fatal ?? repo?.fatal ?? null;

@@ -20,14 +20,41 @@
  * - The merged view overlays loose on packed: both sorted by name, on equal names the loose
  *   entry wins (even a broken one, which then hides the packed value). for-each-ref leaves out
  *   broken symrefs silently and other broken refs with a warning, lists refs whose object does
- *   not exist (not checked here), and sorts the output by name.
+ *   not exist (not checked here). git 2.47 sorts the output by name; git 2.55 prints the merged
+ *   iteration as it comes (ref-filter.c `can_do_iterative_format`), which differs when a
+ *   packed-refs file says `sorted` and is not.
+ * - Lock files: `packed-refs.lock` and `<ref>.lock` (files-backend.c `lock_raw_ref`,
+ *   lockfile.c: created with O_EXCL) make git's writers fail; they are findings.
  */
-import { type InputFile, readAll, bytesToKey, textToKey } from '../basics.ts';
+import { type InputFile, FormatError, readAll, bytesToKey, textToKey } from '../basics.ts';
 import {
   type FilesFinding, type HashKind, type PackedRefs, type PackedRecord, FindingSink, parsePackedRefs, lookupPacked,
   packedIterationOrder, stableSortByName, showName, type ParsePackedOptions,
 } from './packed.ts';
 import { checkRefnameFormat, refnameIsSafe, isRootRefName, isPseudoRefName, isSharedRefName, listedByForEachRef, isGitSpace, isHexDigit } from './refname.ts';
+
+/**
+ * Read limits (docs/limits.md, "Read limits"): git reads these files whole, whatever their
+ * size; refscope reads at most this much of each, and says so where that changes an answer.
+ * - A loose ref: the first `LOOSE_REF_MAX_BYTES`. Exact for every file that starts with an
+ *   object id and whitespace (the rest is ignored by git) or that is neither an id nor `ref:`
+ *   (broken either way); a larger `ref:` file is reported broken ("too large to read").
+ * - A reflog: `REFLOG_MAX_BYTES` parsed; beyond that its lines are counted in 1 MiB slices.
+ * - `packed-refs`: `PACKED_REFS_MAX_BYTES` (a JavaScript string holds at most 2^29 - 24
+ *   characters, and the file is read as one); a larger file is a FormatError.
+ * - `config`: 1 MiB (`configSaysReftable`, `detectConfigHash`).
+ */
+export const LOOSE_REF_MAX_BYTES = 64 * 1024;
+export const REFLOG_MAX_BYTES = 64 * 1024 * 1024;
+export const PACKED_REFS_MAX_BYTES = 512 * 1024 * 1024 - 1024;
+const CONFIG_MAX_BYTES = 1024 * 1024;
+
+/** A loose ref file's bytes, at most `LOOSE_REF_MAX_BYTES` (see there). */
+function readLoose(f: InputFile): { bytes: Uint8Array; truncated: boolean } {
+  const size = f.source.size;
+  if (size <= LOOSE_REF_MAX_BYTES) return { bytes: readAll(f.source), truncated: false };
+  return { bytes: f.source.read(0, LOOSE_REF_MAX_BYTES), truncated: true };
+}
 
 /** Max names read while resolving a symref (git's SYMREF_MAXDEPTH). */
 export const FILES_SYMREF_MAXDEPTH = 5;
@@ -111,6 +138,8 @@ export interface FilesRepo {
   findingCounts: Record<string, number>;
   /** First problem that makes git die (packed-refs or loose), or null. */
   fatal: FilesFinding | null;
+  /** `packed-refs.lock` exists: git cannot rewrite packed-refs (see the `packedRefsLocked` finding). */
+  packedRefsLocked: boolean;
   /** Internal: every input file by byte-string path, for raw reads. */
   readonly _files: Map<string, InputFile>;
   readonly _contents: Map<string, LooseContent>;
@@ -230,17 +259,29 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   }
   const sink = new FindingSink('(git dir)', 50);
   const ignored: FilesRepo['ignored'] = [];
+  let packedLocked = false;
+  /** A `<ref>.lock` file (files-backend.c lock_raw_ref creates it with O_EXCL). */
+  const lockFinding = (ref: string, path: string) => {
+    sink.add('refLocked', 'warning', 0, -1, null,
+      `${showName(ref)}.lock exists: every update or deletion of ${showName(ref)} fails ("cannot lock ref '${showName(ref)}': Unable to create '…/${showName(ref)}.lock': File exists."); for-each-ref skips the lock file and still lists the ref`,
+      path);
+  };
 
   // Hash.
   let hash: HashKind | null = opts.hash ?? null;
   const cfg = byPath.get('config');
-  if (!hash && cfg) hash = detectConfigHash(readAll(cfg.source));
+  if (!hash && cfg && cfg.source.size <= CONFIG_MAX_BYTES) hash = detectConfigHash(readAll(cfg.source));
 
   // packed-refs.
   const pf = byPath.get('packed-refs');
   let packed: PackedRefs | null = null;
   if (pf) {
-    packed = parsePackedRefs(pf.path, readAll(pf.source), { ...opts.packed, ...(hash ? { hash } : {}) });
+    if (pf.source.size > PACKED_REFS_MAX_BYTES) {
+      throw new FormatError((pf as InputFile & { displayPath?: string }).displayPath ?? pf.path, 0, `a packed-refs file of at most ${PACKED_REFS_MAX_BYTES.toLocaleString('en-US')} bytes (refscope's limit: it reads the file as one string), found ${pf.source.size.toLocaleString('en-US')} bytes`);
+    }
+    // A file recognised by content keeps its own name in messages (input.ts classifyInput).
+    const label = (pf as InputFile & { displayPath?: string }).displayPath ?? pf.path;
+    packed = parsePackedRefs(label, readAll(pf.source), { ...opts.packed, ...(hash ? { hash } : {}) });
     if (!hash && packed.records.length > 0) hash = packed.hash;
   }
 
@@ -252,12 +293,20 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
     if (name.startsWith('refs/')) {
       const comps = name.split('/');
       const bad = comps.find(skippedComponent);
-      if (bad !== undefined) ignored.push({ path: byPath.get(name)!.path, reason: `git skips names starting with '.' or ending in ".lock" ("${bad}")` });
-      else refPaths.push(name);
+      if (bad !== undefined) {
+        ignored.push({ path: byPath.get(name)!.path, reason: `git skips names starting with '.' or ending in ".lock" ("${bad}")` });
+        if (bad === comps[comps.length - 1] && bad.endsWith('.lock') && comps.slice(0, -1).every((c) => !skippedComponent(c))) lockFinding(name.slice(0, -5), byPath.get(name)!.path);
+      } else refPaths.push(name);
     } else if (name.startsWith('logs/')) {
       if (!name.split('/').some(skippedComponent)) logPaths.push(name);
     } else if (!name.includes('/')) {
-      if (isRootRefName(name)) rootPaths.push(name);
+      if (name === 'packed-refs.lock') {
+        packedLocked = true;
+        sink.add('packedRefsLocked', 'warning', 0, -1, null,
+          'packed-refs.lock exists: git cannot rewrite packed-refs while it does. `git pack-refs` (and `pack-refs --auto` or `gc` when they would pack) and deleting a packed ref fail with "Unable to create \'…/packed-refs.lock\': File exists." after retrying for core.packedRefsTimeout (1 s by default); creating and updating loose refs still work; for-each-ref and lookups are not affected',
+          byPath.get(name)!.path);
+      } else if (name.endsWith('.lock') && isRootRefName(name.slice(0, -5))) lockFinding(name.slice(0, -5), byPath.get(name)!.path);
+      else if (isRootRefName(name)) rootPaths.push(name);
       else if (isPseudoRefName(name)) {
         ignored.push({ path: byPath.get(name)!.path, reason: 'pseudoref: git for-each-ref never lists FETCH_HEAD or MERGE_HEAD' });
         sink.add('pseudorefIgnored', 'info', 0, -1, null, `${name} is a pseudoref: for-each-ref does not list it`, byPath.get(name)!.path);
@@ -268,7 +317,7 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
 
   if (!hash) {
     for (const n of [...rootPaths, ...refPaths]) {
-      const b = readAll(byPath.get(n)!.source);
+      const b = readLoose(byPath.get(n)!).bytes;
       let h = 0;
       while (h < b.length && isHexDigit(b[h])) h++;
       if (h === 64) { hash = 'sha256'; break; }
@@ -295,14 +344,14 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   const names = [...rootPaths, ...refPaths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const name of names) {
     const f = byPath.get(name)!;
-    const bytes = readAll(f.source);
+    const { bytes, truncated } = readLoose(f);
     const content = contentOf(repo, name, hexsz)!;
     if (name.startsWith('refs/')) {
       for (let i = name.indexOf('/'); i >= 0; i = name.indexOf('/', i + 1)) dirs.add(name.slice(0, i + 1));
     }
     if (content.kind === 'broken') {
       sink.add('badRefContent', 'warning', 0, -1, null, `${content.reason}: git treats the ref as broken (for-each-ref: "ignoring broken ref")`, f.path);
-    } else if (bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) {
+    } else if (!truncated && bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) {
       sink.add('refMissingNewline', 'info', 0, bytes.length, null, 'no LF at the end (git always writes one; accepted)', f.path);
     }
     const res = resolveName(repo, name, hexsz);
@@ -325,7 +374,7 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
     if (!checkRefnameFormat(name)) {
       badName = true;
       if (!refnameIsSafe(name)) {
-        sink.add('looseRefDangerousName', 'error', 0, -1, 'iterate', 'invalid and unsafe name: git dies ("loose refname is dangerous") when listing refs', f.path);
+        sink.add('looseRefDangerousName', 'error', 0, -1, 'iterate', 'a valid (or at least safe) ref name, found an invalid and unsafe one: git dies ("loose refname is dangerous") when listing refs', f.path);
       } else {
         sink.add('badRefName', 'warning', 0, -1, null, 'invalid ref name: git treats it as broken (for-each-ref: "ignoring ref with broken name")', f.path);
       }
@@ -346,7 +395,7 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   for (const lp of logPaths.sort()) {
     const f = byPath.get(lp)!;
     const name = lp.slice(5);
-    const r = parseReflog(readAll(f.source), hexsz);
+    const r = f.source.size <= REFLOG_MAX_BYTES ? parseReflog(readAll(f.source), hexsz) : bigReflog(f, hexsz);
     const exists = refExists.has(name);
     repo.reflogs.push({
       name, path: f.path, entries: r.lines, malformed: r.malformed, refExists: exists,
@@ -358,7 +407,29 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   }
 
   repo.fatal = packed?.fatal ?? sink.fatal;
+  Object.defineProperty(repo, 'packedRefsLocked', { value: packedLocked, enumerable: true });
   return repo;
+}
+
+/**
+ * A reflog over `REFLOG_MAX_BYTES`: the first `REFLOG_MAX_BYTES` parsed (first entry, malformed
+ * lines there), every line counted in 1 MiB slices; the last entry is that of the parsed part.
+ */
+function bigReflog(f: InputFile, hexsz: number): ReturnType<typeof parseReflog> {
+  const head = f.source.read(0, REFLOG_MAX_BYTES);
+  const cut = head.lastIndexOf(0x0a) + 1;
+  const r = parseReflog(head.subarray(0, cut), hexsz);
+  let lines = r.lines;
+  const size = f.source.size;
+  let last = 0x0a;
+  for (let off = cut; off < size; off += 1 << 20) {
+    const b = f.source.read(off, Math.min(1 << 20, size - off));
+    if (b.length === 0) break;
+    for (let i = 0; i < b.length; i++) if (b[i] === 0x0a) lines++;
+    last = b[b.length - 1];
+  }
+  if (last !== 0x0a) lines++;
+  return { entries: r.entries, lines, malformed: r.malformed };
 }
 
 function contentOf(repo: FilesRepo, name: string, hexsz: number): LooseContent | null {
@@ -366,7 +437,11 @@ function contentOf(repo: FilesRepo, name: string, hexsz: number): LooseContent |
   if (c) return c;
   const f = repo._files.get(name);
   if (!f) return null;
-  c = parseLooseContent(readAll(f.source), hexsz);
+  const { bytes, truncated } = readLoose(f);
+  c = parseLooseContent(bytes, hexsz);
+  if (truncated && c.kind === 'symref') {
+    c = { kind: 'broken', reason: `a "ref:" file of ${f.source.size.toLocaleString('en-US')} bytes, more than refscope reads (${LOOSE_REF_MAX_BYTES.toLocaleString('en-US')}); git reads it whole` };
+  }
   repo._contents.set(name, c);
   return c;
 }
@@ -444,6 +519,12 @@ export interface FilesRefsOptions {
   includeRootRefs?: boolean;
   /** Return the refs even when git would die (default false: git prints nothing then). */
   bestEffort?: boolean;
+  /**
+   * Sort the output by name, as git 2.47 does. Default false: git 2.55's order, the merged
+   * iteration as it comes (ref-filter.c `can_do_iterative_format`), which differs only when a
+   * packed-refs file says `sorted` and is not.
+   */
+  sortByName?: boolean;
 }
 
 /**
@@ -451,7 +532,8 @@ export interface FilesRefsOptions {
  * (for a lone packed-refs file: `git for-each-ref` of a repository holding only that file):
  * the merged iteration (`mergedEntries`), broken entries left out (dangling symrefs silently,
  * others with git's warning), names for-each-ref does not list left out (pseudorefs; root refs
- * without `includeRootRefs`), symrefs with the id they resolve to, stably sorted by name.
+ * without `includeRootRefs`), symrefs with the id they resolve to, in git 2.55's order (see
+ * `FilesRefsOptions.sortByName`).
  * Names are byte strings, oids lower-case hex. Empty when git dies (see `repo.fatal`) unless
  * `bestEffort`.
  */
@@ -468,7 +550,7 @@ export function filesRefs(repo: FilesRepo, opts: FilesRefsOptions = {}): { name:
       out.push({ name: e.name, oid: e.packed.oid });
     }
   }
-  return stableSortByName(out);
+  return opts.sortByName ? stableSortByName(out) : out;
 }
 
 /** `git pack-refs --auto` decision (files-backend.c `should_pack_refs`). */
@@ -487,12 +569,18 @@ export interface PackRefsAuto {
   wouldPackAll: boolean;
   /** The rule, for reports. */
   rule: string;
+  /** `packed-refs.lock` exists: where git would pack, it fails instead ("Unable to create … File exists."). */
+  locked: boolean;
 }
 
 /** Lookup cost model for the files backend. */
 export interface FilesLookupCost {
   packed: {
-    /** 'binary-search' over the file (header has `sorted`), 'sort-on-load' (no `sorted`: git sorts a copy on every load), or 'none'. */
+    /**
+     * 'binary-search' over the file (header has `sorted`, or the records are already strictly
+     * increasing: git checks and searches the file itself), 'sort-on-load' (no `sorted` and out of
+     * order or with duplicates: git sorts a copy on every load, packed-backend.c sort_snapshot), or 'none'.
+     */
     mode: 'binary-search' | 'sort-on-load' | 'none';
     records: number;
     /** Bytes git reads or maps on load (the whole file). */
@@ -560,7 +648,9 @@ export function packRefsAuto(repo: FilesRepo): PackRefsAuto {
   return {
     packedRefsBytes: bytes, limit, candidatesTags: tags, candidatesAll: all,
     wouldPack: tags >= limit, wouldPackAll: all >= limit,
-    rule: `pack when loose refs to pack >= max(16, 5 × floor(log2(floor(${bytes} / 100)))) = ${limit}`,
+    rule: `pack when loose refs to pack >= max(16, 5 × floor(log2(floor(${bytes} / 100)))) = ${limit}`
+      + (repo.packedRefsLocked ? '; packed-refs.lock exists, so where git would pack it fails instead ("Unable to create \'…/packed-refs.lock\': File exists.")' : ''),
+    locked: !!repo.packedRefsLocked,
   };
 }
 
@@ -580,13 +670,13 @@ export function looseStats(repo: FilesRepo): LooseStats {
     packRefsAuto: packRefsAuto(repo),
     lookupCost: {
       packed: {
-        mode: !p || n === 0 ? 'none' : p.claimsSorted ? 'binary-search' : 'sort-on-load',
+        mode: !p || n === 0 ? 'none' : p.claimsSorted || p.sorted ? 'binary-search' : 'sort-on-load',
         records: n,
         bytesOnLoad: p ? p.size : 0,
         avgProbes: p ? p.bisect.avgProbes : 0,
         maxProbes: p ? p.bisect.maxProbes : 0,
         idealProbes: p ? p.bisect.idealProbes : 0,
-        sortComparisons: p && !p.claimsSorted && n > 1 ? n * Math.ceil(Math.log2(n)) : 0,
+        sortComparisons: p && !p.claimsSorted && !p.sorted && n > 1 ? n * Math.ceil(Math.log2(n)) : 0,
       },
       loose: {
         files: repo.loose.length,

@@ -371,9 +371,11 @@ export class FindingSink {
  * - `packedRefSeparator` (info): TAB or CR instead of SP after the oid (git accepts any isspace).
  * - `packedRefUppercaseHex` (info): upper-case hex digits (accepted, printed lower case).
  * - `packedRefUnsorted`: records not strictly increasing (warning with `sorted` in the header:
- *   lookups can miss; info without: git sorts the whole file in memory on every load).
+ *   lookups can miss; info without: git's load finds them out of order and sorts a copy; never
+ *   reported for a file already in order, which git only checks).
  * - `packedRefNotFoundByBinarySearch` (warning): one per name git's lookup misses.
- * - `packedRefDuplicate` (warning): a name seen before; git lists it twice.
+ * - `packedRefDuplicate` (warning): a name seen before; for-each-ref lists every line, a lookup
+ *   answers the line git's binary search lands on (named in the message).
  */
 export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePackedOptions = {}): PackedRefs {
   const sink = new FindingSink(file, opts.maxFindingsPerCode ?? 50);
@@ -392,13 +394,14 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     const hdrEnd = eol < 0 ? end : eol;
     header = text.slice(0, hdrEnd);
     if (eol < 0) {
-      sink.add('packedRefUnterminatedHeader', 'error', 1, 0, 'load', `header line has no LF: git dies ("unterminated line in packed-refs")`);
+      sink.add('packedRefUnterminatedHeader', 'error', 1, 0, 'load', `an LF at the end of the header line, found the end of the file: git dies ("unterminated line in packed-refs")`);
       headerOk = false;
       eol = end - 1;
     }
     if (!header.startsWith(HEADER_PREFIX)) {
+      // The line is not quoted: a file that is not a packed-refs file at all starts like this.
       sink.add('badPackedRefHeader', 'error', 1, 0, 'load',
-        `unknown header "${showName(header)}": a first line starting with '#' must start with "${HEADER_PREFIX}"; git dies ("unexpected line in packed-refs")`);
+        `a first line starting with '#' to start with "${HEADER_PREFIX}", found another line of ${header.length.toLocaleString('en-US')} bytes starting with '#': git dies ("unexpected line in packed-refs")`);
       headerOk = false;
     } else {
       if (!header.startsWith(HEADER_PREFIX + ' ')) {
@@ -482,10 +485,10 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       const when = claimsSorted ? ' when iterating refs; single lookups still work' : ' on load';
       if (prev === 0) {
         sink.add('packedRefStrayPeeled', 'error', lineNo, lineStart, dies,
-          `'^' line with no ref line above it: git dies ("unexpected line in packed-refs")${when}`);
+          `a ref line before each '^' line, found a '^' line with no ref line above it: git dies ("unexpected line in packed-refs")${when}`);
       } else if (prev === 2 || prev === 4) {
         sink.add('packedRefDoubledPeeled', 'error', lineNo, lineStart, dies,
-          `another '^' line for the ref above: git dies ("unexpected line in packed-refs")${when}`);
+          `at most one '^' line per ref, found a second one for the ref above: git dies ("unexpected line in packed-refs")${when}`);
       } else if (prev === 1) {
         const r = cols.n - 1;
         if (lineEnd - lineStart === hexsz + 1 && hexRunU(bytes, lineStart + 1, lineEnd) === hexsz) {
@@ -495,8 +498,8 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
         } else {
           const cr = lineEnd > lineStart && bytes[lineEnd - 1] === 0x0d;
           sink.add('badPackedRefPeeled', 'error', lineNo, lineStart, 'iterate',
-            cr ? `'^' line ends in CR LF: git dies ("unexpected line in packed-refs") when iterating refs`
-              : `'^' line is not '^' + ${hexsz} hex digits + LF: git dies ("unexpected line in packed-refs") when iterating refs`);
+            cr ? `a '^' line of '^' + ${hexsz} hex digits + LF, found one ending in CR LF: git dies ("unexpected line in packed-refs") when iterating refs`
+              : `a '^' line of '^' + ${hexsz} hex digits + LF, found a '^' line of another shape: git dies ("unexpected line in packed-refs") when iterating refs`);
         }
         cols.recEnd[r] = pos;
         prev = 2;
@@ -521,13 +524,13 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       firstBoundPending = false;
       const dies: GitDies = !claimsSorted && lineLen < hexsz + 2 ? 'load' : 'iterate';
       let why: string;
-      if (lineLen === 0) why = 'empty line';
-      else if (hexRun(bytes, lineStart, lineEnd) >= 64 && hexsz === 40) why = `object id has more than 40 hex digits (file read as SHA-1)`;
-      else if (lineLen < hexsz + 2) why = `line shorter than ${hexsz + 2} bytes (${hexsz}-digit oid, separator, name)`;
-      else if (hr !== hexsz) why = `not ${hexsz} hex digits at the start`;
-      else why = `no space after the ${hexsz}-digit object id`;
+      if (lineLen === 0) why = 'an empty line';
+      else if (hexRun(bytes, lineStart, lineEnd) >= 64 && hexsz === 40) why = `an object id of more than 40 hex digits (the file is read as SHA-1)`;
+      else if (lineLen < hexsz + 2) why = `a line of ${lineLen} byte${lineLen === 1 ? '' : 's'}, shorter than ${hexsz + 2}`;
+      else if (hr !== hexsz) why = `a line that does not start with ${hexsz} hex digits`;
+      else why = `no whitespace after the ${hexsz}-digit object id`;
       sink.add('badPackedRefEntry', 'error', lineNo, lineStart, dies,
-        `malformed line (${why}): git dies ("unexpected line in packed-refs") ${dies === 'load' ? 'on load' : 'when iterating refs'}`);
+        `a ref line "<${hexsz} hex digits> <name>", found ${why}: git dies ("unexpected line in packed-refs") ${dies === 'load' ? 'on load' : 'when iterating refs'}`);
       prev = 3;
       continue;
     }
@@ -546,7 +549,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       const name = text.slice(nameStart, lineEnd);
       if (!refnameIsSafe(name)) {
         sink.add('packedRefDangerousName', 'error', lineNo, lineStart, 'iterate',
-          `name "${showName(name)}" is invalid and unsafe: git dies ("packed refname is dangerous") when iterating refs`);
+          `a valid (or at least safe) ref name, found "${showName(name)}", invalid and unsafe: git dies ("packed refname is dangerous") when iterating refs`);
       } else if (bytes[lineEnd - 1] === 0x0d) {
         sink.add('packedRefCR', 'warning', lineNo, lineStart, null,
           `line ends in CR LF: git reads the name as "${showName(name)}", a broken name; for-each-ref warns "ignoring ref with broken name" and leaves the ref out`);
@@ -589,7 +592,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     if (bytes[end - 1] !== 0x0a) {
       const unterminated = text.indexOf('\n', p) < 0;
       sink.add('packedRefEntryNotTerminated', 'error', lastLineNo, lastLineStart, 'load',
-        `the file does not end in LF (record without trailing newline): git dies ("${unterminated ? 'unterminated' : 'unexpected'} line in packed-refs") on load`);
+        `an LF at the end of the file, found a last line without one: git dies ("${unterminated ? 'unterminated' : 'unexpected'} line in packed-refs") on load`);
     } else if (end - p < hexsz + 2) {
       const f = sink.findings.find((x) => x.offset === p && x.code === 'badPackedRefEntry');
       if (f) {
@@ -597,7 +600,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
         f.message = f.message.replace('when iterating refs', 'on load (it is the last record)');
         if (!sink.fatalLoad) sink.fatalLoad = f;
       } else {
-        sink.add('badPackedRefEntry', 'error', 0, p, 'load', `last record is shorter than ${hexsz + 2} bytes: git dies ("unexpected line in packed-refs") on load`);
+        sink.add('badPackedRefEntry', 'error', 0, p, 'load', `a last record of at least ${hexsz + 2} bytes, found a shorter one: git dies ("unexpected line in packed-refs") on load`);
       }
     }
   }
@@ -613,7 +616,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
         `header says "sorted" but "${showName(fu.name)}" is not greater than "${showName(fu.previous)}" on the line before: git's binary search runs over the file as it is and can miss refs`);
     } else {
       sink.add('packedRefUnsorted', 'info', fu.line, fu.offset, null,
-        `records are not sorted ("${showName(fu.name)}" after "${showName(fu.previous)}"): without the "sorted" trait git sorts a copy of the whole file in memory on every load`);
+        `records are not strictly increasing ("${showName(fu.name)}" after "${showName(fu.previous)}"): without the "sorted" trait git checks the order on every load and, finding it out of order, sorts a copy of the whole file in memory`);
     }
   }
   let names: string[] | null = null;
@@ -627,12 +630,14 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
   const duplicates: string[] = [];
   // first[i]: index of the first record with the same name (i itself for a first occurrence).
   const first = sorted ? null : firstOccurrences(bytes, cols, hexsz);
+  /** Records whose name was seen on an earlier line (reported once the lookup replay exists). */
+  const dupAt: number[] = [];
   if (first) {
     const count = new Uint32Array(n);
     for (let i = 0; i < n; i++) {
       const f = first[i];
       if (++count[f] === 2) duplicates.push(nameAt(f));
-      if (f !== i) sink.add('packedRefDuplicate', 'warning', cols.line[i], cols.off[i], null, `"${showName(nameAt(i))}" appears more than once: git lists it once per line`);
+      if (f !== i) dupAt.push(i);
     }
   }
 
@@ -671,7 +676,9 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
   // --- replay ---------------------------------------------------------------------------------------
   const mode = opts.replay ?? 'auto';
   if (mode !== 'never' && n > 0) {
-    pr.bisect.over = claimsSorted ? 'file' : 'sorted-copy';
+    // Without the trait git checks the order first and sorts a copy only when it is not strictly
+    // increasing (packed-backend.c sort_snapshot); otherwise it searches the file itself.
+    pr.bisect.over = claimsSorted || sorted ? 'file' : 'sorted-copy';
     // Record indices to look up: every distinct name, or an evenly spaced sample.
     const lookups: number[] = [];
     let all: boolean;
@@ -703,6 +710,24 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     pr.bisect.lookups = lookups.length;
     pr.bisect.avgProbes = lookups.length ? total / lookups.length : 0;
     pr.bisect.maxProbes = max;
+  }
+  // Duplicates: iteration (for-each-ref) yields every line; a lookup (rev-parse, update-ref's
+  // old-value check) answers the one line git's binary search lands on, replayed here.
+  const dupLines = new Map<number, number[]>();
+  for (const i of dupAt) {
+    const f = first![i];
+    let l = dupLines.get(f);
+    if (!l) dupLines.set(f, (l = [cols.line[f]]));
+    l.push(cols.line[i]);
+  }
+  for (const i of dupAt) {
+    const f = first![i];
+    const nm = nameAt(i);
+    const lines = dupLines.get(f)!;
+    const hit = lookupPacked(pr, nm).record;
+    const lookup = hit ? `git's lookup (rev-parse) answers line ${hit.line} (${hit.oid})` : "git's lookup (rev-parse) finds none of them";
+    sink.add('packedRefDuplicate', 'warning', cols.line[i], cols.off[i], null,
+      `"${showName(nm)}" appears more than once (lines ${lines.join(', ')}): for-each-ref lists every line; ${lookup}`);
   }
   pr.fatal = sink.fatal;
   // Keep findings in file order (the per-code passes above appended out of order).
@@ -981,17 +1006,20 @@ export function peelCoverage(pr: PackedRefs): PeelCoverage {
  * `git for-each-ref --format='%(objectname) %(refname)'` of a repository holding only this
  * packed-refs file (no loose refs): the records in git's iteration order, broken names left out
  * (git warns), names for-each-ref does not list left out (HEAD and root refs unless
- * `includeRootRefs`, FETCH_HEAD/MERGE_HEAD always), then stably sorted by name (for-each-ref's
- * default sort; duplicates stay, in iteration order). A null object id is listed as is.
+ * `includeRootRefs`, FETCH_HEAD/MERGE_HEAD always). A null object id is listed as is.
+ * Order: git 2.55 prints the iteration order as it comes (ref-filter.c
+ * `can_do_iterative_format`: the default sort by refname is taken to be the backend's order),
+ * so a file whose header says `sorted` but is not comes out in file order; git 2.47 sorts the
+ * output by name (`sortByName`: a stable sort, duplicates in iteration order).
  * This is what git prints when it does not die; check `pr.fatal` for whether it does.
  */
-export function packedRefsForEachRef(pr: PackedRefs, includeRootRefs = false): { name: string; oid: string }[] {
+export function packedRefsForEachRef(pr: PackedRefs, includeRootRefs = false, sortByName = false): { name: string; oid: string }[] {
   const out: { name: string; oid: string }[] = [];
   for (const r of packedIterationOrder(pr)) {
     if (r.brokenName || !listedByForEachRef(r.name, includeRootRefs)) continue;
     out.push({ name: r.name, oid: r.oid });
   }
-  return stableSortByName(out);
+  return sortByName ? stableSortByName(out) : out;
 }
 
 /** Stable sort by byte-string name (for-each-ref's default `refname` key). */

@@ -142,14 +142,38 @@ export function isRootRefName(name: string): boolean {
 /**
  * git's `parse_worktree_ref(...) == REF_WORKTREE_SHARED`: false for per-worktree names
  * (refs/bisect/, refs/worktree/, refs/rewritten/, and root-ref-syntax names such as HEAD) and
- * for names of other worktrees (main-worktree/..., worktrees/<id>/...). `git pack-refs` only
- * packs shared refs.
+ * for names of other worktrees' such refs (main-worktree/HEAD, worktrees/<id>/refs/bisect/x; see
+ * `worktreeRefType`). `git pack-refs` only packs shared refs.
  */
 export function isSharedRefName(name: string): boolean {
-  if (name.startsWith('worktrees/') || name.startsWith('main-worktree/')) return false;
-  if (name.startsWith('refs/worktree/') || name.startsWith('refs/bisect/') || name.startsWith('refs/rewritten/')) return false;
-  if (rootRefSyntax(name)) return false;
-  return true;
+  return worktreeRefType(name) === 'shared';
+}
+
+/** refs.c `is_per_worktree_ref`: refs/worktree/, refs/bisect/, refs/rewritten/. */
+export function isPerWorktreeRefName(name: string): boolean {
+  return name.startsWith('refs/worktree/') || name.startsWith('refs/bisect/') || name.startsWith('refs/rewritten/');
+}
+
+/** refs.c `is_current_worktree_ref`: root ref syntax (HEAD, ORIG_HEAD, …) or a per-worktree prefix. */
+function isCurrentWorktreeRef(name: string): boolean {
+  return rootRefSyntax(name) || isPerWorktreeRefName(name);
+}
+
+/**
+ * refs.c `parse_worktree_ref`: whose ref a name is. 'current' (this worktree's: HEAD and other
+ * root refs, refs/worktree|bisect|rewritten/…), 'main' (`main-worktree/<current-kind name>`),
+ * 'other' (`worktrees/<name>/<current-kind name>`, or `worktrees/<name>` alone), else 'shared'
+ * (every worktree sees the same ref, stored in the main repository).
+ */
+export function worktreeRefType(name: string): 'current' | 'main' | 'other' | 'shared' {
+  if (name.startsWith('worktrees/')) {
+    const rest = name.slice('worktrees/'.length);
+    const slash = rest.indexOf('/');
+    if (slash < 0) return 'other';
+    if (isCurrentWorktreeRef(rest.slice(slash + 1))) return 'other';
+  }
+  if (name.startsWith('main-worktree/') && isCurrentWorktreeRef(name.slice('main-worktree/'.length))) return 'main';
+  return isCurrentWorktreeRef(name) ? 'current' : 'shared';
 }
 
 /**
