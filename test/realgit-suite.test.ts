@@ -136,7 +136,7 @@ const isWorktreeGitDir = (d: string): boolean => fs.existsSync(path.join(d, 'com
 const hasBrokenName = (c: Compared): boolean => /ignoring ref with broken name/.test(c.git.stderr);
 /** A stack whose tables.list names a table file not ending in `.ref` (git opens it all the same). */
 const hasOddTableName = (d: string): boolean => {
-  const list = path.join(fs.existsSync(path.join(d, 'commondir')) ? d : d, 'reftable', 'tables.list');
+  const list = path.join(d, 'reftable', 'tables.list');
   return fs.existsSync(list) && fs.readFileSync(list, 'latin1').split('\n').some((n) => n !== '' && !n.endsWith('.ref'));
 };
 
