@@ -171,6 +171,11 @@ export interface Behaviour {
    * O(n²). Told apart by running it: `recreateRatio` below 8 means linear.
    */
   tombstoneFix: boolean;
+  /**
+   * `test-tool dump-reftable -b` lists index blocks (an `idx:` section). 2.47's
+   * `reftable/reader.c reftable_reader_print_blocks` walks only the ref, obj and log sections.
+   */
+  dumpShowsIndex: boolean;
   /** CPU seconds (user + system) of `update-ref --stdin` re-creating n refs over n tombstones. */
   recreateCpu: Record<string, number>;
   /** recreateCpu at the large n over recreateCpu at the small n (median of the rounds run). */
@@ -218,6 +223,18 @@ function probe(g: RealGit): Behaviour {
   const init = gitRepo(g);
   const reftable = existsSync(join(init.gitDir, 'reftable', 'tables.list'));
   init.dispose();
+  // A table with a ref index: 200 refs in 256-byte blocks, written in one transaction.
+  const idx = gitRepo(g, { config: { 'reftable.blockSize': '256' }, env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' } });
+  let dumpShowsIndex = false;
+  try {
+    idx.git(['commit', '-q', '--allow-empty', '-m', 'probe']);
+    const oid = idx.git(['rev-parse', 'HEAD']).trim();
+    idx.git(['update-ref', '--stdin'], Array.from({ length: 200 }, (_, i) => `create refs/heads/p${i} ${oid}\n`).join(''));
+    const list = readFileSync(join(idx.gitDir, 'reftable', 'tables.list'), 'utf8').trim().split('\n');
+    dumpShowsIndex = /^idx:$/m.test(idx.testTool(['dump-reftable', '-b', join(idx.gitDir, 'reftable', list[list.length - 1])]));
+  } finally {
+    idx.dispose();
+  }
   const rounds: number[] = [];
   let cpu: Record<string, number> = {};
   for (let i = 0; i < 3; i++) {
@@ -228,7 +245,7 @@ function probe(g: RealGit): Behaviour {
   }
   rounds.sort((a, b) => a - b);
   const ratio = rounds[rounds.length >> 1];
-  return { reftable, tombstoneFix: ratio < PROBE_SPLIT, recreateCpu: cpu, recreateRatio: Math.round(ratio * 100) / 100, versionLine: g.versionLine };
+  return { reftable, dumpShowsIndex, tombstoneFix: ratio < PROBE_SPLIT, recreateCpu: cpu, recreateRatio: Math.round(ratio * 100) / 100, versionLine: g.versionLine };
 }
 
 const behaviourCache = new Map<string, Behaviour>();
@@ -243,7 +260,7 @@ export function behaviour(g: RealGit): Behaviour {
   const file = join(GIT_CACHE, g.version, 'behaviour.json');
   try {
     const c = JSON.parse(readFileSync(file, 'utf8')) as Behaviour;
-    if (c.versionLine === g.versionLine && typeof c.tombstoneFix === 'boolean' && typeof c.reftable === 'boolean') b = c;
+    if (c.versionLine === g.versionLine && typeof c.tombstoneFix === 'boolean' && typeof c.reftable === 'boolean' && typeof c.dumpShowsIndex === 'boolean') b = c;
   } catch {
     // absent or unreadable: probe
   }
