@@ -24,7 +24,7 @@ import { describe, it, expect, afterAll } from 'vitest';
 import fc from 'fast-check';
 import fs from 'node:fs';
 import path from 'node:path';
-import { realGits, gitSkipReason, gitRepo, run, refscope, behaviour, FOR_EACH_REF, type GitRepo, type RealGit } from './lib/realgit.ts';
+import { realGits, gitSkipReason, describeRealGit, gitRepo, run, refscope, behaviour, FOR_EACH_REF, type GitRepo, type RealGit } from './lib/realgit.ts';
 import { parseDumpBlocks, type DumpBlock } from './lib/fixtures.ts';
 
 const RUNS = Number(process.env.REFSCOPE_PROPERTY_RUNS ?? 10);
@@ -317,7 +317,7 @@ async function applyAndRead(g: RealGit, w: Workload): Promise<Applied> {
 
 // ---- the properties ----------------------------------------------------------------------------
 
-describe.skipIf(gitSkipReason)('real-git properties over random workloads', () => {
+describeRealGit('real-git properties over random workloads', () => {
   for (const g of realGits()) {
     describe(`git ${g.version} (${behaviour(g).tombstoneFix ? 'tombstones pass the merged iterator' : 'merged iterator drops tombstones'})`, () => {
       const memo = new Map<string, Promise<Applied>>();

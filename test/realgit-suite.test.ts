@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { realGits, gitSkipReason, gitEnv, run, refscope, FOR_EACH_REF, GIT_CACHE, type RealGit } from './lib/realgit.ts';
+import { realGits, describeRealGit, gitEnv, run, refscope, FOR_EACH_REF, GIT_CACHE, type RealGit } from './lib/realgit.ts';
 
 const SCRIPTS = ['t0610-reftable-basics', 't0613-reftable-write-options', 't0614-reftable-fsck', 't1460-refs-migrate', 't1400-update-ref'];
 
@@ -161,7 +161,7 @@ function disagreement(c: Compared): string | null {
   return `${c.repo}: refs differ (git only: ${JSON.stringify(missing)}; refscope only: ${JSON.stringify(extra)}${!missing.length && !extra.length ? '; order differs' : ''})`;
 }
 
-describe.skipIf(gitSkipReason)('git test suites: refscope refs equals for-each-ref on every repository they leave', () => {
+describeRealGit('git test suites: refscope refs equals for-each-ref on every repository they leave', () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-suite-home-'));
   fs.writeFileSync(path.join(home, '.gitconfig'), '');
   const env = gitEnv(home);

@@ -19,6 +19,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describe, it } from 'vitest';
 import { main as cliMain } from '../../src/cli/main.ts';
 
 export const GIT_CACHE = process.env.REFSCOPE_GIT_CACHE ?? '/var/cache/refscope-git';
@@ -340,3 +341,17 @@ export const gitSkipReason: string | null = (() => {
   if (broken.length > 0) return `real gits in ${GIT_CACHE} do not write reftable (${broken.join(', ')}): rebuild with \`npm run setup:git\``;
   return null;
 })();
+
+/**
+ * `describe` for tests that need the real gits. Without them the block is skipped and named with
+ * the one line saying why (vitest lists it as skipped), so a machine without the builds shows
+ * the reason instead of a silent empty file.
+ */
+export function describeRealGit(name: string, fn: () => void): void {
+  if (gitSkipReason) {
+    console.warn(`${name}: skipped: ${gitSkipReason}`);
+    describe.skip(`${name} (skipped: ${gitSkipReason})`, () => {
+      it('needs the real gits', () => undefined);
+    });
+  } else describe(name, fn);
+}
