@@ -24,7 +24,7 @@ import { describe, it, expect, afterAll } from 'vitest';
 import fc from 'fast-check';
 import fs from 'node:fs';
 import path from 'node:path';
-import { realGits, gitSkipReason, describeRealGit, gitRepo, run, refscope, behaviour, FOR_EACH_REF, type GitRepo, type RealGit } from './lib/realgit.ts';
+import { realGits, gitSkipReason, describeRealGit, gitRepo, run, refscope, behaviour, mergedSegment, FOR_EACH_REF, type GitRepo, type RealGit } from './lib/realgit.ts';
 import { parseDumpBlocks, type DumpBlock } from './lib/fixtures.ts';
 
 const RUNS = Number(process.env.REFSCOPE_PROPERTY_RUNS ?? 10);
@@ -213,17 +213,6 @@ const tablesList = (gitDir: string): string[] => {
   const p = path.join(gitDir, 'reftable', 'tables.list');
   return fs.existsSync(p) ? fs.readFileSync(p, 'utf8').split('\n').filter(Boolean) : [];
 };
-
-/** The segment git merged: the run of tables.list entries replaced by one new table, or null. */
-export function mergedSegment(before: string[], after: string[]): { start: number; end: number } | null {
-  if (before.join('\n') === after.join('\n')) return null;
-  let s = 0;
-  while (s < before.length && s < after.length && before[s] === after[s]) s++;
-  let e = 0;
-  while (e < before.length - s && e < after.length - s && before[before.length - 1 - e] === after[after.length - 1 - e]) e++;
-  if (after.length - s - e !== 1) throw new Error(`pack-refs --auto did not replace one run by one table: ${before.join(',')} -> ${after.join(',')}`);
-  return { start: s, end: before.length - 1 - e };
-}
 
 /** A copy of a repository whose reftable/ is replaced by refscope's output folder. */
 function withReftable(repo: GitRepo, from: string, tag: string): { dir: string; gitDir: string } {

@@ -355,3 +355,14 @@ export function describeRealGit(name: string, fn: () => void): void {
     });
   } else describe(name, fn);
 }
+
+/** The segment git merged: the run of tables.list entries replaced by one new table, or null. */
+export function mergedSegment(before: string[], after: string[]): { start: number; end: number } | null {
+  if (before.join('\n') === after.join('\n')) return null;
+  let s = 0;
+  while (s < before.length && s < after.length && before[s] === after[s]) s++;
+  let e = 0;
+  while (e < before.length - s && e < after.length - s && before[before.length - 1 - e] === after[after.length - 1 - e]) e++;
+  if (after.length - s - e !== 1) throw new Error(`pack-refs --auto did not replace one run by one table: ${before.join(',')} -> ${after.join(',')}`);
+  return { start: s, end: before.length - 1 - e };
+}
