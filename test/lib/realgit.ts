@@ -177,6 +177,12 @@ export interface Behaviour {
    * `reftable/reader.c reftable_reader_print_blocks` walks only the ref, obj and log sections.
    */
   dumpShowsIndex: boolean;
+  /**
+   * On a `packed-refs` whose header claims `sorted` while its lines are out of order,
+   * for-each-ref prints the lines in the file's order (2.55 trusts the trait while iterating)
+   * rather than in byte order (what 2.47 prints).
+   */
+  packedSortedFileOrder: boolean;
   /** CPU seconds (user + system) of `update-ref --stdin` re-creating n refs over n tombstones. */
   recreateCpu: Record<string, number>;
   /** recreateCpu at the large n over recreateCpu at the small n (median of the rounds run). */
@@ -236,6 +242,18 @@ function probe(g: RealGit): Behaviour {
   } finally {
     idx.dispose();
   }
+  // packed-refs claiming sorted, lines out of order (b before a): which order does git list?
+  const pr = gitRepo(g, { format: 'files' });
+  let packedSortedFileOrder = false;
+  try {
+    pr.git(['commit', '-q', '--allow-empty', '-m', 'probe']);
+    const oid = pr.git(['rev-parse', 'HEAD']).trim();
+    writeFileSync(join(pr.gitDir, 'packed-refs'), `# pack-refs with: peeled fully-peeled sorted \n${oid} refs/tags/b\n${oid} refs/tags/a\n`);
+    const out = pr.git(['for-each-ref', '--format=%(refname)', 'refs/tags/']);
+    packedSortedFileOrder = out === 'refs/tags/b\nrefs/tags/a\n';
+  } finally {
+    pr.dispose();
+  }
   const rounds: number[] = [];
   let cpu: Record<string, number> = {};
   for (let i = 0; i < 3; i++) {
@@ -246,7 +264,7 @@ function probe(g: RealGit): Behaviour {
   }
   rounds.sort((a, b) => a - b);
   const ratio = rounds[rounds.length >> 1];
-  return { reftable, dumpShowsIndex, tombstoneFix: ratio < PROBE_SPLIT, recreateCpu: cpu, recreateRatio: Math.round(ratio * 100) / 100, versionLine: g.versionLine };
+  return { reftable, dumpShowsIndex, packedSortedFileOrder, tombstoneFix: ratio < PROBE_SPLIT, recreateCpu: cpu, recreateRatio: Math.round(ratio * 100) / 100, versionLine: g.versionLine };
 }
 
 const behaviourCache = new Map<string, Behaviour>();
@@ -261,7 +279,7 @@ export function behaviour(g: RealGit): Behaviour {
   const file = join(GIT_CACHE, g.version, 'behaviour.json');
   try {
     const c = JSON.parse(readFileSync(file, 'utf8')) as Behaviour;
-    if (c.versionLine === g.versionLine && typeof c.tombstoneFix === 'boolean' && typeof c.reftable === 'boolean' && typeof c.dumpShowsIndex === 'boolean') b = c;
+    if (c.versionLine === g.versionLine && typeof c.tombstoneFix === 'boolean' && typeof c.reftable === 'boolean' && typeof c.dumpShowsIndex === 'boolean' && typeof c.packedSortedFileOrder === 'boolean') b = c;
   } catch {
     // absent or unreadable: probe
   }
