@@ -24,7 +24,7 @@ import { describe, it, expect, afterAll } from 'vitest';
 import fc from 'fast-check';
 import fs from 'node:fs';
 import path from 'node:path';
-import { realGits, gitSkipReason, describeRealGit, gitRepo, run, refscope, behaviour, mergedSegment, FOR_EACH_REF, type GitRepo, type RealGit } from './lib/realgit.ts';
+import { realGits, gitSkipReason, describeRealGit, gitRepo, run, refscope, behaviour, mergedSegment, reportBlocksAsDump, FOR_EACH_REF, type GitRepo, type RealGit, type ReportTable } from './lib/realgit.ts';
 import { parseDumpBlocks, type DumpBlock } from './lib/fixtures.ts';
 
 const RUNS = Number(process.env.REFSCOPE_PROPERTY_RUNS ?? 10);
@@ -191,22 +191,9 @@ function apply(g: RealGit, w: Workload, format: 'reftable' | 'files'): GitRepo {
 
 // ---- what git and refscope say -----------------------------------------------------------------
 
-interface ReportTable {
-  name: string;
-  blockSize: number;
-  fileSize: number;
-  blocks: { type: 'ref' | 'index' | 'obj' | 'log'; blockLen: number; restartCount: number }[];
-}
 interface Report {
   tables: ReportTable[];
   stack?: { compaction?: { segment: { start: number; end: number } | null } };
-}
-
-const LABEL = { ref: 'ref', index: 'idx', obj: 'obj', log: 'log' } as const;
-
-/** refscope's block list in dump-reftable's terms: the restart table's offset in the block. */
-function refscopeBlocks(t: ReportTable): DumpBlock[] {
-  return t.blocks.map((b) => [LABEL[b.type], b.blockLen - 2 - 3 * b.restartCount, b.restartCount]);
 }
 
 const tablesList = (gitDir: string): string[] => {
@@ -375,7 +362,7 @@ describeRealGit('real-git properties over random workloads', () => {
           const t = a.report.tables[i];
           expect(t.blockSize, d.table).toBe(d.truth.blockSize);
           // A build whose dump tool skips index blocks (behaviour().dumpShowsIndex) is compared without them.
-          const ours = refscopeBlocks(t).filter((b) => behaviour(g).dumpShowsIndex || b[0] !== 'idx');
+          const ours = reportBlocksAsDump(t, behaviour(g).dumpShowsIndex);
           expect(ours, d.table).toEqual(d.truth.blocks);
           stats.blocks += d.truth.blocks.length;
           stats.tables++;

@@ -17,7 +17,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { realGits, describeRealGit, gitEnv, run, refscope, FOR_EACH_REF, GIT_CACHE, type RealGit } from './lib/realgit.ts';
+import { realGits, describeRealGit, gitEnv, run, refscope, behaviour, reportBlocksAsDump, FOR_EACH_REF, GIT_CACHE, type RealGit, type ReportTable } from './lib/realgit.ts';
+import { parseDumpBlocks } from './lib/fixtures.ts';
 
 const SCRIPTS = ['t0610-reftable-basics', 't0613-reftable-write-options', 't0614-reftable-fsck', 't1460-refs-migrate', 't1400-update-ref'];
 
@@ -209,6 +210,39 @@ describeRealGit('git test suites: refscope refs equals for-each-ref on every rep
       it('refs equal for-each-ref on every repository git reads', () => {
         expect(readable('plain').map(disagreement).filter((d) => d !== null)).toEqual([]);
       });
+
+      it('blocks equal test-tool dump-reftable -b in every table of every stack git reads', async () => {
+        const bad: string[] = [];
+        let blocks = 0;
+        let tables = 0;
+        for (const c of readable('plain')) {
+          const gitDir = path.join(root, c.repo);
+          if (c.refscope.code !== 0 || !fs.existsSync(path.join(gitDir, 'reftable', 'tables.list'))) continue;
+          const an = await refscope(['analyze', gitDir, '--json']);
+          if (an.code !== 0) {
+            bad.push(`${c.repo}: analyze exits ${an.code}: ${an.stderr.trim()}`);
+            continue;
+          }
+          for (const t of (JSON.parse(an.stdout) as { tables: ReportTable[] }).tables) {
+            const file = path.join(gitDir, 'reftable', t.name);
+            const dump = run(g.testTool, ['dump-reftable', '-b', file], { cwd: gitDir, env, allowFail: true });
+            if (dump.status !== 0) {
+              bad.push(`${c.repo}/${t.name}: dump-reftable fails (${dump.stderr.trim()}) but refscope reads it`);
+              continue;
+            }
+            const truth = parseDumpBlocks(dump.stdout);
+            tables++;
+            blocks += truth.blocks.length;
+            const ours = reportBlocksAsDump(t, behaviour(g).dumpShowsIndex);
+            if (t.blockSize !== truth.blockSize || JSON.stringify(ours) !== JSON.stringify(truth.blocks)) {
+              bad.push(`${c.repo}/${t.name}: blocks differ (block size ${t.blockSize} vs ${truth.blockSize}; ${ours.length} vs ${truth.blocks.length} blocks)`);
+            }
+          }
+        }
+        console.log(`git ${g.version}: ${tables} tables, ${blocks} blocks compared with dump-reftable -b`);
+        expect(tables).toBeGreaterThan(0);
+        expect(bad).toEqual([]);
+      }, 600_000);
 
       it('refuses (exit 3) every repository git cannot read', () => {
         expect(compared.filter((c) => c.refused).map(disagreement).filter((d) => d !== null)).toEqual([]);

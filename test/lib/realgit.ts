@@ -384,3 +384,23 @@ export function mergedSegment(before: string[], after: string[]): { start: numbe
   if (after.length - s - e !== 1) throw new Error(`pack-refs --auto did not replace one run by one table: ${before.join(',')} -> ${after.join(',')}`);
   return { start: s, end: before.length - 1 - e };
 }
+
+/** A table as `analyze --json` reports it (the fields the real-git tests compare). */
+export interface ReportTable {
+  name: string;
+  blockSize: number;
+  fileSize: number;
+  blocks: { type: 'ref' | 'index' | 'obj' | 'log'; blockLen: number; restartCount: number }[];
+}
+
+const DUMP_LABEL = { ref: 'ref', index: 'idx', obj: 'obj', log: 'log' } as const;
+/**
+ * A reported table's blocks in `test-tool dump-reftable -b` terms: section label and the restart
+ * table's offset in the block (block_len − 2 − 3 × restarts), restarts. Index blocks are left out
+ * for a build whose dump tool does not list them (`behaviour(g).dumpShowsIndex`).
+ */
+export function reportBlocksAsDump(t: ReportTable, withIndex: boolean): [string, number, number][] {
+  return t.blocks
+    .filter((b) => withIndex || b.type !== 'index')
+    .map((b) => [DUMP_LABEL[b.type], b.blockLen - 2 - 3 * b.restartCount, b.restartCount]);
+}
