@@ -2,7 +2,8 @@
  * Properties over random ref workloads applied by real gits (every build scripts/setup-git.sh
  * makes), each checked against what that git itself says about the repository it wrote:
  *
- * - `refscope refs` equals `git for-each-ref --include-root-refs --format='%(objectname) %(refname)'`;
+ * - `refscope refs` equals `git for-each-ref --include-root-refs --format='%(objectname) %(refname)'`,
+ *   on the reftable repository and on its files-backend twin (the same workload, same objects);
  * - every table's block list (`analyze --json` tables[].blocks) equals `test-tool dump-reftable -b`;
  * - the segment refscope predicts for `git pack-refs --auto` is the one git merged (tables.list
  *   before and after, on a copy), and `compact --auto` leaves tables of the sizes git left;
@@ -220,6 +221,7 @@ interface Applied {
   filesRefs: string;
   report: Report;
   refscopeRefs: { code: number; stdout: string; stderr: string };
+  refscopeFilesRefs: { code: number; stdout: string; stderr: string };
   dumps: { table: string; truth: { blockSize: number; blocks: DumpBlock[] } }[];
   autoBefore: string[];
   autoAfter: string[];
@@ -244,6 +246,7 @@ async function applyAndRead(g: RealGit, w: Workload): Promise<Applied> {
   const gitRefs = repo.git(FOR_EACH_REF);
   const filesRefs = files.git(FOR_EACH_REF);
   const refscopeRefs = await refscope(['refs', repo.gitDir]);
+  const refscopeFilesRefs = await refscope(['refs', files.gitDir]);
   const an = await refscope(['analyze', repo.gitDir, '--json']);
   if (an.code !== 0) throw new Error(`refscope analyze exited ${an.code}: ${an.stderr}`);
   const report = JSON.parse(an.stdout) as Report;
@@ -288,7 +291,7 @@ async function applyAndRead(g: RealGit, w: Workload): Promise<Applied> {
     readBack[kind] = { cli, verify, refs: refs.status === 0 ? refs.stdout : `for-each-ref exited ${refs.status}: ${refs.stderr}`, sizes };
   }
   stats.workloads++;
-  return { w, repo, files, gitRefs, filesRefs, report, refscopeRefs, dumps, autoBefore, autoAfter, autoAfterSizes, gitPackAllBytes, readBack };
+  return { w, repo, files, gitRefs, filesRefs, report, refscopeRefs, refscopeFilesRefs, dumps, autoBefore, autoAfter, autoAfterSizes, gitPackAllBytes, readBack };
 }
 
 // ---- the properties ----------------------------------------------------------------------------
@@ -354,6 +357,11 @@ describeRealGit('real-git properties over random workloads', () => {
         expect(a.refscopeRefs.stdout).toBe(a.gitRefs);
         // The same workload in the files backend: git agrees with itself (a check of the workload).
         expect(a.filesRefs).toBe(a.gitRefs);
+      });
+
+      property('files backend (loose refs, packed-refs after pack-refs steps): refs equal for-each-ref', (a) => {
+        expect(a.refscopeFilesRefs.code, a.refscopeFilesRefs.stderr).toBe(0);
+        expect(a.refscopeFilesRefs.stdout).toBe(a.filesRefs);
       });
 
       property('blocks equal test-tool dump-reftable -b', (a) => {
