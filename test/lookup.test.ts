@@ -6,14 +6,10 @@
 import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openTable, memorySource, seekRef, newCounters, refsForObject, lowerBound, type Table } from '../src/engine/index.ts';
+import { seekRef, newCounters, refsForObject, lowerBound } from '../src/engine/index.ts';
+import { fixtureTables, REFTABLE_FIXTURES as FX } from './lib/fixtures.ts';
 
-const FX = path.join(__dirname, 'fixtures/reftable');
-function tablesOf(fx: string): Table[] {
-  const dir = path.join(FX, fx, 'reftable');
-  return fs.readFileSync(path.join(dir, 'tables.list'), 'utf8').trim().split('\n')
-    .map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
-}
+const tablesOf = fixtureTables;
 
 describe('seekRef', () => {
   for (const fx of ['smallblocks', 'jgit-levels', 'tombstones-50k', 'recreate-1000', 'basic-sha256', 'nocompact-s1']) {

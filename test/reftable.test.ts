@@ -5,10 +5,10 @@
 import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { analyzeFiles, analysisRefs, openTable, memorySource, buildReport, type Table } from '../src/engine/index.ts';
+import { analyzeFiles, analysisRefs, buildReport } from '../src/engine/index.ts';
 import { collectInput } from '../src/cli/node-input.ts';
+import { fixtureTable, parseDumpBlocks as parseBlocksTruth, REFTABLE_FIXTURES as FX } from './lib/fixtures.ts';
 
-const FX = path.join(__dirname, 'fixtures/reftable');
 const fixtures = fs.readdirSync(FX);
 
 function refsText(dir: string): string {
@@ -16,32 +16,9 @@ function refsText(dir: string): string {
   return analysisRefs(a).map((r) => `${r.oid} ${r.name}\n`).join('');
 }
 
-/** Parse `dump-reftable -b` output into [label, length, restarts] per block, per table. */
-function parseBlocksTruth(text: string): { blockSize: number; blocks: [string, number, number][] } {
-  let label = '';
-  const blocks: [string, number, number][] = [];
-  let blockSize = -1;
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i];
-    const bs = /^\s+block_size: (\d+)/.exec(l);
-    if (bs) blockSize = +bs[1];
-    const lab = /^(ref|idx|obj|log):$/.exec(l);
-    if (lab) label = lab[1];
-    const len = /^\s+- length: (\d+)/.exec(l);
-    if (len) {
-      const rs = /^\s+restarts: (\d+)/.exec(lines[i + 1]);
-      blocks.push([label, +len[1], +rs![1]]);
-    }
-  }
-  return { blockSize, blocks };
-}
-
 const LABEL = { ref: 'ref', index: 'idx', obj: 'obj', log: 'log' } as const;
 
-function open(fx: string, name: string): Table {
-  return openTable({ path: name, source: memorySource(fs.readFileSync(path.join(FX, fx, 'reftable', name))) });
-}
+const open = fixtureTable;
 
 describe('git-written fixtures', () => {
   for (const fx of fixtures) {

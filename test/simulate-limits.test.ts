@@ -5,27 +5,22 @@
  * tables or to values, never to the simulated tables it was merged from).
  */
 import { describe, it, expect } from 'vitest';
-import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { FormatError, openTable, memorySource, mergeTables, type Stack } from '../src/engine/index.ts';
+import { FormatError } from '../src/engine/index.ts';
 import { parseUpdateRefStdin, MAX_STDIN_UPDATES, MAX_STDIN_TRANSACTIONS } from '../src/engine/simulate/workload.ts';
 import { Simulator, SimulationLimitError } from '../src/engine/simulate/index.ts';
 import { SimState, SimStore } from '../src/engine/simulate/state.ts';
 import { FastEngine } from '../src/engine/simulate/engine.ts';
 import { runReftable } from '../src/engine/simulate/run.ts';
 import { MODELS } from '../src/engine/simulate/models.ts';
+import { fixtureStack, REFTABLE_FIXTURES } from './lib/fixtures.ts';
 
 const ROOT = path.join(__dirname, '..');
-const FX = path.join(__dirname, 'fixtures/reftable');
+const FX = REFTABLE_FIXTURES;
 const A = 'a'.repeat(40);
 
-function stackOf(fx: string): { stack: Stack; merged: ReturnType<typeof mergeTables> } {
-  const dir = path.join(FX, fx, 'reftable');
-  const tables = fs.readFileSync(path.join(dir, 'tables.list'), 'utf8').trim().split('\n')
-    .map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
-  return { stack: { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] }, merged: mergeTables(tables) };
-}
+const stackOf = fixtureStack;
 
 describe('--stdin caps', () => {
   it(`more than ${MAX_STDIN_UPDATES.toLocaleString('en-US')} updates: refused at the line that crosses the cap`, () => {

@@ -19,16 +19,12 @@ import { zeroCounts } from '../src/engine/simulate/counts.ts';
 import { RealSeek } from '../src/engine/simulate/realseek.ts';
 import { Simulator } from '../src/engine/simulate/index.ts';
 import type { Workload } from '../src/engine/simulate/workload.ts';
+import { fixtureStack, REFTABLE_FIXTURES } from './lib/fixtures.ts';
 
-const FX = path.join(__dirname, 'fixtures/reftable');
+const FX = REFTABLE_FIXTURES;
 const REFTABLE_MODELS: ModelName[] = ['git-2.49', 'git-2.55', 'git-2.56', 'initial'];
 
-function stackOf(fx: string): { stack: Stack; merged: ReturnType<typeof mergeTables> } {
-  const dir = path.join(FX, fx, 'reftable');
-  const tables = fs.readFileSync(path.join(dir, 'tables.list'), 'utf8').trim().split('\n')
-    .map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
-  return { stack: { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] }, merged: mergeTables(tables) };
-}
+const stackOf = fixtureStack;
 
 function stackFrom(tables: Table[]) {
   return { stack: { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] } as Stack, merged: mergeTables(tables) };

@@ -7,13 +7,20 @@
  *   import { realGits, gitSkipReason, gitRepo } from './lib/realgit.ts';
  *   describe.skipIf(gitSkipReason)('…', () => { for (const g of realGits()) … });
  *
- * A version string is not trusted: `behaviour(g)` says what a build does (whether its merged
- * iterator lets tombstones through, the July 2026 fix), checked once per build and cached.
+ * A version string is not trusted: `behaviour(g)` says what a build does (whether it writes
+ * reftable, whether its merged iterator lets tombstones through), found by running the build
+ * once per machine and cached beside it (`<cache>/<version>/behaviour.json`).
+ *
+ * `refscope(argv)` runs the CLI in-process (as `node bin/refscope.mjs …` would, without paying
+ * a Node start per call) and returns its exit code and output.
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'vitest';
+import { main as cliMain } from '../../src/cli/main.ts';
 
 export const GIT_CACHE = process.env.REFSCOPE_GIT_CACHE ?? '/var/cache/refscope-git';
 
@@ -49,17 +56,26 @@ function discover(): RealGit[] {
 }
 
 let cached: RealGit[] | undefined;
-/** The gits built and cached on this machine, oldest first. */
+/**
+ * The gits built and cached on this machine, oldest first. `REFSCOPE_GIT_ONLY=<version>[,…]`
+ * keeps only those (to run one git's tests while working on them).
+ */
 export function realGits(): RealGit[] {
-  return (cached ??= discover());
+  const only = process.env.REFSCOPE_GIT_ONLY?.split(',').filter(Boolean);
+  return (cached ??= discover().filter((g) => !only || only.includes(g.version)));
 }
 
-/** `null` when all three gits are built; otherwise one line saying why real-git tests skip. */
-export const gitSkipReason: string | null = (() => {
-  const n = realGits().length;
-  if (n >= 3) return null;
-  return `real gits not built (${n} of 3 in ${GIT_CACHE}): run \`npm run setup:git\` (scripts/setup-git.sh)`;
-})();
+/**
+ * The upstream versions scripts/setup-git.sh builds (read from its `versions=(…)` line, so the
+ * script stays the one place that names them): `2.47.3`, `2.55.0`, `2.55.0+next.20260731`.
+ */
+export function expectedVersions(): string[] {
+  const script = readFileSync(fileURLToPath(new URL('../../scripts/setup-git.sh', import.meta.url)), 'utf8');
+  const line = /^versions=\((.*)\)$/m.exec(script);
+  if (!line) return [];
+  return [...line[1].matchAll(/"([^"]+)"/g)].map((m) => m[1].replace(/^\d+:/, '').replace(/-[^-]*$/, ''));
+}
+
 
 /** An environment that makes a git run reproducible and independent of the user's config. */
 export function gitEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -147,25 +163,244 @@ export function gitRepo(
 }
 
 export interface Behaviour {
-  /** The merged iterator lets tombstones through (git's July 2026 fix): re-creating n refs over
-   *  n tombstones costs O(n), not O(n²). Told apart by counting, not timing: see below. */
+  /** `git init --ref-format=reftable` gives a `reftable/tables.list` (the build writes reftable). */
+  reftable: boolean;
+  /**
+   * The merged iterator lets tombstones through, so a bounded seek stops at its bound (git 2.56,
+   * `reftable/merged.c merged_iter_next_void` no longer drops deletions; the callers in
+   * `refs/reftable-backend.c` skip them): re-creating n refs over n tombstones costs O(n), not
+   * O(n²). Told apart by running it: `recreateRatio` below 8 means linear.
+   */
   tombstoneFix: boolean;
+  /**
+   * `test-tool dump-reftable -b` lists index blocks (an `idx:` section). 2.47's
+   * `reftable/reader.c reftable_reader_print_blocks` walks only the ref, obj and log sections.
+   */
+  dumpShowsIndex: boolean;
+  /**
+   * On a `packed-refs` whose header claims `sorted` while its lines are out of order,
+   * for-each-ref prints the lines in the file's order (2.55 trusts the trait while iterating)
+   * rather than in byte order (what 2.47 prints).
+   */
+  packedSortedFileOrder: boolean;
+  /** CPU seconds (user + system) of `update-ref --stdin` re-creating n refs over n tombstones. */
+  recreateCpu: Record<string, number>;
+  /** recreateCpu at the large n over recreateCpu at the small n (median of the rounds run). */
+  recreateRatio: number;
+  /** `git --version` of the build probed (a rebuilt tree is probed again). */
+  versionLine: string;
+}
+
+/** The re-create probe's two sizes: 4× apart, so quadratic grows ×16 and linear ×4. */
+const PROBE_N = [1000, 4000] as const;
+/** The decision: the geometric mean of ×4 and ×16. Ratios within [6, 11] are measured again. */
+const PROBE_SPLIT = 8;
+
+/** CPU seconds (user + system, children included) of one command, by bash's `time` keyword. */
+function cpuSeconds(cmd: string, cwd: string, env: NodeJS.ProcessEnv): number {
+  const r = spawnSync('bash', ['-c', `TIMEFORMAT='%3U %3S'; { time ${cmd} >/dev/null 2>&1 ; } 2>&1`], { cwd, env });
+  const m = /([\d.]+) ([\d.]+)\s*$/.exec(r.stdout.toString());
+  if (r.status !== 0 || !m) throw new Error(`timing ${cmd} failed: ${r.stdout}${r.stderr}`);
+  return Number(m[1]) + Number(m[2]);
+}
+
+/** One round of the re-create probe on a build: CPU seconds at each n of PROBE_N. */
+function recreateRound(g: RealGit): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const n of PROBE_N) {
+    // Auto-compaction off: the tombstones must stay in their own table above the refs they hide.
+    const repo = gitRepo(g, { env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' } });
+    try {
+      repo.git(['commit', '-q', '--allow-empty', '-m', 'probe']);
+      const oid = repo.git(['rev-parse', 'HEAD']).trim();
+      const names = Array.from({ length: n }, (_, i) => `refs/heads/probe-${i}`);
+      const create = names.map((r) => `create ${r} ${oid}\n`).join('');
+      repo.git(['update-ref', '--stdin'], create);
+      repo.git(['update-ref', '--stdin'], names.map((r) => `delete ${r}\n`).join(''));
+      writeFileSync(join(repo.dir, 'create.in'), create);
+      out[n] = Math.round(cpuSeconds(`'${g.git}' update-ref --stdin <create.in`, repo.dir, repo.env) * 1000) / 1000;
+    } finally {
+      repo.dispose();
+    }
+  }
+  return out;
+}
+
+function probe(g: RealGit): Behaviour {
+  const init = gitRepo(g);
+  const reftable = existsSync(join(init.gitDir, 'reftable', 'tables.list'));
+  init.dispose();
+  // A table with a ref index: 200 refs in 256-byte blocks, written in one transaction.
+  const idx = gitRepo(g, { config: { 'reftable.blockSize': '256' }, env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' } });
+  let dumpShowsIndex = false;
+  try {
+    idx.git(['commit', '-q', '--allow-empty', '-m', 'probe']);
+    const oid = idx.git(['rev-parse', 'HEAD']).trim();
+    idx.git(['update-ref', '--stdin'], Array.from({ length: 200 }, (_, i) => `create refs/heads/p${i} ${oid}\n`).join(''));
+    const list = readFileSync(join(idx.gitDir, 'reftable', 'tables.list'), 'utf8').trim().split('\n');
+    dumpShowsIndex = /^idx:$/m.test(idx.testTool(['dump-reftable', '-b', join(idx.gitDir, 'reftable', list[list.length - 1])]));
+  } finally {
+    idx.dispose();
+  }
+  // packed-refs claiming sorted, lines out of order (b before a): which order does git list?
+  const pr = gitRepo(g, { format: 'files' });
+  let packedSortedFileOrder = false;
+  try {
+    pr.git(['commit', '-q', '--allow-empty', '-m', 'probe']);
+    const oid = pr.git(['rev-parse', 'HEAD']).trim();
+    writeFileSync(join(pr.gitDir, 'packed-refs'), `# pack-refs with: peeled fully-peeled sorted \n${oid} refs/tags/b\n${oid} refs/tags/a\n`);
+    const out = pr.git(['for-each-ref', '--format=%(refname)', 'refs/tags/']);
+    packedSortedFileOrder = out === 'refs/tags/b\nrefs/tags/a\n';
+  } finally {
+    pr.dispose();
+  }
+  const rounds: number[] = [];
+  let cpu: Record<string, number> = {};
+  for (let i = 0; i < 3; i++) {
+    cpu = recreateRound(g);
+    rounds.push(cpu[PROBE_N[1]] / Math.max(cpu[PROBE_N[0]], 0.001));
+    const r = rounds[rounds.length - 1];
+    if (r < 6 || r > 11) break;
+  }
+  rounds.sort((a, b) => a - b);
+  const ratio = rounds[rounds.length >> 1];
+  return { reftable, dumpShowsIndex, packedSortedFileOrder, tombstoneFix: ratio < PROBE_SPLIT, recreateCpu: cpu, recreateRatio: Math.round(ratio * 100) / 100, versionLine: g.versionLine };
 }
 
 const behaviourCache = new Map<string, Behaviour>();
 /**
- * What a build does, found by running it. The tombstone fix is told from the stack-walk cost of
- * `for-each-ref` over a prefix bounded above many tombstones, measured with trace2's
- * `reftable` counters where available; lacking those, by the version line (`next` snapshots of
- * 2026-07-31 and 2.56+ carry the fix).
+ * What a build does, found by running it once per machine (a few seconds for a quadratic
+ * build) and kept in `<cache>/<version>/behaviour.json`; a cache file from another build of the
+ * same folder (different `git --version`) is ignored and rewritten.
  */
 export function behaviour(g: RealGit): Behaviour {
   let b = behaviourCache.get(g.version);
-  if (!b) {
-    const m = /^(\d+)\.(\d+)/.exec(g.version);
-    const minor = m ? Number(m[1]) * 100 + Number(m[2]) : 0;
-    b = { tombstoneFix: minor >= 256 || /next\.2026(0[7-9]|1)/.test(g.version) };
-    behaviourCache.set(g.version, b);
+  if (b) return b;
+  const file = join(GIT_CACHE, g.version, 'behaviour.json');
+  try {
+    const c = JSON.parse(readFileSync(file, 'utf8')) as Behaviour;
+    if (c.versionLine === g.versionLine && typeof c.tombstoneFix === 'boolean' && typeof c.reftable === 'boolean' && typeof c.dumpShowsIndex === 'boolean' && typeof c.packedSortedFileOrder === 'boolean') b = c;
+  } catch {
+    // absent or unreadable: probe
   }
+  if (!b) {
+    b = probe(g);
+    // Written whole and renamed, so a test file probing at the same time never reads half of it.
+    const tmp = `${file}.${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, JSON.stringify(b, null, 2) + '\n');
+      renameSync(tmp, file);
+    } catch {
+      // a read-only cache: the probe runs again next time
+    }
+  }
+  behaviourCache.set(g.version, b);
   return b;
+}
+
+/** What `refscope <argv>` did: exit code, stdout as a byte string (latin1), stderr. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let cliBusy: Promise<unknown> = Promise.resolve();
+/**
+ * Run the refscope CLI in this process (`src/cli/main.ts main`, what bin/refscope.mjs calls),
+ * capturing stdout and stderr. Calls are serialised: the capture swaps process.stdout.write.
+ */
+export function refscope(argv: string[]): Promise<CliResult> {
+  const go = async (): Promise<CliResult> => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    const ow = process.stdout.write;
+    const ew = process.stderr.write;
+    const capture = (sink: Buffer[]) =>
+      ((chunk: string | Uint8Array, enc?: unknown, cb?: unknown) => {
+        sink.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof enc === 'string' ? (enc as BufferEncoding) : 'utf8') : Buffer.from(chunk));
+        const done = typeof enc === 'function' ? enc : cb;
+        if (typeof done === 'function') queueMicrotask(() => (done as (e?: Error | null) => void)(null));
+        return true;
+      }) as typeof process.stdout.write;
+    process.stdout.write = capture(out);
+    process.stderr.write = capture(err);
+    try {
+      const code = await cliMain(argv);
+      return { code, stdout: Buffer.concat(out).toString('latin1'), stderr: Buffer.concat(err).toString() };
+    } finally {
+      process.stdout.write = ow;
+      process.stderr.write = ew;
+    }
+  };
+  const p = cliBusy.then(go, go);
+  cliBusy = p.catch(() => undefined);
+  return p;
+}
+
+/** `git for-each-ref --include-root-refs --format='%(objectname) %(refname)'`: what `refscope refs` prints. */
+export const FOR_EACH_REF = ['for-each-ref', '--include-root-refs', '--format=%(objectname) %(refname)'];
+
+/**
+ * `null` when every git scripts/setup-git.sh builds is in the cache and writes reftable;
+ * otherwise one line saying why the real-git tests skip. With `REFSCOPE_GIT_ALLOW_PARTIAL=1`
+ * the tests run with whichever builds are ready (while the others are still being built).
+ */
+export const gitSkipReason: string | null = (() => {
+  const only = process.env.REFSCOPE_GIT_ONLY?.split(',').filter(Boolean);
+  const want = expectedVersions().filter((v) => !only || only.includes(v));
+  const have = realGits().map((g) => g.version);
+  const missing = want.filter((v) => !have.includes(v));
+  const partial = process.env.REFSCOPE_GIT_ALLOW_PARTIAL === '1' && have.length > 0;
+  if (missing.length > 0 && !partial) {
+    return `real gits not built (${want.length - missing.length} of ${want.length} in ${GIT_CACHE}, missing ${missing.join(', ')}): run \`npm run setup:git\` (scripts/setup-git.sh)`;
+  }
+  const broken = realGits().filter((g) => !behaviour(g).reftable).map((g) => g.version);
+  if (broken.length > 0) return `real gits in ${GIT_CACHE} do not write reftable (${broken.join(', ')}): rebuild with \`npm run setup:git\``;
+  return null;
+})();
+
+/**
+ * `describe` for tests that need the real gits. Without them the block is skipped and named with
+ * the one line saying why (vitest lists it as skipped), so a machine without the builds shows
+ * the reason instead of a silent empty file.
+ */
+export function describeRealGit(name: string, fn: () => void): void {
+  if (gitSkipReason) {
+    console.warn(`${name}: skipped: ${gitSkipReason}`);
+    describe.skip(`${name} (skipped: ${gitSkipReason})`, () => {
+      it('needs the real gits', () => undefined);
+    });
+  } else describe(name, fn);
+}
+
+/** The segment git merged: the run of tables.list entries replaced by one new table, or null. */
+export function mergedSegment(before: string[], after: string[]): { start: number; end: number } | null {
+  if (before.join('\n') === after.join('\n')) return null;
+  let s = 0;
+  while (s < before.length && s < after.length && before[s] === after[s]) s++;
+  let e = 0;
+  while (e < before.length - s && e < after.length - s && before[before.length - 1 - e] === after[after.length - 1 - e]) e++;
+  if (after.length - s - e !== 1) throw new Error(`pack-refs --auto did not replace one run by one table: ${before.join(',')} -> ${after.join(',')}`);
+  return { start: s, end: before.length - 1 - e };
+}
+
+/** A table as `analyze --json` reports it (the fields the real-git tests compare). */
+export interface ReportTable {
+  name: string;
+  blockSize: number;
+  fileSize: number;
+  blocks: { type: 'ref' | 'index' | 'obj' | 'log'; blockLen: number; restartCount: number }[];
+}
+
+const DUMP_LABEL = { ref: 'ref', index: 'idx', obj: 'obj', log: 'log' } as const;
+/**
+ * A reported table's blocks in `test-tool dump-reftable -b` terms: section label and the restart
+ * table's offset in the block (block_len − 2 − 3 × restarts), restarts. Index blocks are left out
+ * for a build whose dump tool does not list them (`behaviour(g).dumpShowsIndex`).
+ */
+export function reportBlocksAsDump(t: ReportTable, withIndex: boolean): [string, number, number][] {
+  return t.blocks
+    .filter((b) => withIndex || b.type !== 'index')
+    .map((b) => [DUMP_LABEL[b.type], b.blockLen - 2 - 3 * b.restartCount, b.restartCount]);
 }
