@@ -7,8 +7,8 @@
  * MERGE_AUTOSTASH).
  */
 import { toHex } from './basics.ts';
-import { keyString, type Table } from './table.ts';
-import type { MergedView } from './stack.ts';
+import { keyString, type Table } from './reftable/table.ts';
+import type { MergedView } from './reftable/merged.ts';
 
 const IRREGULAR_ROOT_REFS = new Set(['HEAD', 'AUTO_MERGE', 'BISECT_EXPECTED_REV', 'NOTES_MERGE_PARTIAL', 'NOTES_MERGE_REF', 'MERGE_AUTOSTASH']);
 
