@@ -9,6 +9,8 @@
 /** 'REFT', the first four bytes of a table (spec "Header"). */
 export const MAGIC = [0x52, 0x45, 0x46, 0x54] as const;
 
+/** Offset of the version byte after the magic; a version 2 header's hash id follows the v1 header. */
+export const VERSION_OFFSET = 4;
 /** Header bytes per format version: v1 has no hash id, v2 appends a 4-byte one. */
 export const HEADER_SIZE_V1 = 24;
 export const HEADER_SIZE_V2 = 28;

@@ -36,6 +36,20 @@ export interface MergedView {
   hiddenByTombstone: number[];
   /** Per table: its winning tombstones that hide at least one older record. */
   tombstonesHidingBy: number[];
+  /**
+   * Every tombstone record of every table, winning or not (a tombstone shadowed by a newer
+   * record of its key still sits in its table and is read by every scan over it).
+   */
+  allTombstones?: number;
+  /** Per table: its tombstone records, winning or not (= `Table.counts.tombstone`). */
+  tombstonesBy?: number[];
+  /** Per table: its tombstones that win (`tombstones` summed over tables). */
+  winningTombstonesBy?: number[];
+  /**
+   * Per table: its tombstones, winning or not, with an older record of the same key in an older
+   * table (what the tombstone deletes; a tombstone with none deletes nothing that is stored).
+   */
+  tombstonesOverOlderBy?: number[];
 }
 
 /**
@@ -48,6 +62,9 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
   const winners = new Array(k).fill(0);
   const hiddenByTombstone = new Array(k).fill(0);
   const tombstonesHidingBy = new Array(k).fill(0);
+  const tombstonesBy = tables.map((t) => t?.counts.tombstone ?? 0);
+  const winningTombstonesBy = new Array(k).fill(0);
+  const tombstonesOverOlderBy = new Array(k).fill(0);
   const live = tables.filter((t) => t && t.refs.count > 0).length;
   let total = 0;
   for (const t of tables) if (t) total += t.refs.count;
@@ -66,6 +83,7 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
       }
       n = r.count;
       winners[ti] = n;
+      winningTombstonesBy[ti] = nTomb;
       nLive = n - nTomb;
     }
   } else {
@@ -206,20 +224,27 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
       const isTomb = typ[wr][wi] === 0;
       tab[n] = w; rec[n] = wi; n++;
       winners[w]++;
-      if (isTomb) nTomb++; else nLive++;
+      if (isTomb) { nTomb++; winningTombstonesBy[w]++; } else nLive++;
       let hid = false;
       advance(wr);
-      // Every older table positioned on the same key comes next, coded "equal": it is shadowed.
+      // Every older table positioned on the same key comes next, newest first, coded "equal":
+      // it is shadowed; the one before it (newer) has an older record under it.
+      let prevT = w, prevTomb = isTomb;
       while (code[top] === -Infinity) {
         const ht = runs[top];
         shadowed[ht]++;
         if (isTomb) { hid = true; hiddenByTombstone[ht]++; }
+        if (prevTomb) tombstonesOverOlderBy[prevT]++;
+        prevT = ht;
+        prevTomb = typ[top][pos[top]] === 0;
         advance(top);
       }
       if (hid) { nHiding++; tombstonesHidingBy[w]++; }
     }
   }
-  return new Merged(tables, n, tab.subarray(0, n), rec.subarray(0, n), nLive, nTomb, nHiding, shadowed, winners, hiddenByTombstone, tombstonesHidingBy);
+  const allTombstones = tombstonesBy.reduce((a, b) => a + b, 0);
+  return new Merged(tables, n, tab.subarray(0, n), rec.subarray(0, n), nLive, nTomb, nHiding, shadowed, winners, hiddenByTombstone, tombstonesHidingBy,
+    allTombstones, tombstonesBy, winningTombstonesBy, tombstonesOverOlderBy);
 }
 
 /** `MergedView` implementation: keys are read from the tables' key arenas on demand. */
@@ -229,6 +254,8 @@ class Merged implements MergedView {
     private readonly tables: (Table | null)[], readonly count: number, readonly table: Uint32Array, readonly rec: Uint32Array,
     readonly live: number, readonly tombstones: number, readonly tombstonesHiding: number, readonly shadowed: number[],
     readonly winners: number[], readonly hiddenByTombstone: number[], readonly tombstonesHidingBy: number[],
+    readonly allTombstones: number, readonly tombstonesBy: number[], readonly winningTombstonesBy: number[],
+    readonly tombstonesOverOlderBy: number[],
   ) {}
   key(i: number): string {
     return this.cache ? this.cache[i] : this.tables[this.table[i]]!.refs.name(this.rec[i]);

@@ -7,7 +7,8 @@
  * are garbage (reported as a warning, not read).
  */
 import { type InputFile, FormatError, BudgetError, Budget, type Finding, readAll } from '../basics.ts';
-import { type Table, openTable, type OpenOptions } from './table.ts';
+import { type Table, type PartialTable, openTable, openPartial, type OpenOptions } from './table.ts';
+import { HEADER_SIZE_V1, VERSION_OFFSET } from './constants.ts';
 
 /** A table that could not be parsed: the rest of the stack is still analysed. */
 export interface BrokenTable {
@@ -15,6 +16,11 @@ export interface BrokenTable {
   path: string;
   fileSize: number;
   error: FormatError;
+  /**
+   * What refscope could still read of it (not what git sees: git refuses the table): the blocks
+   * before the first bad byte, for the block map and hex view. Absent for a missing file.
+   */
+  partial?: PartialTable;
 }
 
 /** A loaded stack: the tables in `tables.list` order (oldest first). */
@@ -109,11 +115,28 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
     } catch (e) {
       // A budget stop ends the whole analysis; any other format error breaks this table only.
       if (!(e instanceof FormatError) || e instanceof BudgetError) throw e;
-      broken.push({ name: n, path: f.path, fileSize: f.source.size, error: e });
+      broken.push({ name: n, path: f.path, fileSize: f.source.size, error: e, partial: openPartial(f, e, { ...opts, budget }) });
       tables.push(null);
     }
     done += f.source.size;
   });
+  // One hash for the whole stack: git's reftable/merged.c `reftable_merged_table_new` refuses a
+  // stack with a table whose hash id differs from the stack's (REFTABLE_FORMAT_ERROR, the stack
+  // does not load). The stack's hash is the repository's object format; without it, the first
+  // readable table's.
+  const first = tables.find((t) => t);
+  const want = opts.hashId ?? first?.header.hashId;
+  if (want) {
+    tables.forEach((t, i) => {
+      if (!t || t.header.hashId === want) return;
+      const from = opts.hashId ? "the repository's object format" : `that of the stack's first table ${first!.name}`;
+      const at = t.header.version === 2 ? HEADER_SIZE_V1 : VERSION_OFFSET;
+      const found = t.header.version === 2 ? `'${t.header.hashId}'` : "'sha1' (a version 1 table is always SHA-1)";
+      const e = new FormatError(t.path, at, `hash id '${want}' as every table of the stack (${from}), found ${found}; git refuses the stack`);
+      broken.push({ name: names[i], path: t.path, fileSize: t.fileSize, error: e });
+      tables[i] = null;
+    });
+  }
   if (!list) {
     // Lone tables: order by update index, as they would be listed.
     const order = tables.map((t, i) => i).sort((a, b) => (tables[a]?.header.minUpdateIndex ?? 0) - (tables[b]?.header.minUpdateIndex ?? 0));

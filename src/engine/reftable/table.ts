@@ -245,6 +245,11 @@ export interface OpenOptions {
    */
   maxRecords?: number;
   /**
+   * The repository's object format, when known (`extensions.objectFormat`): every table of a
+   * stack must use it. Without it `loadStack` takes the first readable table's.
+   */
+  hashId?: 'sha1' | 's256';
+  /**
    * The budget state shared by the tables of one analysis. `loadStack` and `analyzeFiles` create
    * it from `deadline` and `maxRecords`; set it only to share one budget across several calls.
    */
@@ -272,7 +277,12 @@ export function openTable(input: InputFile, opts: OpenOptions = {}): Table {
   const footerBase = size - h.footerSize;
   const fb = src.read(footerBase, h.footerSize);
   if (fb.length !== h.footerSize) throw shortRead(file, footerBase, fb.length, h.footerSize);
-  const footer = parseFooter(file, h, head, fb, footerBase);
+  let footer: TableFooter;
+  try {
+    footer = parseFooter(file, h, head, fb, footerBase);
+  } catch (e) {
+    throw truncation(file, src, h, head) ?? e;
+  }
   const budget = opts.budget ?? new Budget(opts.deadline, opts.maxRecords);
   budget.check(file, 0);
   let whole: Uint8Array | null = null;
@@ -288,6 +298,98 @@ export function openTable(input: InputFile, opts: OpenOptions = {}): Table {
     sectionBytes: p.sectionBytes, refs: p.refsColumns(), refIndexLevels: p.refIndexLevels,
     findings: p.findings, source: src,
   };
+}
+
+/** What could be read of a table that does not open: the blocks before the first bad byte. */
+export interface PartialTable {
+  name: string;
+  path: string;
+  fileSize: number;
+  /** Null when the header itself does not parse. */
+  header: TableHeader | null;
+  /** The blocks that parse, in file order, walked from the start without the footer. */
+  blocks: BlockInfo[];
+  /** Why the table does not open (as `openTable` throws it). */
+  error: FormatError;
+  /** The first problem the block walk met (where the readable blocks end), or null. */
+  stop: FormatError | null;
+  source: ByteSource;
+}
+
+/**
+ * Read what parses of a table `openTable` refused with `error`: its blocks from the start, each
+ * checked as `openTable` checks it, until the first one that does not parse, with sections
+ * taken from the block types (the footer is not trusted). Never throws a `FormatError` (a budget
+ * stop still ends the analysis).
+ */
+export function openPartial(input: InputFile, error: FormatError, opts: OpenOptions = {}): PartialTable {
+  const file = input.path;
+  const src = input.source;
+  const size = src.size;
+  const name = file.split('/').pop() || file;
+  let h: TableHeader | null = null;
+  const out: PartialTable = { name, path: file, fileSize: size, header: null, blocks: [], error, stop: null, source: src };
+  try {
+    h = parseHeader(file, src.read(0, Math.min(size, MAX_HEADER_SIZE)));
+  } catch (e) {
+    if (!(e instanceof FormatError) || e instanceof BudgetError) throw e;
+    out.stop = e;
+    return out;
+  }
+  out.header = h;
+  const budget = opts.budget ?? new Budget(opts.deadline, opts.maxRecords);
+  const noFooter: TableFooter = { refIndexPosition: 0, objPosition: 0, objIdLen: 0, objIndexPosition: 0, logPosition: 0, logIndexPosition: 0, crc: 0 };
+  const whole = size <= (opts.wholeReadLimit ?? WHOLE_READ_LIMIT) ? src.read(0, size) : null;
+  // The blocks end where the footer would start; a footer cut short leaves less than that.
+  const end = error instanceof TruncatedError ? (error.footerAt >= 0 ? error.footerAt : size) : Math.max(h.headerSize, size - h.footerSize);
+  const p = new Parser(file, src, whole, h, noFooter, size, { ...opts, onProgress: undefined }, budget);
+  try {
+    const first = TYPE_OF[p.bytes(h.headerSize, 1)[0]];
+    if (first) p.walkSection(first === 'index' ? 'ref' : first, 0, end, true);
+  } catch (e) {
+    if (!(e instanceof FormatError) || e instanceof BudgetError) throw e;
+    out.stop = e;
+  }
+  out.blocks = p.blocks;
+  return out;
+}
+
+/**
+ * A table cut short: the footer does not validate and the last footer-sized bytes do not start
+ * with the header copy a footer begins with (spec "Footer"). `size` is what the file has;
+ * `expectedSize` the size the table had when a footer's start (the header copy) is found cut in
+ * the tail, else null ("footer missing").
+ */
+export class TruncatedError extends FormatError {
+  constructor(file: string, readonly size: number, readonly expectedSize: number | null, readonly footerAt: number) {
+    super(file, size, expectedSize !== null
+      ? `a complete table: truncated: ${size.toLocaleString('en-US')} of ${expectedSize.toLocaleString('en-US')} bytes (the footer starting at ${footerAt} is cut)`
+      : `a complete table: truncated: ${size.toLocaleString('en-US')} bytes and the footer missing (no footer at the end)`);
+    this.name = 'TruncatedError';
+  }
+}
+
+/**
+ * When a footer fails to validate: a `TruncatedError` if the file looks cut (its tail is not a
+ * footer: it does not start with the header copy), else null (a damaged footer, reported as is).
+ */
+function truncation(file: string, src: ByteSource, h: TableHeader, head: Uint8Array): TruncatedError | null {
+  const size = src.size;
+  const tailAt = Math.max(0, size - h.footerSize);
+  const tail = src.read(tailAt, size - tailAt);
+  const hs = h.headerSize;
+  const copyAt = (p: number): boolean => {
+    for (let i = 0; i < hs && p + i < tail.length; i++) if (tail[p + i] !== head[i]) return false;
+    return true;
+  };
+  // A footer whose CRC holds, or that starts with the magic, is a damaged footer, not a cut.
+  if (tail.length === h.footerSize && crc32(tail, 0, h.footerSize - 4) === u32(tail, h.footerSize - 4)) return null;
+  if (tail[0] === MAGIC[0] && tail[1] === MAGIC[1] && tail[2] === MAGIC[2] && tail[3] === MAGIC[3]) return null;
+  // A footer cut short: its start (the header copy, at least the magic) in the tail.
+  for (let p = 1; p + MAGIC.length <= tail.length; p++) {
+    if (copyAt(p)) return new TruncatedError(file, size, tailAt + p + h.footerSize, tailAt + p);
+  }
+  return new TruncatedError(file, size, null, -1);
 }
 
 function shortRead(file: string, off: number, got: number, want: number): FormatError {
@@ -575,7 +677,11 @@ class Parser {
     this.checkIndexes(sections);
   }
 
-  walkSection(section: SectionName, start: number, end: number): void {
+  /**
+   * `free`: no footer says where sections start (a partial read of a damaged table): a block of
+   * another leaf type starts that type's section, an index block the current section's index.
+   */
+  walkSection(section: SectionName, start: number, end: number, free = false): void {
     const { h, file } = this;
     let want = EXPECTED_TYPE[section];
     let off = start;
@@ -599,6 +705,11 @@ class Parser {
         // (git and JGit write them so): from here on the blocks are this section's index.
         section = INDEX_OF[section];
         want = 'index';
+      }
+      if (free && type && type !== want && type !== 'index') {
+        section = type;
+        want = type;
+        prevLastKey = null;
       }
       if (type !== want) {
         throw new FormatError(file, hdrAt, `block type '${String.fromCharCode(LETTER[want])}' (${want}) in the ${section} section, found 0x${bh[0].toString(16)}`);
