@@ -82,11 +82,18 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
     // 64 MiB of names is over a million tables: more is not a stack git could have written.
     if (list.source.size > 64 * 1048576) throw new FormatError(list.path, 64 * 1048576, `a tables.list of at most 64 MiB (this one has ${list.source.size.toLocaleString('en-US')} bytes)`);
     ({ names, offsets: lineAt } = parseTablesListAt(list.path, readAll(list.source)));
-    const listed = new Set<string>();
+    // A name on several lines: git (reftable/stack.c reftable_stack_reload_once) opens it once
+    // per line and merges the copies like any tables; not an error. One warning per name.
+    const listed = new Map<string, { repeat: number; count: number }>();
     names.forEach((n, i) => {
-      if (listed.has(n)) findings.push({ severity: 'warning', file: list.path, offset: lineAt[i], message: `table ${JSON.stringify(n)} is listed twice` });
-      listed.add(n);
+      const e = listed.get(n);
+      if (!e) listed.set(n, { repeat: -1, count: 1 });
+      else if (e.count++ === 1) e.repeat = i;
     });
+    for (const [n, e] of listed) {
+      if (e.count < 2) continue;
+      findings.push({ severity: 'warning', file: list.path, offset: lineAt[e.repeat], message: `table ${JSON.stringify(n)} is listed ${e.count} times (git opens it once per line and merges the copies: the refs do not change, every read pays for each copy)` });
+    }
     for (const n of byName.keys()) {
       if (!listed.has(n) && n.endsWith('.ref')) {
         findings.push({ severity: 'warning', file: byName.get(n)!.path, offset: -1, message: 'table file not listed in tables.list (garbage git would delete on the next compaction)' });
@@ -98,25 +105,32 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
   const tables: (Table | null)[] = [];
   const broken: BrokenTable[] = [];
   let done = 0;
+  // Each distinct table is parsed once; a repeated line gets the same table (or stays broken).
+  const opened = new Map<string, Table | null>();
   names.forEach((n, i) => {
+    const again = opened.get(n);
+    if (again !== undefined) { tables.push(again); return; }
     const f = byName.get(n);
     if (!f) {
       // Only reachable with a list: lone tables are named after the files themselves.
       const e = new FormatError(list ? list.path : n, lineAt[i] ?? 0, `table file ${JSON.stringify(n)} named in tables.list to exist`);
       broken.push({ name: n, path: n, fileSize: 0, error: e });
       tables.push(null);
+      opened.set(n, null);
       return;
     }
     try {
       const base = done;
       const t = openTable(f, { ...opts, budget, onProgress: opts.onProgress ? (b) => opts.onProgress!(base + b) : undefined });
       tables.push(t);
+      opened.set(n, t);
       for (const w of t.findings) findings.push(w);
     } catch (e) {
       // A budget stop ends the whole analysis; any other format error breaks this table only.
       if (!(e instanceof FormatError) || e instanceof BudgetError) throw e;
       broken.push({ name: n, path: f.path, fileSize: f.source.size, error: e, partial: openPartial(f, e, { ...opts, budget }) });
       tables.push(null);
+      opened.set(n, null);
     }
     done += f.source.size;
   });
@@ -127,8 +141,11 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
   const first = tables.find((t) => t);
   const want = opts.hashId ?? first?.header.hashId;
   if (want) {
+    const refused = new Set<Table>();
     tables.forEach((t, i) => {
       if (!t || t.header.hashId === want) return;
+      if (refused.has(t)) { tables[i] = null; return; }
+      refused.add(t);
       const from = opts.hashId ? "the repository's object format" : `that of the stack's first table ${first!.name}`;
       const at = t.header.version === 2 ? HEADER_SIZE_V1 : VERSION_OFFSET;
       const found = t.header.version === 2 ? `'${t.header.hashId}'` : "'sha1' (a version 1 table is always SHA-1)";
@@ -149,7 +166,7 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
   let prev: Table | null = null;
   for (const t of tables) {
     if (!t) continue;
-    if (prev) {
+    if (prev && prev !== t) {
       if (t.header.minUpdateIndex <= prev.header.maxUpdateIndex) {
         findings.push({ severity: 'warning', file: t.path, offset: 8, message: `update-index range ${t.header.minUpdateIndex}..${t.header.maxUpdateIndex} overlaps the older table ${prev.name} (${prev.header.minUpdateIndex}..${prev.header.maxUpdateIndex})` });
       }

@@ -257,7 +257,7 @@ export interface OpenOptions {
 }
 
 /** Size above which a table is read block by block instead of as one buffer (bytes). */
-export const WHOLE_READ_LIMIT = 512 * 1024 * 1024;
+export const WHOLE_READ_LIMIT = 64 * 1024 * 1024;
 
 /**
  * Open and fully parse one table: header, footer (CRC-32), every block and record.
@@ -483,10 +483,12 @@ class RefBuilder {
     const o = new Uint8Array(cap * this.hashSize); o.set(this.oids.subarray(0, n * this.hashSize)); this.oids = o;
   }
   /** Grow the key arena to hold at least `need` bytes (to `predicted`, bounded as `grow` is). */
-  growKeys(need: number, predicted: number, sectionBytes: number): void {
+  growKeys(need: number, predicted: number, sectionBytes: number, limit = Infinity): void {
     const old = this.keys.length;
     const bound = Math.max(old * 4, 1 << 23, Math.min(2 * sectionBytes, JUMP_BYTES));
-    const cap = Math.max(need + 4096, Math.min(bound, Math.max(Math.ceil(old * 1.25), predicted)));
+    // Never past the table's name budget (`KEY_BYTES_*`): a bomb is refused at the budget, not
+    // after allocating a multiple of it.
+    const cap = Math.min(Math.max(need + 4096, Math.min(bound, Math.max(Math.ceil(old * 1.25), predicted))), Math.max(need, limit));
     const k = new Uint8Array(cap);
     k.set(this.keys.subarray(0, this.keyLen));
     this.keys = k;
@@ -601,7 +603,7 @@ class Parser {
   /** Index of each block in `blocks`, by offset. */
   blockAt = new Map<number, number>();
   /** Per index block (by offset): its records' block positions, file offsets and keys. */
-  indexChildren = new Map<number, { pos: number[]; at: number[]; keys: string[] }>();
+  indexChildren = new Map<number, { pos: number[]; at: number[]; keyOk: boolean[] }>();
 
   constructor(
     readonly file: string, readonly src: ByteSource, readonly whole: Uint8Array | null,
@@ -788,7 +790,7 @@ class Parser {
     let n = 0;
     let ri = 0;
     let nextRestart = restartAt(blk, rt, 0);
-    const children = type === 'index' ? { pos: [] as number[], at: [] as number[], keys: [] as string[] } : null;
+    const children = type === 'index' ? { pos: [] as number[], at: [] as number[], keyOk: [] as boolean[] } : null;
     let spent = 0;
     // Obj positions must start ref blocks: in git's padded layout block i starts at i × block
     // size, an arithmetic test; otherwise the set of ref block offsets.
@@ -843,7 +845,14 @@ class Parser {
         if (bp === base) throw new FormatError(file, base + pos, `index position pointing at another block, not itself (${bp})`);
         children.pos.push(bp);
         children.at.push(base + pos);
-        children.keys.push(keyString(kb, 0, klen));
+        // Whether the key is the last key of the block it points at, compared now in bytes (the
+        // block, always earlier in the file, is parsed): no string per index record, so an
+        // index block whose keys prefix compression blows up holds nothing.
+        const ci = this.blockAt.get(bp);
+        const lk = ci === undefined ? null : this.blocks[ci].lastKey;
+        let same = lk !== null && lk.length === klen;
+        for (let j = 0; same && j < klen; j++) same = lk!.charCodeAt(j) === kb[j];
+        children.keyOk.push(same);
         pos = cursor.pos;
         this.counts.index++;
       } else {
@@ -891,7 +900,8 @@ class Parser {
     if (children) this.indexChildren.set(base, children);
     return {
       offset: base, type, section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: blockLen,
-      restartTableOffset: rt, firstKey, lastKey: keyString(kb, 0, klen),
+      // One string when the block has one record (tiny blocks: the key once, not twice).
+      restartTableOffset: rt, firstKey, lastKey: n === 1 ? firstKey : keyString(kb, 0, klen),
     };
   }
 
@@ -968,7 +978,7 @@ class Parser {
           throw new FormatError(file, base + recStart, `ref names of at most ${budget.toLocaleString('en-US')} bytes in all for a ${this.size.toLocaleString('en-US')}-byte table (prefix compression expands to more)`);
         }
         rb.keyLen = at;
-        rb.growKeys(at + len, this.predict(at, base + pos), this.refEnd - this.refStart);
+        rb.growKeys(at + len, this.predict(at, base + pos), this.refEnd - this.refStart, budget);
         keys = rb.keys;
         kdv = new DataView(keys.buffer, keys.byteOffset, keys.length);
       }
@@ -1030,9 +1040,10 @@ class Parser {
     if (ri !== rc) throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
     this.spend(n - spent, base);
     const first = rb.keyStart[i - n];
+    const fk = keyString(keys, first, rb.keyStart[i - n + 1]);
     return {
       offset: base, type: 'ref', section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: blockLen,
-      restartTableOffset: rt, firstKey: keyString(keys, first, rb.keyStart[i - n + 1]), lastKey: keyString(keys, ps, ps + klen),
+      restartTableOffset: rt, firstKey: fk, lastKey: n === 1 ? fk : keyString(keys, ps, ps + klen),
     };
   }
 
@@ -1131,7 +1142,7 @@ class Parser {
     this.spend(n - spent, base);
     return {
       offset: base, type: 'log', section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: 0,
-      restartTableOffset: rt, firstKey, lastKey: bytesToKey(kb, 0, klen),
+      restartTableOffset: rt, firstKey, lastKey: n === 1 ? firstKey : bytesToKey(kb, 0, klen),
     };
   }
 
@@ -1164,7 +1175,7 @@ class Parser {
           } else if (t !== leaf) {
             throw new FormatError(file, ch.at[i], `index position at the start of a ${leaf} block${leaf === 'log' ? '' : ' or a lower index block'}, found ${c}${t ? ` (a ${t} block)` : ''}`);
           }
-          if (!keyWarned && this.blocks[this.blockAt.get(c)!].lastKey !== ch.keys[i]) {
+          if (!keyWarned && !ch.keyOk[i]) {
             keyWarned = true;
             this.findings.push({ severity: 'warning', file, offset: ch.at[i], message: `index key equal to the last key of the block it points at (${c}); git's lookups through this ${s.name} can miss records` });
           }
