@@ -78,6 +78,10 @@ describe.skipIf(skip)('reading stacks as git 2.55 does', () => {
       const want = refsOf(r);
       expect(want).toContain('refs/heads/main');
       expect(refscopeRefs(r.gitDir)).toBe(want);
+      // Empty lines: git skips them (reftable/basics.c parse_names), so does refscope.
+      fs.writeFileSync(path.join(dir, 'tables.list'), '\n' + renamed.join('\n\n') + '\n\n');
+      expect(refsOf(r)).toBe(want);
+      expect(refscopeRefs(r.gitDir)).toBe(want);
       // Also when the tables.list file itself is given.
       expect(analysisRefs(analyzeFiles(collectInput(path.join(dir, 'tables.list')))).map((x) => `${x.oid} ${x.name}\n`).join('')).toBe(want);
     } finally {

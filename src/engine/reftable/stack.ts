@@ -38,8 +38,9 @@ export interface Stack {
 const SAFE_NAME = /^[^/\\]+$/;
 
 /**
- * Parse `tables.list`: one table file name per line (LF-terminated). Throws `FormatError` for an
- * unsafe name (containing `/`, `\\` or equal to `.`/`..`), an empty line or a missing final newline.
+ * Parse `tables.list`: one table file name per line (LF-terminated; empty lines are skipped, as
+ * git does). Throws `FormatError` for an unsafe name (containing `/`, `\\` or equal to
+ * `.`/`..`) or a missing final newline (git: REFTABLE_FORMAT_ERROR).
  */
 export function parseTablesList(path: string, bytes: Uint8Array): string[] {
   return parseTablesListAt(path, bytes).names;
@@ -47,14 +48,16 @@ export function parseTablesList(path: string, bytes: Uint8Array): string[] {
 
 const utf8 = new TextDecoder();
 /** `parseTablesList` with the byte offset of each line (for errors and warnings about a name). */
-function parseTablesListAt(path: string, bytes: Uint8Array): { names: string[]; offsets: number[] } {
+function parseTablesListAt(path: string, bytes: Uint8Array): { names: string[]; offsets: number[]; empty: number[] } {
   const names: string[] = [];
   const offsets: number[] = [];
+  const empty: number[] = [];
   let start = 0;
   for (let i = 0; i < bytes.length; i++) {
     if (bytes[i] !== 0x0a) continue;
     const name = utf8.decode(bytes.subarray(start, i));
-    if (!name) throw new FormatError(path, start, 'a table file name on every line, found an empty line');
+    // git skips empty lines (reftable/basics.c parse_names keeps only non-empty ones).
+    if (!name) { empty.push(start); start = i + 1; continue; }
     if (!SAFE_NAME.test(name) || name === '.' || name === '..') {
       throw new FormatError(path, start, `a plain file name (no '/', no '..'), found ${JSON.stringify(name)}`);
     }
@@ -63,7 +66,7 @@ function parseTablesListAt(path: string, bytes: Uint8Array): { names: string[]; 
     start = i + 1;
   }
   if (start !== bytes.length) throw new FormatError(path, start, 'a newline at the end of the last line');
-  return { names, offsets };
+  return { names, offsets, empty };
 }
 
 /**
@@ -81,7 +84,11 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
   if (list) {
     // 64 MiB of names is over a million tables: more is not a stack git could have written.
     if (list.source.size > 64 * 1048576) throw new FormatError(list.path, 64 * 1048576, `a tables.list of at most 64 MiB (this one has ${list.source.size.toLocaleString('en-US')} bytes)`);
-    ({ names, offsets: lineAt } = parseTablesListAt(list.path, readAll(list.source)));
+    let empty: number[];
+    ({ names, offsets: lineAt, empty } = parseTablesListAt(list.path, readAll(list.source)));
+    if (empty.length) {
+      findings.push({ severity: 'info', file: list.path, offset: empty[0], message: `${empty.length} empty line${empty.length === 1 ? '' : 's'} (git skips them)` });
+    }
     // A name on several lines: git (reftable/stack.c reftable_stack_reload_once) opens it once
     // per line and merges the copies like any tables; not an error. One warning per name.
     const listed = new Map<string, { repeat: number; count: number }>();
