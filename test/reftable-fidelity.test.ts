@@ -13,6 +13,7 @@ import { collectInput } from '../src/cli/node-input.ts';
 import { analyzeFiles, analysisRefs } from '../src/engine/analyze.ts';
 import { openTable, openPartial, TruncatedError } from '../src/engine/reftable/table.ts';
 import { invalidRefNames } from '../src/engine/refs.ts';
+import { decodeBlockDetail } from '../src/engine/blockdetail.ts';
 
 const g = realGits().find((x) => x.version === '2.55.0') ?? realGits()[0];
 const skip = g ? null : 'no real git built (npm run setup:git)';
@@ -176,6 +177,11 @@ describe.skipIf(skip)('reading stacks as git 2.55 does', () => {
       const part2 = openPartial({ path: t, source: memorySource(cut2) }, e2 as TruncatedError);
       expect(part2.blocks.map((b) => [LABEL[b.type], b.restartTableOffset, b.restartCount])).toEqual(truth.slice(0, 3));
       expect(part2.stop?.offset).toBeGreaterThanOrEqual(3 * 1024);
+      // The hex view decodes the readable blocks: the first holds HEAD, then git's first branch.
+      const firstBranch = r.git(['for-each-ref', '--format=%(refname)', 'refs/heads/']).split('\n')[0];
+      const detail = decodeBlockDetail({ ...part2, header: part2.header! }, 0);
+      expect(detail.error).toBeNull();
+      expect(detail.records.slice(0, 2).map((x) => x.key)).toEqual(['HEAD', firstBranch]);
       // And in a stack: the broken table carries what could be read.
       fs.writeFileSync(p, cut2);
       const a = analyzeFiles(collectInput(r.gitDir));

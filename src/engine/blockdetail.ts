@@ -13,7 +13,7 @@
  * Pure engine code: no DOM, no Node APIs.
  */
 import { cursor, getVarint, u16, u24, toHex, displayName } from './basics.ts';
-import type { BlockInfo, BlockType, SectionName, Table } from './reftable/table.ts';
+import type { BlockInfo, BlockType, SectionName, Table, TableHeader } from './reftable/table.ts';
 import { inflateLogBlock, restartLayout, restartAt } from './reftable/block.ts';
 import { RecordReader, KEY_PREFIX, KEY_SUFFIX, KEY_VARINT_BIG, isLogKey, logKeyUpdateIndex } from './reftable/record.ts';
 import { BLOCK_HEADER_SIZE, MAX_BLOCK_SIZE } from './reftable/constants.ts';
@@ -152,10 +152,17 @@ function tzText(v: number): string {
 }
 
 /**
+ * What a block display needs of a table: a parsed `Table`, or the readable part of a damaged one
+ * (reftable/table.ts `openPartial`, its `header` parsed) whose blocks before the first bad byte
+ * the block map and hex view still show.
+ */
+export type BlockSourceTable = Pick<Table, 'name' | 'blocks' | 'source'> & { header: TableHeader };
+
+/**
  * Decode block `blockIndex` of table `t` for display (see module comment).
  * `tableIndex` is only copied into the result.
  */
-export function decodeBlockDetail(t: Table, blockIndex: number, tableIndex = 0): BlockDetail {
+export function decodeBlockDetail(t: BlockSourceTable, blockIndex: number, tableIndex = 0): BlockDetail {
   const b: BlockInfo | undefined = t.blocks[blockIndex];
   if (!b) throw new RangeError(`block ${blockIndex} out of range (table has ${t.blocks.length})`);
   const h = t.header;
