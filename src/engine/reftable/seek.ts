@@ -179,6 +179,11 @@ export interface SeekResult {
   index: number;
   /** True if that record's key equals want. */
   exact: boolean;
+  /**
+   * A record with key `want` exists in this table (= `exact`; it may be a tombstone: whether the
+   * ref is live is the merged view's answer).
+   */
+  found: boolean;
 }
 
 /**
@@ -189,20 +194,20 @@ export function seekRef(t: Table, want: string, c: SeekCounters): SeekResult {
   c.seeks++;
   const cache = cacheOf(t);
   const leaves = cache.sections.get('ref');
-  if (!leaves || !leaves.length) return { index: 0, exact: false };
+  if (!leaves || !leaves.length) return { index: 0, exact: false, found: false };
   setWant(want);
   let leaf: BlockInfo | null;
   const roots = rootIndexBlocks(t, cache, 'refIndex');
   if (roots.length) leaf = descend(t, cache, linearBlock(t, roots, c, true), 'refIndex', 'ref', c);
   else leaf = linearBlock(t, leaves, c, false);
-  if (!leaf || leaf.type !== 'ref') return { index: t.refs.count, exact: false };
+  if (!leaf || leaf.type !== 'ref') return { index: t.refs.count, exact: false, found: false };
   const s = blockReader(t, leaf).seek(wantUnits, wantLen, work(c));
   const base = cache.firstRec.get(leaf.offset) ?? 0;
   if (!s.found) {
     // Past the end of this block: the answer is the next block's first record.
-    return { index: base + leaf.recordCount, exact: false };
+    return { index: base + leaf.recordCount, exact: false, found: false };
   }
-  return { index: base + s.ordinal, exact: s.exact };
+  return { index: base + s.ordinal, exact: s.exact, found: s.exact };
 }
 
 /**
