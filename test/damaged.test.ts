@@ -299,7 +299,7 @@ describe('indexes', () => {
     expect(t.blocks.map((b) => [b.offset, b.type])).toEqual([[0, 'ref'], [92, 'ref'], [136, 'index']]);
     expect(t.refIndexLevels).toBe(1);
     expect(t.findings).toEqual([]);
-    expect(seekRef(t, 'refs/heads/c', newCounters())).toEqual({ index: 2, exact: true });
+    expect(seekRef(t, 'refs/heads/c', newCounters())).toEqual({ index: 2, exact: true, found: true });
   });
   it('index positions at a block (I2 at 158 points at 100)', () => {
     expect(err(patch(TI, 158, [100], true))).toBe('t.ref: offset 158: expected index position at the start of a ref block or a lower index block, found 100');
