@@ -19,13 +19,13 @@ describe('seekRef', () => {
         const c = newCounters();
         const step = Math.max(1, Math.floor(names.length / 3000));
         for (let i = 0; i < names.length; i += step) {
-          expect(seekRef(t, names[i], c)).toEqual({ index: i, exact: true });
+          expect(seekRef(t, names[i], c)).toEqual({ index: i, exact: true, found: true });
           const miss = names[i] + '\x00';
           expect(seekRef(t, miss, c).index).toBe(lowerBound(names, miss));
           const before = names[i].slice(0, -1);
           expect(seekRef(t, before, c).index).toBe(lowerBound(names, before));
         }
-        expect(seekRef(t, '\xff', c)).toEqual({ index: names.length, exact: false });
+        expect(seekRef(t, '\xff', c)).toEqual({ index: names.length, exact: false, found: false });
         expect(seekRef(t, '', c).index).toBe(0);
       }
     });

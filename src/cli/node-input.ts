@@ -154,9 +154,12 @@ export function collectInput(p: string): InputFile[] {
     if (path.basename(p) === 'tables.list') {
       const dir = path.dirname(p);
       const root: WalkRoot = { real: fs.realpathSync(dir) };
+      // git opens whatever tables.list names, `.ref` or not (reftable/stack.c stack_filename);
+      // the names are read only from a regular file, never through a link.
+      const listed = new Set(lst.isFile() && st.size <= 64 * 1048576 ? fs.readFileSync(p, 'utf8').split('\n') : []);
       const out: InputFile[] = [];
       for (const n of fs.readdirSync(dir)) {
-        if (n !== 'tables.list' && !n.endsWith('.ref')) continue;
+        if (n !== 'tables.list' && !n.endsWith('.ref') && !listed.has(n)) continue;
         const f = entry(root, path.join(dir, n), n, n);
         if (f && f !== 'dir') out.push(f);
       }

@@ -52,9 +52,10 @@ export function analyzeFiles(files: InputFile[], opts: OpenOptions = {}): Analys
     const stack = wt ? wt.stack : loadStack(input.tablesList, input.tableFiles, opts);
     for (const f of stack.findings) findings.push(f);
     const merged = wt ? wt.merged : mergeTables(stack.tables);
-    // A tombstone table with nothing under it: all its records are tombstones and none hides anything.
+    // A tombstone table with nothing under it: all its records are tombstones and none has an
+    // older record of its key below it (winning or not: every tombstone counts).
     stack.tables.forEach((t, i) => {
-      if (t && t.refs.count > 0 && t.counts.tombstone === t.refs.count && merged.tombstonesHidingBy[i] === 0) {
+      if (t && t.refs.count > 0 && t.counts.tombstone === t.refs.count && (merged.tombstonesOverOlderBy ?? merged.tombstonesHidingBy)[i] === 0) {
         findings.push({ severity: 'warning', file: t.path, offset: -1, message: `all ${t.counts.tombstone} records are tombstones and none hides an older record (a deletion table with nothing under it)` });
       }
     });

@@ -80,11 +80,15 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
     .filter((d) => byPath.has(d + 'config') || byPath.has(d + 'packed-refs') || byPath.has(d + 'reftable/tables.list') || byPath.has(d + 'commondir')
       || norm.some((g) => g.path.startsWith(d + 'refs/')))
     .sort((a, b) => depth(a) - depth(b));
-  const reftableAt = (dir: string, list: InputFile, what: string): ClassifiedInput => ({
-    kind: 'reftable', root: dir, tablesList: list,
-    tableFiles: norm.filter((f) => dirOf(f.path) === dir && f.path.endsWith('.ref')), gitFiles: [],
-    description: `${what} (${list.path})`,
-  });
+  const reftableAt = (dir: string, list: InputFile, what: string): ClassifiedInput => {
+    // git opens whatever tables.list names, `.ref` or not (reftable/stack.c stack_filename).
+    const listed = listedNames(list);
+    return {
+      kind: 'reftable', root: dir, tablesList: list,
+      tableFiles: norm.filter((f) => dirOf(f.path) === dir && (f.path.endsWith('.ref') || listed.has(baseOf(f.path)))), gitFiles: [],
+      description: `${what} (${list.path})`,
+    };
+  };
   if (gitDirs.length) {
     const root = gitDirs[0];
     const wt = worktreeOf(root, norm, byPath);
@@ -155,11 +159,14 @@ function worktreeOf(root: string, norm: InputFile[], byPath: Map<string, InputFi
   const ownList = byPath.get(root + 'reftable/tables.list');
   const commonList = byPath.get(common + 'reftable/tables.list');
   if (ownList && commonList) {
-    const refsIn = (dir: string) => norm.filter((f) => dirOf(f.path) === dir && f.path.endsWith('.ref'));
+    const refsIn = (dir: string, list: InputFile) => {
+      const listed = listedNames(list);
+      return norm.filter((f) => dirOf(f.path) === dir && (f.path.endsWith('.ref') || listed.has(baseOf(f.path))));
+    };
     return {
-      kind: 'reftable', root: root + 'reftable/', tablesList: ownList, tableFiles: refsIn(root + 'reftable/'), gitFiles: [],
+      kind: 'reftable', root: root + 'reftable/', tablesList: ownList, tableFiles: refsIn(root + 'reftable/', ownList), gitFiles: [],
       description: `reftable worktree (${ownList.path}) with its main repository's stack (${commonList.path})`,
-      worktree: { commonRoot: common, commonTablesList: commonList, commonTableFiles: refsIn(common + 'reftable/') },
+      worktree: { commonRoot: common, commonTablesList: commonList, commonTableFiles: refsIn(common + 'reftable/', commonList) },
     };
   }
   if (ownList || commonList) return null;
@@ -193,6 +200,17 @@ function normalizeDir(p: string): string {
     else out.push(c);
   }
   return out.length ? out.join('/') + '/' : '';
+}
+
+/** Names on the lines of a `tables.list` (empty for one too big to be a stack's; checked later by the stack). */
+function listedNames(list: InputFile): Set<string> {
+  const out = new Set<string>();
+  if (list.source.size > 64 * 1048576) return out;
+  let bytes: Uint8Array;
+  try { bytes = readAll(list.source); } catch { return out; }
+  const text = new TextDecoder().decode(bytes);
+  for (const line of text.split('\n')) if (line && line !== 'tables.list') out.add(line);
+  return out;
 }
 
 /** True if a git `config` file's bytes set `extensions.refStorage = reftable`. */
