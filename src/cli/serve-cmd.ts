@@ -81,8 +81,13 @@ export async function findServe(): Promise<string | null> {
   return (await probe(url)) ? url : null;
 }
 
-/** The built app: dist/app beside the bundle (package), or the checkout's dist/app. */
+/**
+ * The built app: `$REFSCOPE_APP_DIR` when set (another build of the app), else dist/app beside
+ * the bundle (package), or the checkout's dist/app.
+ */
 export function appDir(): string | null {
+  const env = process.env.REFSCOPE_APP_DIR;
+  if (env) return fs.existsSync(path.join(env, 'index.html')) ? path.resolve(env) : null;
   const here = path.dirname(fileURLToPath(import.meta.url));
   for (const c of [path.join(here, '../app'), path.join(here, '../../dist/app')]) {
     if (fs.existsSync(path.join(c, 'index.html'))) return path.resolve(c);
@@ -173,7 +178,7 @@ function openBrowser(url: string): void {
 async function run(ctx: Context): Promise<number> {
   const given = str(ctx, 'port');
   const port = intOption(ctx, 'port', 0, 65535) ?? DEFAULT_PORT;
-  const dir = appDir() ?? (await buildInCheckout());
+  const dir = appDir() ?? (process.env.REFSCOPE_APP_DIR ? null : await buildInCheckout());
   if (!dir) throw new FormatError('dist/app', 0, 'the built web app (index.html) in the package; reinstall refscope, or run npm run build in a checkout');
   const { server, url, port: actual } = await startServer(dir, port, given !== undefined);
   const state = stateFile();
