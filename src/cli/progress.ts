@@ -3,11 +3,12 @@
  * operations simulated): one line redrawn in place, shown only once a step has run for a second,
  * and only when standard error is a terminal. Nothing at all is written otherwise, so pipes,
  * files and `2>&1` captures never see a progress line. `REFSCOPE_PROGRESS=0` turns it off.
+ * Progress is for people, never part of a result: nothing here changes what is printed on stdout.
  */
 import type { InputFile } from '../engine/index.ts';
 
-/** A step shows progress once it has run this long (ms). */
-export const PROGRESS_AFTER_MS = 1000;
+/** A step shows progress once it has run this long (ms); `REFSCOPE_PROGRESS_AFTER_MS` changes it (tests). */
+export const PROGRESS_AFTER_MS = /^[0-9]+$/.test(process.env.REFSCOPE_PROGRESS_AFTER_MS ?? '') ? Number(process.env.REFSCOPE_PROGRESS_AFTER_MS) : 1000;
 /** Redraw at most this often (ms). */
 const REDRAW_MS = 100;
 
