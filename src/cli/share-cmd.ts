@@ -69,6 +69,7 @@ export const shareCommand: CommandSpec = {
       baseFrom = served ? 'serve' : 'default';
     }
     // A link base is an http(s) URL on one line: anything else would make a link that is not one.
+    // eslint-disable-next-line no-control-regex
     if (!/^https?:\/\/[^\s\x00-\x1f\x7f]+$/.test(base)) throw new UsageError('--base takes an http:// or https:// URL (no spaces or control characters)');
     const withNames = flag(ctx, 'with-names');
     const r = shareLink(a, report, { withNames, base, simulation });

@@ -14,7 +14,7 @@ export * from './engine.ts';
 export { collectInput } from '../cli/node-input.ts';
 
 /** Options of `analyzePath` and `reportPath`. */
-export interface AnalyzePathOptions extends Pick<OpenOptions, 'deadline' | 'maxRecords' | 'onProgress'> {}
+export type AnalyzePathOptions = Pick<OpenOptions, 'deadline' | 'maxRecords' | 'onProgress'>;
 
 /**
  * Read and analyse a path on disk, as `refscope analyze` does: a `reftable/` directory, a
