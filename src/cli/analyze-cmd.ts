@@ -6,7 +6,8 @@
 import { displayName } from '../engine/basics.ts';
 import { buildReport } from '../engine/report.ts';
 import { formatReport } from './format.ts';
-import { loadPath, firstError, factorOption, writeJson, FACTOR_OPTION, type CommandSpec, type Context } from './common.ts';
+import { factorOption, writeJson, FACTOR_OPTION, type CommandSpec, type Context } from './common.ts';
+import { loadPath, firstError } from './load.ts';
 
 function run(ctx: Context): number {
   const factor = factorOption(ctx);

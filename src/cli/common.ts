@@ -1,14 +1,13 @@
 /**
  * What every CLI command shares: the command description (`CommandSpec`), argument parsing with
- * `node:util` parseArgs, generated `--help`, the CLI-wide deadline (`--budget`), usage errors,
- * loading a path (or standard input, `-`).
- * Kept apart from main.ts so that command modules and main.ts do not import each other.
+ * `node:util` parseArgs, generated `--help`, the CLI-wide deadline (`--budget`), usage errors.
+ * Loading a path is in load.ts: this module does not import the engine, so `--version` and
+ * `--help` start without initialising it. Kept apart from main.ts so that command modules and
+ * main.ts do not import each other.
  */
 import fs from 'node:fs';
 import { parseArgs as nodeParseArgs } from 'node:util';
-import { FormatError, analyzeFiles, classifyInput, memorySource, type Analysis, type InputFile } from '../engine/index.ts';
-import { collectInput } from './node-input.ts';
-import { Progress, watchTables } from './progress.ts';
+import { Progress } from './progress.ts';
 
 /** Thrown for a usage error (exit 2). */
 export class UsageError extends Error {}
@@ -207,66 +206,6 @@ export function factorOption(ctx: Context): number {
 
 /** The `--factor` option, shared by the commands that report git's auto-compaction. */
 export const FACTOR_OPTION: OptionSpec = { type: 'string', value: 'N', help: "git's reftable.geometricFactor for the compaction geometry, 2 to 255 (default 2)" };
-
-/** The name standard input's bytes are shown under in messages. */
-export const STDIN_NAME = '(stdin)';
-
-let stdinTaken = false;
-/** All of standard input, once (a second `-` in the same command is a usage error). */
-export function readStdin(what: string): Uint8Array {
-  if (stdinTaken) throw new UsageError(`standard input is read once; ${what} cannot be - as well`);
-  stdinTaken = true;
-  return new Uint8Array(fs.readFileSync(0));
-}
-
-/**
- * Standard input as one input file: a reftable table (it starts with the magic `REFT`) or a
- * `packed-refs` file (anything else; its header or first line says which).
- */
-export function stdinInput(): InputFile[] {
-  const bytes = readStdin('the path');
-  const isTable = bytes.length >= 4 && bytes[0] === 0x52 && bytes[1] === 0x45 && bytes[2] === 0x46 && bytes[3] === 0x54;
-  return [{ path: isTable ? `${STDIN_NAME}.ref` : 'packed-refs', source: memorySource(bytes) }];
-}
-
-/** The input files of a path argument: a path on disk, or standard input for `-`. */
-export function inputFiles(p: string | undefined): InputFile[] {
-  if (!p) throw new UsageError('missing <path>');
-  if (p === '-') return stdinInput();
-  if (!fs.existsSync(p)) throw new UsageError(`no such file or directory: ${p}`);
-  return collectInput(p);
-}
-
-/**
- * Load and analyse a path (or `-`); throws FormatError (including the deadline's BudgetError) or
- * UsageError. With a context, the analysis stops at its deadline and shows progress.
- */
-export function loadPath(p: string | undefined, ctx?: Context): Analysis {
-  const files = inputFiles(p);
-  if (classifyInput(files).kind === 'empty' && !files.some((f) => f.path.split('/').pop() === 'config')) {
-    throw new FormatError(p!, 0, 'a reftable/ directory with tables.list, a .ref file, a packed-refs file or a .git directory; found none of these');
-  }
-  if (!ctx) return analyzeFiles(files);
-  const watched = watchTables(files, ctx.progress);
-  try {
-    return analyzeFiles(watched.files, { deadline: ctx.deadline, onProgress: watched.onBytes });
-  } finally {
-    ctx.progress.done();
-  }
-}
-
-/** First parse error of an analysis, as a FormatError, or null. */
-export function firstError(a: Analysis): FormatError | null {
-  const broken = a.stack?.broken[0]?.error;
-  if (broken) return broken;
-  const f = a.findings.find((x) => x.severity === 'error');
-  return f ? new FormatError(f.file, f.offset, f.message) : null;
-}
-
-/** Throws the deadline's error between steps that have no budget check of their own. */
-export function checkDeadline(ctx: Context, where: string): void {
-  if (Date.now() > ctx.deadline) throw new FormatError(where, 0, `the command to finish within its ${ctx.budgetMs / 1000} s budget (--budget); stopped here`);
-}
 
 /** Write to stdout and wait until it is flushed (large outputs, pipes). */
 export function writeOut(b: Uint8Array | string): Promise<void> {

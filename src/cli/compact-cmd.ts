@@ -12,10 +12,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  loadPath, inputFiles, UsageError, intOption, flag, str, checkDeadline, writeJson, FACTOR_OPTION,
-  type CommandSpec, type Context, type OptionSpec,
-} from './common.ts';
+import { UsageError, intOption, flag, str, writeJson, FACTOR_OPTION, type CommandSpec, type Context, type OptionSpec } from './common.ts';
+import { loadPath, inputFiles, checkDeadline } from './load.ts';
 import { FormatError, displayName } from '../engine/basics.ts';
 import { GENERATOR } from '../engine/report.ts';
 import { jsonName } from './refs-cmd.ts';

@@ -8,7 +8,7 @@ import { FormatError, oneLine } from '../engine/basics.ts';
 import { COMMANDS } from './commands.ts';
 import { UsageError, parseCommand, version, EXIT_EPIPE, EXIT_INPUT, EXIT_USAGE, DEFAULT_BUDGET_S } from './common.ts';
 
-export { UsageError, loadPath, firstError, EXIT_EPIPE } from './common.ts';
+export { UsageError, EXIT_EPIPE } from './common.ts';
 
 /** The top-level usage text. */
 export function usage(): string {

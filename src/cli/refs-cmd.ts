@@ -5,7 +5,8 @@
  * `--json`: `refscope.refs/1`, the same list as objects (docs/cli.md).
  */
 import { analysisRefs, listRefsBytes, GENERATOR } from '../engine/index.ts';
-import { loadPath, writeOut, writeJson, type CommandSpec, type Context } from './common.ts';
+import { writeOut, writeJson, type CommandSpec, type Context } from './common.ts';
+import { loadPath } from './load.ts';
 
 export const REFS_SCHEMA = 'refscope.refs/1';
 
@@ -23,7 +24,7 @@ export function jsonName(name: string): { name: string; nameHex?: string } {
 }
 
 async function run(ctx: Context): Promise<number> {
-  const a = loadPath(ctx.positionals[0], ctx);
+  const a = loadPath(ctx.positionals[0], ctx, { logs: false });
   const err = a.stack?.broken[0]?.error;
   if (err) throw err;
   if (ctx.json) {

@@ -12,10 +12,8 @@
  * only the error line on stderr (not the description).
  */
 import fs from 'node:fs';
-import {
-  loadPath, firstError, UsageError, factorOption, flag, str, readStdin, writeJson, FACTOR_OPTION,
-  type CommandSpec, type Context,
-} from './common.ts';
+import { UsageError, factorOption, flag, str, writeJson, FACTOR_OPTION, type CommandSpec, type Context } from './common.ts';
+import { loadPath, firstError, readStdin } from './load.ts';
 import { buildReport, GENERATOR, type Report } from '../engine/report.ts';
 import { displayName, oneLine } from '../engine/basics.ts';
 import {

@@ -12,10 +12,8 @@
  * file, or a damaged table — the simulation then runs on the readable tables first).
  */
 import fs from 'node:fs';
-import {
-  loadPath, firstError, UsageError, intOption, flag, str, readStdin, writeJson, STDIN_NAME, FACTOR_OPTION,
-  type CommandSpec, type Context,
-} from './common.ts';
+import { UsageError, intOption, flag, str, writeJson, FACTOR_OPTION, type CommandSpec, type Context } from './common.ts';
+import { loadPath, firstError, readStdin, STDIN_NAME } from './load.ts';
 import { displayName, FormatError } from '../engine/basics.ts';
 import {
   Simulator, MODEL_NAMES, SpecError, SimulationLimitError, type ModelName, type SimulationResult, type Workload,
