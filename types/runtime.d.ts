@@ -17,7 +17,7 @@ interface TextDecoder {
   readonly ignoreBOM: boolean;
   decode(input?: ArrayBuffer | ArrayBufferView, options?: TextDecodeOptions): string;
 }
-declare var TextDecoder: {
+declare const TextDecoder: {
   prototype: TextDecoder;
   new (label?: string, options?: TextDecoderOptions): TextDecoder;
 };
@@ -25,7 +25,7 @@ interface TextEncoder {
   readonly encoding: string;
   encode(input?: string): Uint8Array;
 }
-declare var TextEncoder: {
+declare const TextEncoder: {
   prototype: TextEncoder;
   new (): TextEncoder;
 };
