@@ -123,6 +123,8 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: false,
     chunkSizeWarningLimit: 1024,
+    // dist/ also holds the CLI and library bundles (scripts/build.mjs): the app has its own folder.
+    outDir: 'dist/app',
   },
   server: { host: '127.0.0.1' },
   preview: { host: '127.0.0.1' },

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
-// `npm start`: build the web app (vite build) and serve the production build on 127.0.0.1.
-// Installs nothing. Port: $PORT or 4173, or the next free one. Prints the URL.
+// `npm start`: build the CLI and the web app (scripts/build.mjs) and run `refscope serve`, which
+// serves dist/app on 127.0.0.1 (port $PORT or 4173, or the next free one) and prints the URL.
+// Installs nothing.
 //
-//   node scripts/start.mjs [--port N] [--no-build] [--base /sub/path/]
+//   node scripts/start.mjs [--port N] [--no-build] [--open]
 //
-// The server is a tiny static file server (no dependencies) that sends the same Content Security
-// Policy the built page carries, and never lists directories.
+// `serveStatic` and `buildApp` are also the browser tests' helpers (test/e2e/helpers.ts):
+// `serveStatic` is a tiny static file server (no dependencies) that serves a build under any base
+// path, sends the same Content Security Policy the built page carries, and never lists directories.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -135,7 +137,7 @@ export function serveStatic(dir, { port = 4173, base = '/', strict = false, host
 }
 
 /** Build the app with Vite's JS API into `outDir`. */
-export async function buildApp({ outDir = path.join(ROOT, 'dist'), base = './', logLevel = 'warn' } = {}) {
+export async function buildApp({ outDir = path.join(ROOT, 'dist', 'app'), base = './', logLevel = 'warn' } = {}) {
   // `node -e "import('./scripts/start.mjs')…"` (CommonJS eval) defines a global `__dirname` of '.',
   // which ESM packages that test for `__dirname` take for theirs (vite-plugin-pwa does): hide it.
   const g = globalThis;
@@ -151,14 +153,15 @@ export async function buildApp({ outDir = path.join(ROOT, 'dist'), base = './', 
 }
 
 async function main(argv) {
-  const args = { port: Number(process.env.PORT) || 4173, build: true, base: '/' };
+  const serveArgs = [];
+  let build = true;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--port') args.port = Number(argv[++i]);
-    else if (a === '--no-build') args.build = false;
-    else if (a === '--base') args.base = argv[++i];
+    if (a === '--port') serveArgs.push('--port', argv[++i] ?? '');
+    else if (a === '--open') serveArgs.push('--open');
+    else if (a === '--no-build') build = false;
     else if (a === '--help' || a === '-h') {
-      console.log('usage: node scripts/start.mjs [--port N] [--no-build] [--base /sub/path/]');
+      console.log('usage: node scripts/start.mjs [--port N] [--no-build] [--open]');
       return;
     } else {
       console.error(`start: unknown argument ${a}`);
@@ -166,21 +169,17 @@ async function main(argv) {
       return;
     }
   }
-  const dist = path.join(ROOT, 'dist');
-  if (args.build) {
-    process.stdout.write('Building the web app… ');
+  if (!serveArgs.includes('--port') && process.env.PORT) serveArgs.push('--port', process.env.PORT);
+  if (build) {
+    process.stdout.write('Building the CLI and the web app… ');
     const t0 = Date.now();
-    await buildApp({ outDir: dist });
+    const b = await import('./build.mjs');
+    await b.buildCli();
+    await b.buildApp();
     console.log(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  } else if (!fs.existsSync(path.join(dist, 'index.html'))) {
-    console.error('start: no build in dist/ (run without --no-build)');
-    process.exitCode = 1;
-    return;
   }
-  const { url } = await serveStatic(dist, { port: args.port, base: args.base });
-  console.log(`\n  refscope is running at ${url}\n`);
-  console.log('  It opens with a sample stack; drop your own reftable/ folder, .git folder or .ref files onto the page.');
-  console.log('  Press Ctrl+C to stop.\n');
+  const { main: cli } = await import(pathToFileURL(path.join(ROOT, 'dist/cli/refscope.mjs')).href);
+  process.exitCode = await cli(['serve', ...serveArgs]);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

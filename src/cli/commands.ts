@@ -1,18 +1,25 @@
 /**
- * Commands beyond `refs` and `analyze` (compact, convert, simulate, share, export).
- * Each returns its exit code; usage errors throw `UsageError`, bad input `FormatError`.
+ * The registration point of the CLI's commands: one line per command. A command is one module,
+ * `src/cli/<name>-cmd.ts`, exporting a `CommandSpec` (common.ts: usage, options, JSON schema and
+ * `run`); it is loaded only when it runs (or for `--help`), so `refscope refs` never loads the
+ * simulator.
  */
-import { shareCommands } from './share-cmd.ts';
-import { compactCommands } from './compact-cmd.ts';
-import { simulateCommand } from './simulate-cmd.ts';
-export interface Command {
+import type { CommandSpec } from './common.ts';
+
+export interface CommandEntry {
   name: string;
-  usage: string;
+  /** One line for `refscope --help` (the command's own `--help` says more). */
   summary: string;
-  run(argv: string[]): Promise<number> | number;
+  load(): Promise<CommandSpec>;
 }
 
-export const extraCommands: Command[] = [];
-extraCommands.push(...shareCommands);
-extraCommands.push(...compactCommands);
-extraCommands.push(simulateCommand);
+export const COMMANDS: CommandEntry[] = [
+  { name: 'refs', summary: 'live refs, one "<object id> <refname>" per line (as git for-each-ref)', load: async () => (await import('./refs-cmd.ts')).refsCommand },
+  { name: 'analyze', summary: 'report on a reftable stack, packed-refs file or .git directory', load: async () => (await import('./analyze-cmd.ts')).analyzeCommand },
+  { name: 'compact', summary: 'write the stack after git pack-refs (--all) or git pack-refs --auto', load: async () => (await import('./compact-cmd.ts')).compactCommand },
+  { name: 'convert', summary: 'packed-refs or a files-backend .git into a one-table reftable stack', load: async () => (await import('./compact-cmd.ts')).convertCommand },
+  { name: 'simulate', summary: "replay ref updates or lookups: git's work and time per version, what would fix it", load: async () => (await import('./simulate-cmd.ts')).simulateCommand },
+  { name: 'share', summary: "print a link carrying the report's shape (no names unless --with-names)", load: async () => (await import('./share-cmd.ts')).shareCommand },
+  { name: 'export', summary: 'the report as JSON or Markdown, or a script rebuilding its shape with git', load: async () => (await import('./share-cmd.ts')).exportCommand },
+  { name: 'serve', summary: 'serve the web app from the package on 127.0.0.1 and print its URL', load: async () => (await import('./serve-cmd.ts')).serveCommand },
+];

@@ -1,32 +1,30 @@
 /**
- * The `refscope` command line tool. Exit codes: 0 success, 2 usage error, 3 invalid input
- * (one line on stderr: `refscope: <file>: offset <n>: expected <what>`).
+ * The `refscope` command line tool: dispatch to the commands of commands.ts, `--version`,
+ * `--help`, and the one place errors become exit codes. Exit codes as git's: 0 success, 2 usage
+ * error, 3 invalid input (one line on stderr: `refscope: <file>: offset <n>: expected <what>`),
+ * 141 when the reader of the output went away (128 + SIGPIPE).
  */
-import { FormatError, displayName, oneLine } from '../engine/basics.ts';
-import { analysisRefs, listRefsBytes } from '../engine/index.ts';
-import { buildReport, type Report } from '../engine/report.ts';
-import { formatReport } from './format.ts';
-import { extraCommands } from './commands.ts';
-import { UsageError, parseArgs, loadPath, firstError, factorFlag } from './common.ts';
+import { FormatError, oneLine } from '../engine/basics.ts';
+import { COMMANDS } from './commands.ts';
+import { UsageError, parseCommand, version, EXIT_EPIPE, EXIT_INPUT, EXIT_USAGE, DEFAULT_BUDGET_S } from './common.ts';
 
-export { UsageError, parseArgs, loadPath, firstError } from './common.ts';
+export { UsageError, EXIT_EPIPE } from './common.ts';
 
-/** The usage text (a function: the command list is complete only once every module loaded). */
+/** The top-level usage text. */
 export function usage(): string {
-  return `usage: refscope <command> [options]
+  return `usage: refscope <command> [options] [--] <path>
+       refscope <command> --help | refscope --help | refscope --version
 
 commands:
-  refs <path>                 live refs, one "<object id> <refname>" per line (as git for-each-ref)
-  analyze <path> [--json] [--factor N]
-                              report on a reftable stack, packed-refs file or .git directory
-${extraCommands.map((c) => `  ${c.usage.padEnd(28)}${c.summary}`).join('\n')}
+${COMMANDS.map((c) => `  ${c.name.padEnd(10)}${c.summary}`).join('\n')}
 
-<path> is a reftable/ directory, a tables.list or .ref file, a packed-refs file, or a .git
-directory (or bare repository) of either backend.`;
+<path> is a reftable/ directory, a tables.list or .ref file, a packed-refs file, a .git
+directory (or bare repository) of either backend, or - for one table or packed-refs file on
+standard input. Every command takes --json (a versioned JSON document, schemas/ in the package)
+and --budget <seconds> (a wall-clock bound, default ${DEFAULT_BUDGET_S}).
+Exit codes: 0 success, 2 usage error, 3 invalid input or budget exceeded, 141 closed pipe.
+`;
 }
-
-/** Exit code when stdout's reader has gone (128 + SIGPIPE, as a shell reports git's). */
-export const EXIT_EPIPE = 141;
 
 /** What a path should have been, for a system error on it (one line, no error code twice). */
 function systemExpectation(err: NodeJS.ErrnoException): string {
@@ -38,71 +36,54 @@ function systemExpectation(err: NodeJS.ErrnoException): string {
     case 'ENOTDIR': return `a directory on this path, found a file${op ? ` (${err.syscall})` : ''}`;
     case 'EEXIST': return `a path that does not exist yet (it exists${op})`;
     case 'ENOSPC': return `room on the device to write (no space left${op})`;
+    case 'EADDRINUSE': return `a free port (in use${op})`;
     default: return `a readable input and a writable output (${err.code}${op})`;
   }
-}
-
-/** Write bytes to stdout and wait until they are flushed (large outputs, pipes). */
-function writeOut(b: Uint8Array): Promise<void> {
-  return new Promise((resolve, reject) => process.stdout.write(b, (e) => (e ? reject(e) : resolve())));
-}
-
-function write(s: string): void {
-  process.stdout.write(s);
 }
 
 /** Run the CLI; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
-    if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
-      write(usage() + '\n');
-      return cmd ? 0 : 2;
+    if (cmd === undefined) {
+      process.stderr.write(usage());
+      return EXIT_USAGE;
     }
-    if (cmd === 'refs') {
-      const args = parseArgs(rest, [], []);
-      const a = loadPath(args.pos[0]);
-      const err = a.stack?.broken[0]?.error;
-      if (err) throw err;
-      if (a.stack && a.merged) {
-        await writeOut(listRefsBytes(a.stack.tables, a.merged));
-        return 0;
-      }
-      const refs = analysisRefs(a);
-      // Names are byte strings: write them as raw bytes.
-      const chunks: string[] = [];
-      for (const r of refs) chunks.push(`${r.oid} ${r.name}\n`);
-      process.stdout.write(Buffer.from(chunks.join(''), 'latin1'));
+    if (cmd === '--help' || cmd === '-h' || (cmd === 'help' && rest.length === 0)) {
+      process.stdout.write(usage());
       return 0;
     }
-    if (cmd === 'analyze') {
-      const args = parseArgs(rest, ['factor'], ['json']);
-      const a = loadPath(args.pos[0]);
-      const factor = factorFlag(args.flags);
-      const report: Report = buildReport(a, { factor });
-      write(args.flags.has('json') ? JSON.stringify(report, null, 2) + '\n' : formatReport(report));
-      const err = firstError(a);
-      if (err) {
-        process.stderr.write(`refscope: ${displayName(err.message)}\n`);
-        return 3;
-      }
+    if (cmd === '--version' || cmd === 'version') {
+      if (rest.length) throw new UsageError(`--version takes no arguments`);
+      process.stdout.write(`refscope ${version()}\n`);
       return 0;
     }
-    const extra = extraCommands.find((c) => c.name === cmd);
-    if (extra) return await extra.run(rest);
-    throw new UsageError(`unknown command: ${cmd}`);
+    const name = cmd === 'help' ? rest[0] : cmd;
+    const entry = COMMANDS.find((c) => c.name === name);
+    if (!entry) {
+      if (cmd.startsWith('-')) throw new UsageError(`unknown option ${cmd} (before a command only --help and --version)`);
+      throw new UsageError(`unknown command ${JSON.stringify(name)}; the commands are ${COMMANDS.map((c) => c.name).join(', ')}`);
+    }
+    const spec = await entry.load();
+    const ctx = parseCommand(spec, cmd === 'help' ? ['--help'] : rest);
+    if (!ctx) return 0;
+    try {
+      return await spec.run(ctx);
+    } finally {
+      ctx.progress.done();
+    }
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`refscope: ${e.message}\nrun 'refscope --help' for the commands and options\n`);
-      return 2;
+      process.stderr.write(`refscope: ${oneLine(e.message)}\nrun 'refscope ${COMMANDS.some((c) => c.name === cmd) ? `${cmd} ` : ''}--help' for the options\n`);
+      return EXIT_USAGE;
     }
     if (e instanceof FormatError) {
       process.stderr.write(`refscope: ${e.message}\n`);
-      return 3;
+      return EXIT_INPUT;
     }
     if (e instanceof Error && e.name === 'ShareLinkError') {
       process.stderr.write(`refscope: ${oneLine(e.message)}\n`);
-      return 3;
+      return EXIT_INPUT;
     }
     const err = e as NodeJS.ErrnoException;
     // The reader of our output went away (`refscope refs … | head`): stop quietly, as git does
@@ -110,13 +91,13 @@ export async function main(argv: string[]): Promise<number> {
     if (err && err.code === 'EPIPE') return EXIT_EPIPE;
     if (err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code)) {
       // A system error on a path (unreadable input, an output directory that cannot be made, …).
-      process.stderr.write(`refscope: ${oneLine(String(err.path ?? '(output)'))}: offset 0: expected ${systemExpectation(err)}\n`);
-      return 3;
+      process.stderr.write(`refscope: ${oneLine(String(err.path ?? (err.code === 'EADDRINUSE' ? '(port)' : '(output)')))}: offset 0: expected ${systemExpectation(err)}\n`);
+      return EXIT_INPUT;
     }
     if (e instanceof RangeError) {
       // Allocation failures on absurd inputs: say so in one line rather than with a stack trace.
       process.stderr.write(`refscope: (input): offset 0: expected an input that fits in memory (${oneLine(e.message)})\n`);
-      return 3;
+      return EXIT_INPUT;
     }
     throw e;
   }

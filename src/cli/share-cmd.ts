@@ -1,6 +1,8 @@
 /**
  * `refscope share <path> [--base <url>] [--with-names] [--factor N] [--simulation <file.json>]`:
- * prints the share link on stdout and what it contains on stderr.
+ * prints the share link on stdout and what it contains on stderr. Without `--base` the link
+ * points at a running `refscope serve` when there is one (serve-cmd.ts `findServe`), else at
+ * `DEFAULT_SHARE_BASE`.
  * `refscope export <path or link> --format json|md|script [--factor N]`: the report as
  * `refscope.report/1` JSON, as Markdown, or a bash script rebuilding a stack of the same shape.
  *
@@ -10,73 +12,116 @@
  * only the error line on stderr (not the description).
  */
 import fs from 'node:fs';
-import type { Command } from './commands.ts';
-import { parseArgs, loadPath, firstError, UsageError, factorFlag } from './common.ts';
-import { buildReport, type Report } from '../engine/report.ts';
+import { UsageError, factorOption, flag, str, writeJson, FACTOR_OPTION, type CommandSpec, type Context } from './common.ts';
+import { loadPath, firstError, readStdin } from './load.ts';
+import { buildReport, GENERATOR, type Report } from '../engine/report.ts';
 import { displayName, oneLine } from '../engine/basics.ts';
 import {
   shareLink, describeShare, decodeShare, reportFromShare, buildSharePayload, ShareLinkError, DEFAULT_SHARE_BASE,
   type SharePayload,
 } from '../engine/share.ts';
 import { exportJson, exportMarkdown, exportScript } from '../engine/export.ts';
+import { findServe } from './serve-cmd.ts';
+
+export const LINK_SCHEMA = 'refscope.link/1';
+export const EXPORT_SCHEMA = 'refscope.export/1';
 
 function looksLikeLink(s: string): boolean {
   return /#s=|^s=\d/.test(s);
 }
 
 /** `share`: the link on stdout, its contents on stderr. */
-export const shareCommand: Command = {
+export const shareCommand: CommandSpec = {
   name: 'share',
-  usage: 'share <path> [options]',
-  summary: 'print a link with the report\'s shape (no names); --base <url>, --with-names',
-  run(argv: string[]): number {
-    const args = parseArgs(argv, ['base', 'factor', 'simulation'], ['with-names']);
-    const a = loadPath(args.pos[0]);
-    const report = buildReport(a, { factor: factorFlag(args.flags) });
+  usage: '<path> [options]',
+  summary: "Print a link whose URL fragment carries the report's shape (table sizes, record kinds, namespace mix, compaction geometry), never ref names or object ids unless --with-names; what it contains goes to standard error.",
+  args: { min: 1, max: 1 },
+  options: {
+    base: { type: 'string', value: '<url>', help: `where the link points (default: a running refscope serve, else ${DEFAULT_SHARE_BASE})` },
+    'with-names': { type: 'boolean', help: 'put up to 20 example ref names into the link' },
+    factor: FACTOR_OPTION,
+    simulation: { type: 'string', value: '<file.json>', help: 'add a simulation (refscope simulate --json output) to the link; - for standard input' },
+  },
+  schema: LINK_SCHEMA,
+  async run(ctx: Context): Promise<number> {
+    const p = ctx.positionals[0];
+    const factor = factorOption(ctx);
+    const simFile = str(ctx, 'simulation');
+    if (p === '-' && simFile === '-') throw new UsageError('standard input is read once: <path> and --simulation cannot both be -');
+    const a = loadPath(p, ctx);
+    const report = buildReport(a, { factor });
     let simulation: unknown;
-    if (args.flags.has('simulation')) {
-      const file = String(args.flags.get('simulation'));
+    if (simFile !== undefined) {
       try {
-        simulation = JSON.parse(fs.readFileSync(file, 'utf8'));
+        simulation = JSON.parse(simFile === '-' ? new TextDecoder().decode(readStdin('--simulation')) : fs.readFileSync(simFile, 'utf8'));
       } catch (e) {
+        if (e instanceof UsageError) throw e;
         throw new UsageError(`--simulation: a JSON file (${(e as Error).message})`);
       }
     }
-    const base = args.flags.has('base') ? String(args.flags.get('base')) : DEFAULT_SHARE_BASE;
+    let base = str(ctx, 'base');
+    let baseFrom: 'option' | 'serve' | 'default' = 'option';
+    if (base === undefined) {
+      const served = await findServe();
+      base = served ?? DEFAULT_SHARE_BASE;
+      baseFrom = served ? 'serve' : 'default';
+    }
     // A link base is an http(s) URL on one line: anything else would make a link that is not one.
+    // eslint-disable-next-line no-control-regex
     if (!/^https?:\/\/[^\s\x00-\x1f\x7f]+$/.test(base)) throw new UsageError('--base takes an http:// or https:// URL (no spaces or control characters)');
-    const r = shareLink(a, report, { withNames: args.flags.has('with-names'), base, simulation });
+    const withNames = flag(ctx, 'with-names');
+    const r = shareLink(a, report, { withNames, base, simulation });
     if (!r.ok) {
-      process.stderr.write(`refscope: ${displayName(args.pos[0] ?? '')}: offset 0: expected a stack whose shape fits a link (${oneLine(r.error)})\n`);
+      process.stderr.write(`refscope: ${displayName(p)}: offset 0: expected a stack whose shape fits a link (${oneLine(r.error)})\n`);
       return 3;
     }
-    process.stdout.write(r.link + '\n');
+    const d = describeShare(r.payload);
+    if (ctx.json) {
+      writeJson({
+        schema: LINK_SCHEMA, generator: GENERATOR, link: r.link, chars: r.chars, base, baseFrom, withNames: d.withNames,
+        summary: d.summary, contains: d.contains, omits: d.omits,
+      });
+    } else {
+      process.stdout.write(r.link + '\n');
+    }
     const err = firstError(a);
     if (err) {
       process.stderr.write(`refscope: ${displayName(err.message)}\n`);
       return 3;
     }
-    const d = describeShare(r.payload);
-    const lines = [`${d.summary} — ${r.chars.toLocaleString('en-US')} characters. The link contains:`, ...d.contains.map((x) => `  - ${x}`), 'It does not contain:', ...d.omits.map((x) => `  - ${x}`)];
-    process.stderr.write(lines.join('\n') + '\n');
+    if (!ctx.json) {
+      const lines = [
+        `${d.summary} — ${r.chars.toLocaleString('en-US')} characters. The link contains:`, ...d.contains.map((x) => `  - ${x}`),
+        'It does not contain:', ...d.omits.map((x) => `  - ${x}`),
+        ...(baseFrom === 'serve' ? [`It opens in the refscope serve running at ${base}`] : []),
+      ];
+      process.stderr.write(lines.join('\n') + '\n');
+    }
     return 0;
   },
 };
 
 /** `export`: JSON, Markdown or a repro script, from files or from a share link. */
-export const exportCommand: Command = {
+export const exportCommand: CommandSpec = {
   name: 'export',
-  usage: 'export <path> --format F',
-  summary: 'F = json, md, or script (rebuilds the shape with git); <path> may be a link',
-  run(argv: string[]): number {
-    const args = parseArgs(argv, ['format', 'factor'], []);
-    const format = args.flags.get('format');
+  usage: '(<path> | <link>) --format json|md|script [options]',
+  summary: 'The report as refscope.report/1 JSON, as Markdown, or as a bash script that rebuilds a stack of the same shape with a reftable-capable git; the input may be a share link instead of a path.',
+  args: { min: 1, max: 1 },
+  options: {
+    format: { type: 'string', value: 'json|md|script', help: 'what to print (with --json the default is json)' },
+    factor: FACTOR_OPTION,
+  },
+  schema: EXPORT_SCHEMA,
+  details: '--json wraps the export in refscope.export/1: the report itself for --format json, the text for md and script.',
+  run(ctx: Context): number {
+    const format = str(ctx, 'format') ?? (ctx.json ? 'json' : undefined);
     if (format !== 'json' && format !== 'md' && format !== 'script') throw new UsageError('--format takes json, md or script');
-    const src = args.pos[0];
+    const src = ctx.positionals[0];
     let report: Report;
     let payload: () => SharePayload;
+    let from: 'files' | 'link' = 'files';
     let exitCode = 0;
-    if (src !== undefined && looksLikeLink(src) && !fs.existsSync(src)) {
+    if (src !== '-' && looksLikeLink(src) && !fs.existsSync(src)) {
       let p: SharePayload;
       try {
         p = decodeShare(src);
@@ -89,9 +134,10 @@ export const exportCommand: Command = {
       }
       report = reportFromShare(p);
       payload = () => p;
+      from = 'link';
     } else {
-      const a = loadPath(src);
-      report = buildReport(a, { factor: factorFlag(args.flags) });
+      const a = loadPath(src, ctx);
+      report = buildReport(a, { factor: factorOption(ctx) });
       payload = () => buildSharePayload(a, report);
       const err = firstError(a);
       if (err) {
@@ -99,14 +145,18 @@ export const exportCommand: Command = {
         exitCode = 3;
       }
     }
-    if (format === 'json') process.stdout.write(exportJson(report));
-    else if (format === 'md') process.stdout.write(exportMarkdown(report));
+    let text: string;
+    if (format === 'json') text = exportJson(report);
+    else if (format === 'md') text = exportMarkdown(report);
     else {
       if (!report.stack) throw new UsageError('--format script rebuilds reftable stacks; this input is ' + report.input.kind);
-      process.stdout.write(exportScript(payload(), { source: `a ${report.input.kind} stack of ${report.stack.tables} tables` }));
+      text = exportScript(payload(), { source: `a ${report.input.kind} stack of ${report.stack.tables} tables` });
     }
+    if (ctx.json) {
+      writeJson(format === 'json'
+        ? { schema: EXPORT_SCHEMA, generator: GENERATOR, format, from, report: JSON.parse(text) }
+        : { schema: EXPORT_SCHEMA, generator: GENERATOR, format, from, text });
+    } else process.stdout.write(text);
     return exitCode;
   },
 };
-
-export const shareCommands: Command[] = [shareCommand, exportCommand];

@@ -11,17 +11,14 @@
  * 3 invalid input (`refscope: <file>: offset <n>: expected <what>`, e.g. a bad line in the --stdin
  * file, or a damaged table — the simulation then runs on the readable tables first).
  */
-import { readInputCapped, MAX_STDIN_BYTES } from './node-input.ts';
-import type { Command } from './commands.ts';
-import { parseArgs, loadPath, firstError, UsageError, intFlag } from './common.ts';
+import { MAX_STDIN_BYTES } from './node-input.ts';
+import { UsageError, intOption, flag, str, writeJson, FACTOR_OPTION, type CommandSpec, type Context } from './common.ts';
+import { loadPath, firstError, readStdin, STDIN_NAME } from './load.ts';
 import { displayName, FormatError } from '../engine/basics.ts';
 import {
   Simulator, MODEL_NAMES, SpecError, SimulationLimitError, type ModelName, type SimulationResult, type Workload,
 } from '../engine/simulate/index.ts';
 import { fmtGain } from '../engine/simulate/format.ts';
-
-/** Wall-clock budget of one simulation (`--budget <seconds>` changes it). */
-export const DEFAULT_BUDGET_MS = 60_000;
 
 const n = (v: number): string => Math.round(v).toLocaleString('en-US');
 
@@ -108,9 +105,9 @@ export function modelForVersion(name: string): string {
   return minor <= 49 ? 'git-2.49' : minor <= 55 ? 'git-2.55' : 'git-2.56';
 }
 
-function parseModels(v: string | true | undefined): ModelName[] | undefined {
+function parseModels(v: string | undefined): ModelName[] | undefined {
   if (v === undefined) return undefined;
-  if (v === true || v === '') throw new UsageError('--model needs a name: ' + [...MODEL_NAMES, 'all'].join(', '));
+  if (v === '') throw new UsageError('--model needs a name: ' + [...MODEL_NAMES, 'all'].join(', '));
   if (v === 'all') return [...MODEL_NAMES];
   const out: ModelName[] = [];
   for (const given of v.split(',')) {
@@ -122,28 +119,21 @@ function parseModels(v: string | true | undefined): ModelName[] | undefined {
   return out;
 }
 
-async function run(argv: string[]): Promise<number> {
-  // `-z` is a short flag; parseArgs only knows long ones.
-  const z = argv.includes('-z') || argv.includes('--z');
-  const args = parseArgs(argv.filter((a) => a !== '-z' && a !== '--z'), ['stdin', 'workload', 'model', 'factor', 'budget'],
-    ['json', 'no-fixes', 'no-curve', 'no-auto-compaction', 'no-warn-ambiguous-refs'], ['model']);
-  if (args.pos.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.pos[1])}`);
-  const stdinPath = args.flags.get('stdin');
-  const spec = args.flags.get('workload');
+async function run(ctx: Context): Promise<number> {
+  const stdinPath = str(ctx, 'stdin');
+  const spec = str(ctx, 'workload');
+  const z = flag(ctx, 'z');
   if ((stdinPath === undefined) === (spec === undefined)) throw new UsageError('give exactly one of --stdin <file> and --workload <spec>');
   if (z && stdinPath === undefined) throw new UsageError('-z applies to --stdin input only');
-  const models = parseModels(args.flags.get('model'));
-  const factor = intFlag(args.flags, 'factor', 2, 255);
-  let budgetMs = DEFAULT_BUDGET_MS;
-  if (args.flags.has('budget')) {
-    const b = String(args.flags.get('budget'));
-    if (!/^[0-9]{1,6}$/.test(b) || Number(b) < 1) throw new UsageError('--budget takes whole seconds from 1 to 999999');
-    budgetMs = Number(b) * 1000;
-  }
-  const a = loadPath(args.pos[0]);
+  const m = ctx.values.model;
+  const models = parseModels(Array.isArray(m) ? m.join(',') : undefined);
+  const factor = intOption(ctx, 'factor', 2, 255);
+  const p = ctx.positionals[0];
+  if (p === '-' && stdinPath === '-') throw new UsageError('standard input is read once: <path> and --stdin cannot both be -');
+  const a = loadPath(p, ctx);
   const sim = Simulator.fromAnalysis(a);
   let w: Workload;
-  if (typeof spec === 'string') {
+  if (spec !== undefined) {
     try {
       w = sim.parseSpec(spec);
     } catch (e) {
@@ -151,22 +141,31 @@ async function run(argv: string[]): Promise<number> {
       throw e;
     }
   } else {
-    if (typeof stdinPath !== 'string' || stdinPath === '') throw new UsageError('--stdin needs a file (or - for standard input)');
-    const bytes = readInputCapped(stdinPath, MAX_STDIN_BYTES, 'update-ref --stdin input');
-    w = sim.parseStdin(bytes, { z, file: stdinPath === '-' ? '(stdin)' : stdinPath });
+    if (!stdinPath) throw new UsageError('--stdin needs a file (or - for standard input)');
+    const bytes = readStdin('--stdin', stdinPath, MAX_STDIN_BYTES, 'update-ref --stdin input');
+    w = sim.parseStdin(bytes, { z, file: stdinPath === '-' ? STDIN_NAME : stdinPath });
   }
   let res: SimulationResult;
+  // The simulation gets the whole budget of its own, as in the web app's worker (a load, then a run).
+  const budgetMs = ctx.budgetMs;
+  ctx.progress.step();
   try {
     res = sim.run(w, {
-      models, factor, fixes: !args.flags.has('no-fixes'), curve: !args.flags.has('no-curve'),
-      autoCompaction: !args.flags.has('no-auto-compaction'), warnAmbiguousRefs: !args.flags.has('no-warn-ambiguous-refs'), budgetMs,
+      models, factor, fixes: !flag(ctx, 'no-fixes'), curve: !flag(ctx, 'no-curve'),
+      autoCompaction: !flag(ctx, 'no-auto-compaction'), warnAmbiguousRefs: !flag(ctx, 'no-warn-ambiguous-refs'), budgetMs,
+      onProgress: ctx.progress.enabled
+        ? (model, done, total) => ctx.progress.update(() => `simulating ${model}: ${n(done)} of ${n(total)} operations`)
+        : undefined,
     });
   } catch (e) {
     // Too big for the budget: the usual one-line error (exit 3), naming the workload.
-    if (e instanceof SimulationLimitError) throw new FormatError(typeof stdinPath === 'string' ? (stdinPath === '-' ? '(stdin)' : stdinPath) : '--workload', 0, e.message);
+    if (e instanceof SimulationLimitError) throw new FormatError(stdinPath !== undefined ? (stdinPath === '-' ? STDIN_NAME : stdinPath) : '--workload', 0, e.message);
     throw e;
+  } finally {
+    ctx.progress.done();
   }
-  process.stdout.write(args.flags.has('json') ? JSON.stringify(res, null, 2) + '\n' : formatSimulation(res));
+  if (ctx.json) writeJson(res);
+  else process.stdout.write(formatSimulation(res));
   const err = firstError(a);
   if (err) {
     process.stderr.write(`refscope: ${displayName(err.message)}\n`);
@@ -175,9 +174,23 @@ async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-export const simulateCommand: Command = {
+export const simulateCommand: CommandSpec = {
   name: 'simulate',
-  usage: 'simulate <path> [options]',
-  summary: `--stdin <file> | --workload <spec> [--model <name>|all] [--json]: git's work and time per version, what would fix it (docs/simulator.md)`,
+  usage: '<path> (--stdin <file> | --workload <spec>) [options]',
+  summary: "Replay git update-ref --stdin input or a generated workload on the real tables and estimate git's work and time per version, with what would fix it (docs/simulator.md).",
+  args: { min: 1, max: 1 },
+  options: {
+    stdin: { type: 'string', value: '<file>', help: 'the batch as git update-ref --stdin reads it; - for standard input' },
+    z: { type: 'boolean', short: 'z', help: 'the --stdin input is NUL-separated (git update-ref --stdin -z)' },
+    workload: { type: 'string', value: '<spec>', help: 'a generated workload: recreate, create:N:<prefix>, delete:N, lookup:N, … (docs/simulator.md)' },
+    model: { type: 'string', multiple: true, value: '<name>', help: `models to run: ${MODEL_NAMES.join(', ')}, all, or any git-2.N version; a comma list (default all)` },
+    factor: FACTOR_OPTION,
+    'no-fixes': { type: 'boolean', help: 'leave out "what would fix it" (faster)' },
+    'no-curve': { type: 'boolean', help: 'leave out the cost curve against batch size (faster)' },
+    'no-auto-compaction': { type: 'boolean', help: "replay without git's auto-compaction after each transaction" },
+    'no-warn-ambiguous-refs': { type: 'boolean', help: 'as git -c core.warnAmbiguousRefs=false' },
+  },
+  schema: 'refscope.simulation/1',
+  details: 'As in the web app, reading the tables and the simulation each get the --budget time; past it: exit 3.',
   run,
 };

@@ -66,6 +66,8 @@ export interface SimulateOptions {
    * it the run throws `SimulationLimitError`. The CLI and the web app's worker set 60,000.
    */
   budgetMs?: number;
+  /** Called with the operations replayed so far by the model running (every 64 operations). */
+  onProgress?: (model: string, done: number, total: number) => void;
 }
 
 /** Seconds of one phase. */
@@ -211,7 +213,7 @@ export class Simulator {
 
   /** Run one model on a state (reftable) or the files store. */
   private runModel(model: ModelName, w: Workload, opts: SimulateOptions, state?: SimState): RunResult {
-    const o = { warnAmbiguousRefs: opts.warnAmbiguousRefs, autoCompaction: opts.autoCompaction, factor: opts.factor, deadline: this.deadline, budgetMs: opts.budgetMs };
+    const o = { warnAmbiguousRefs: opts.warnAmbiguousRefs, autoCompaction: opts.autoCompaction, factor: opts.factor, deadline: this.deadline, budgetMs: opts.budgetMs, onProgress: opts.onProgress };
     if (model === 'files') return runFiles(this.files!, w, o);
     const st = state ?? new SimState(this.storeFor(w));
     return runReftable(new FastEngine(st), MODELS[model], w, this.hexLength, o);

@@ -34,6 +34,8 @@ export interface RunOptions {
   deadline?: number;
   /** The budget the deadline came from (ms), for the error's message. */
   budgetMs?: number;
+  /** Called with the operations replayed so far, at the deadline checks (for a progress line). */
+  onProgress?: (model: string, done: number, total: number) => void;
 }
 
 /**
@@ -48,14 +50,17 @@ export class SimulationLimitError extends Error {
 }
 
 /** A clock check every `stride` operations; throws `SimulationLimitError` past the deadline. */
-export function deadlineCheck(opts: { deadline?: number; budgetMs?: number }, total: number, model: string, stride = 64): (done: number) => void {
+export function deadlineCheck(opts: Pick<RunOptions, 'deadline' | 'budgetMs' | 'onProgress'>, total: number, model: string, stride = 64): (done: number) => void {
   const deadline = opts.deadline;
-  if (deadline === undefined || !Number.isFinite(deadline)) return () => {};
+  const progress = opts.onProgress;
+  const timed = deadline !== undefined && Number.isFinite(deadline);
+  if (!timed && !progress) return () => {};
   let next = 0;
   return (done: number) => {
     if (done < next) return;
     next = done + stride;
-    if (Date.now() > deadline) throw new SimulationLimitError(opts.budgetMs ?? 0, done, total, model);
+    progress?.(model, done, total);
+    if (timed && Date.now() > deadline) throw new SimulationLimitError(opts.budgetMs ?? 0, done, total, model);
   };
 }
 

@@ -1,0 +1,77 @@
+/**
+ * Loading what a command reads: a path on disk or standard input (`-`), analysed within the
+ * command's deadline with progress on a terminal. Only the command modules import this (and with
+ * it the engine); main.ts and common.ts do not, so `--version` and `--help` stay quick.
+ */
+import fs from 'node:fs';
+import { FormatError, analyzeFiles, classifyInput, memorySource, type Analysis, type InputFile } from '../engine/index.ts';
+import { collectInput, readInputCapped } from './node-input.ts';
+import { watchTables } from './progress.ts';
+import { UsageError, type Context } from './common.ts';
+
+/** The name standard input's bytes are shown under in messages. */
+export const STDIN_NAME = '(stdin)';
+
+let stdinTaken = false;
+/** All of standard input, once (a second `-` in the same command is a usage error). */
+export function readStdin(what: string, file = '-', max = MAX_STDIN_TABLE, kind = 'input'): Uint8Array {
+  if (file !== '-') return readInputCapped(file, max, kind);
+  if (stdinTaken) throw new UsageError(`standard input is read once; ${what} cannot be - as well`);
+  stdinTaken = true;
+  // Capped like every other read: /dev/zero or an endless pipe ends with one line, not with memory.
+  return readInputCapped('-', max, kind);
+}
+
+/** The most refscope reads from standard input as one table or packed-refs file. */
+export const MAX_STDIN_TABLE = 512 * 1048576;
+
+/**
+ * Standard input as one input file: a reftable table (it starts with the magic `REFT`) or a
+ * `packed-refs` file (anything else; its header or first line says which).
+ */
+export function stdinInput(): InputFile[] {
+  const bytes = readStdin('the path');
+  const isTable = bytes.length >= 4 && bytes[0] === 0x52 && bytes[1] === 0x45 && bytes[2] === 0x46 && bytes[3] === 0x54;
+  return [{ path: isTable ? `${STDIN_NAME}.ref` : 'packed-refs', source: memorySource(bytes) }];
+}
+
+/** The input files of a path argument: a path on disk, or standard input for `-`. */
+export function inputFiles(p: string | undefined): InputFile[] {
+  if (!p) throw new UsageError('missing <path>');
+  if (p === '-') return stdinInput();
+  if (!fs.existsSync(p)) throw new UsageError(`no such file or directory: ${p}`);
+  return collectInput(p);
+}
+
+/**
+ * Load and analyse a path (or `-`); throws FormatError (including the deadline's BudgetError) or
+ * UsageError. With a context, the analysis stops at its deadline and shows progress; `open.logs`
+ * false leaves log blocks unread (what `refs` needs, as git for-each-ref reads no reflog).
+ */
+export function loadPath(p: string | undefined, ctx?: Context, open: { logs?: boolean } = {}): Analysis {
+  const files = inputFiles(p);
+  if (classifyInput(files).kind === 'empty' && !files.some((f) => f.path.split('/').pop() === 'config')) {
+    throw new FormatError(p!, 0, 'a reftable/ directory with tables.list, a .ref file, a packed-refs file or a .git directory; found none of these');
+  }
+  if (!ctx) return analyzeFiles(files);
+  const watched = watchTables(files, ctx.progress);
+  try {
+    return analyzeFiles(watched.files, { ...open, deadline: ctx.deadline, onProgress: watched.onBytes });
+  } finally {
+    ctx.progress.done();
+  }
+}
+
+/** First parse error of an analysis, as a FormatError, or null. */
+export function firstError(a: Analysis): FormatError | null {
+  const broken = a.stack?.broken[0]?.error;
+  if (broken) return broken;
+  const f = a.findings.find((x) => x.severity === 'error');
+  return f ? new FormatError(f.file, f.offset, f.message) : null;
+}
+
+/** Throws the deadline's error between steps that have no budget check of their own. */
+export function checkDeadline(ctx: Context, where: string): void {
+  if (Date.now() > ctx.deadline) throw new FormatError(where, 0, `the command to finish within its ${ctx.budgetMs / 1000} s budget (--budget); stopped here`);
+}
+
