@@ -253,27 +253,23 @@ describeRealGit('git test suites: refscope refs equals for-each-ref on every rep
         expect(compared.filter((c) => c.refused).map(disagreement).filter((d) => d !== null)).toEqual([]);
       });
 
-      // Known disagreement (it.fails until the engine reads worktrees): in a worktree's gitdir
-      // (.git/worktrees/<name>, with commondir) git lists the common refs and the worktree's own
-      // (HEAD, refs/heads/main, refs/heads/wt, ORIG_HEAD); refscope lists only the worktree's stack
-      // (ORIG_HEAD), or refuses when the worktree has no reftable/ of its own.
-      it.fails("worktree gitdirs: refs equal for-each-ref (the common refs and the worktree's own)", () => {
+      // In a worktree's gitdir (.git/worktrees/<name>, with commondir) git lists the common refs
+      // and the worktree's own (HEAD, refs/heads/main, refs/heads/wt, ORIG_HEAD).
+      it("worktree gitdirs: refs equal for-each-ref (the common refs and the worktree's own)", () => {
         const wt = readable('worktree');
         expect(wt.length).toBeGreaterThan(0);
         expect(wt.map(disagreement).filter((d) => d !== null)).toEqual([]);
       });
 
-      // Known disagreement (it.fails until fixed): t0610 "ref iterator: bogus names are flagged"
-      // stores refs/heads/bogus..name; git's for-each-ref leaves it out ("ignoring ref with broken
-      // name"), refscope lists it.
-      it.fails('ref names git rejects are left out of refs, as git leaves them out', () => {
+      // t0610 "ref iterator: bogus names are flagged" stores refs/heads/bogus..name; git's
+      // for-each-ref leaves it out ("ignoring ref with broken name").
+      it('ref names git rejects are left out of refs, as git leaves them out', () => {
         expect(readable('brokenName').map(disagreement).filter((d) => d !== null)).toEqual([]);
       });
 
-      // Known disagreement (it.fails until fixed; only where t0614 exists, 2.47 has none): t0614
-      // renames the table to <name>.abc and lists that; git reads it (and fsck warns
-      // badReftableTableName), refscope exits 3 "expected table file … named in tables.list to exist".
-      (fs.existsSync(path.join(g.src, 't', 't0614-reftable-fsck.sh')) ? it.fails : it)('tables.list naming files that do not end in .ref: read as git reads them', () => {
+      // t0614 (not in 2.47) renames the table to <name>.abc and lists that; git reads it (and
+      // fsck warns badReftableTableName).
+      it('tables.list naming files that do not end in .ref: read as git reads them', () => {
         expect(readable('oddTableName').map(disagreement).filter((d) => d !== null)).toEqual([]);
       });
     });
