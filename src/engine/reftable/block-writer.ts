@@ -24,7 +24,12 @@ export type WrittenSection = 'ref' | 'refIndex' | 'obj' | 'objIndex' | 'log' | '
  * caller knows it), what was expected and what was found.
  */
 export class WriterError extends FormatError {
-  constructor(expected: string, file = 'the table being written', offset = -1) {
+  /**
+   * @param expected what was expected and what was found.
+   * @param file the file the refused record came from, when known; else the new table.
+   * @param key the name of the refused record (callers use it to name the input file holding it).
+   */
+  constructor(expected: string, file = 'the table being written', offset = -1, readonly key?: string) {
     super(file, offset, expected);
     this.name = 'WriterError';
   }
@@ -158,7 +163,7 @@ export class BlockWriter {
       b[o++] = c;
       last[i] = c;
     }
-    if (acc > 0xff) throw new WriterError(`name ${JSON.stringify(name)} is not a byte string (a char > 0xff); use textToKey`);
+    if (acc > 0xff) throw new WriterError(`a byte string as the ref name (one char per byte; use textToKey), found a char above 0xff in ${JSON.stringify(name.slice(0, 80))}`);
     this.lastLen = kl;
     this.pos += n;
     this.entries++;

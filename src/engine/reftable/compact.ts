@@ -16,7 +16,7 @@ import { unzlibSync, zipSync } from 'fflate';
 import { FormatError, bytesToKey, cursor, fromHex, getVarint, u16 } from '../basics.ts';
 import type { Table } from '../table.ts';
 import { lowerBound, mergeTables, type Stack } from '../stack.ts';
-import { tableFileName, writeTable, type LogRecordIn, type RefRecordIn } from './writer.ts';
+import { WriterError, tableFileName, writeTable, type LogRecordIn, type RefRecordIn } from './writer.ts';
 import { gitAutoCompaction, type Segment } from './auto-compaction.ts';
 import {
   type FilesRepo, type PackedRefs, type PackedRecord, checkRefnameFormat, mergedEntries, packedIterationOrder, parseReflog,
@@ -210,6 +210,21 @@ export function tableLogRecords(t: Table): LogRecordIn[] {
 // compaction
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Run the writer; a record it refuses is reported against the input file that holds it
+ * (`fileOf(key)`), with what was being done, as the one error type of the engine.
+ */
+function writeOrSay<T>(write: () => T, fileOf: (key: string) => string, doing: string): T {
+  try {
+    return write();
+  } catch (e) {
+    if (e instanceof WriterError) {
+      throw new WriterError(`${e.expected} (${doing})`, e.key !== undefined ? fileOf(e.key) : e.file, e.offset, e.key);
+    }
+    throw e;
+  }
+}
+
 function randomSuffix(opts: TableLayoutOptions): number {
   return opts.random === undefined ? Math.floor(Math.random() * 4294967296) : opts.random >>> 0;
 }
@@ -267,7 +282,7 @@ export function compactSegment(stack: Stack, segment: Segment, opts: CompactOpti
   for (let i = start; i <= end; i++) seg.push(tableAt(stack, i));
   const hashId = seg[0].header.hashId;
   const mixed = seg.find((t) => t.header.hashId !== hashId);
-  if (mixed) throw new Error(`${mixed.path}: hash ${mixed.header.hashId} in a segment of ${hashId} tables`);
+  if (mixed) throw new FormatError(mixed.path, 0, `the hash of the other tables of the segment (${hashId}), found ${mixed.header.hashId} (git calls such a stack corrupt)`);
   const hs = seg[0].header.hashSize;
   const atBase = start === 0;
   const spec = opts.dropDeletions === 'spec';
@@ -349,14 +364,22 @@ export function compactSegment(stack: Stack, segment: Segment, opts: CompactOpti
 
   const minUpdateIndex = seg[0].header.minUpdateIndex;
   const maxUpdateIndex = seg[seg.length - 1].header.maxUpdateIndex;
-  const bytes = writeTable(refs, logs, {
+  const bytes = writeOrSay(() => writeTable(refs, logs, {
     hashId,
     blockSize: opts.blockSize ?? 4096,
     restartInterval: opts.restartInterval ?? 16,
     indexObjects: opts.indexObjects ?? true,
     minUpdateIndex,
     maxUpdateIndex,
-  });
+  }), (key) => {
+    // the newest table of the segment holding the refused record names it
+    for (let i = seg.length - 1; i >= 0; i--) {
+      const names = seg[i].refs.names;
+      const j = lowerBound(names, key);
+      if (j < names.length && names[j] === key) return seg[i].path;
+    }
+    return seg[seg.length - 1].path;
+  }, `compacting tables ${start}–${end}`);
   const name = tableFileName(minUpdateIndex, maxUpdateIndex, randomSuffix(opts));
   const empty = refs.length === 0 && logs.length === 0;
   const names = [...stack.names.slice(0, start), ...(empty ? [] : [name]), ...stack.names.slice(end + 1)];
@@ -517,7 +540,7 @@ function isPackedRefs(x: FilesRepo | PackedRefs): x is PackedRefs {
 
 function oidBytes(hex: string, hs: number, what: string): Uint8Array {
   const b = fromHex(hex);
-  if (!b || b.length !== hs) throw new Error(`${what}: not a ${hs}-byte object id: ${hex}`);
+  if (!b || b.length !== hs) throw new FormatError(what, -1, `a ${hs}-byte object id, found ${JSON.stringify(hex.slice(0, 80))}`);
   return b;
 }
 
@@ -581,6 +604,7 @@ export function convertFilesToReftable(input: FilesRepo | PackedRefs, opts: Conv
   const skipped: ConvertSkip[] = [];
   const refs: RefRecordIn[] = [];
   let unpeeled = 0;
+  const looseNames = new Set<string>();
   const packed = isPackedRefs(input) ? input : input.packed;
   const peelTrait = packed?.peeledTrait ?? 'none';
   const packedRecord = (p: PackedRecord): RefRecordIn | null => {
@@ -592,8 +616,8 @@ export function convertFilesToReftable(input: FilesRepo | PackedRefs, opts: Conv
       skipped.push({ name: p.name, reason: 'null object id' });
       return null;
     }
-    const value = oidBytes(p.oid, hs, p.name);
-    if (p.peeled) return { name: p.name, updateIndex: 1, type: 2, value, peeled: oidBytes(p.peeled, hs, p.name) };
+    const value = oidBytes(p.oid, hs, 'packed-refs');
+    if (p.peeled) return { name: p.name, updateIndex: 1, type: 2, value, peeled: oidBytes(p.peeled, hs, 'packed-refs') };
     const vouched = peelTrait === 'fully-peeled' || (peelTrait === 'peeled' && p.name.startsWith('refs/tags/'));
     if (!vouched) unpeeled++;
     return { name: p.name, updateIndex: 1, type: 1, value };
@@ -615,13 +639,17 @@ export function convertFilesToReftable(input: FilesRepo | PackedRefs, opts: Conv
         skipped.push({ name: l.name, reason: 'invalid ref name (git refuses to migrate it)' });
       } else if (l.content.kind === 'symref') {
         if (!checkRefnameFormat(l.content.target)) skipped.push({ name: l.name, reason: 'symref to an invalid name' });
-        else refs.push({ name: l.name, updateIndex: 1, type: 3, target: l.content.target });
+        else {
+          refs.push({ name: l.name, updateIndex: 1, type: 3, target: l.content.target });
+          looseNames.add(l.name);
+        }
       } else if (l.content.kind === 'oid') {
         if (/^0+$/.test(l.content.oid)) {
           skipped.push({ name: l.name, reason: 'null object id' });
         } else {
           unpeeled++;
           refs.push({ name: l.name, updateIndex: 1, type: 1, value: oidBytes(l.content.oid, hs, l.name) });
+          looseNames.add(l.name);
         }
       } else {
         skipped.push({ name: l.name, reason: `broken: ${l.content.reason}` });
@@ -660,8 +688,8 @@ export function convertFilesToReftable(input: FilesRepo | PackedRefs, opts: Conv
           name,
           updateIndex: 1 + index++,
           type: 1,
-          oldId: oidBytes(e.old, hs, name),
-          newId: oidBytes(e.new, hs, name),
+          oldId: oidBytes(e.old, hs, 'logs/' + name),
+          newId: oidBytes(e.new, hs, 'logs/' + name),
           committerName: who.name,
           email: who.email,
           time: e.timestamp,
@@ -673,14 +701,14 @@ export function convertFilesToReftable(input: FilesRepo | PackedRefs, opts: Conv
   }
   logs.sort(cmpLog);
   const maxUpdateIndex = Math.max(1, logs.length);
-  const bytes = writeTable(unique, logs, {
+  const bytes = writeOrSay(() => writeTable(unique, logs, {
     hashId,
     blockSize,
     restartInterval: opts.restartInterval ?? 16,
     indexObjects: opts.indexObjects ?? true,
     minUpdateIndex: 1,
     maxUpdateIndex,
-  });
+  }), (key) => (looseNames.has(key) ? key : packed ? 'packed-refs' : key), 'converting to a reftable');
   const name = tableFileName(1, maxUpdateIndex, randomSuffix(opts));
   const counts = { direct: 0, peeled: 0, symref: 0 };
   for (const r of unique) {

@@ -146,6 +146,11 @@ export interface WrittenTable extends Omit<TableFooter, 'crc'> {
   blocks: WrittenBlock[];
   /** Number of ref index levels (0 = no ref index). */
   refIndexLevels: number;
+  /**
+   * Work done, for tests that guard against blow-ups by counting instead of timing: bytes copied
+   * into the output (each block once) and moved when the output buffer grew.
+   */
+  work?: { bytesMoved: number };
 }
 
 /** Block fill limit for unaligned (`blockSize: 0`) tables. */
@@ -153,15 +158,25 @@ const UNALIGNED_FILL = 4096;
 const FORMAT_ID_SHA1 = 0x73686131; // "sha1"
 const FORMAT_ID_S256 = 0x73323536; // "s256"
 
+/** A name as error text: quoted, and cut to 80 characters (a name may be megabytes long). */
+function showName(name: string): string {
+  return JSON.stringify(name.length > 80 ? name.slice(0, 60) + '…' : name) + (name.length > 80 ? ` (${name.length.toLocaleString('en-US')} bytes)` : '');
+}
+
+/** A record that does not fit an empty block: git's writer fails with "entry too large". */
+function tooBig(kind: 'ref' | 'log', name: string, limit: number): WriterError {
+  return new WriterError(`a ${kind} record that fits one ${limit.toLocaleString('en-US')}-byte block (git fails with "entry too large"), found ${kind} ${showName(name)}, which does not`, undefined, -1, name);
+}
+
 /** The object id, checked to be `hs` bytes long; the message is only built on failure. */
 function checkOid(id: Uint8Array | undefined, hs: number, kind: string, name: string, field: string): Uint8Array {
-  if (!id || id.length !== hs) throw new WriterError(`${kind} ${JSON.stringify(name)} ${field}: expected a ${hs}-byte object id`);
+  if (!id || id.length !== hs) throw new WriterError(`a ${hs}-byte object id as the ${field} of ${kind} ${showName(name)}, found ${id ? `${id.length} bytes` : 'none'}`);
   return id;
 }
 
 function byteLen(s: string, what: string): number {
   for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) > 0xff) throw new WriterError(`${what}: not a byte string (char ${i} > 0xff); use textToKey`);
+    if (s.charCodeAt(i) > 0xff) throw new WriterError(`a byte string as the ${what} (one char per byte; use textToKey), found char ${i} above 0xff`);
   }
   return s.length;
 }
@@ -189,6 +204,8 @@ class TableWriter extends BlockWriter {
   readonly hashFormat: number;
 
   out: Uint8Array;
+  /** Bytes copied into and within the output buffer (block copies and buffer growth): the work counter. */
+  bytesMoved = 0;
   next = 0;
   pendingPadding = 0;
   blocks: WrittenBlock[] = [];
@@ -210,10 +227,10 @@ class TableWriter extends BlockWriter {
     this.minUI = o.minUpdateIndex;
     this.maxUI = o.maxUpdateIndex;
     for (const [k, v] of [['minUpdateIndex', this.minUI], ['maxUpdateIndex', this.maxUI]] as const) {
-      if (!Number.isSafeInteger(v) || v < 0) throw new WriterError(`${k}: a non-negative safe integer, got ${v}`);
+      if (!Number.isSafeInteger(v) || v < 0) throw new WriterError(`a non-negative safe integer as ${k}, found ${v}`);
     }
-    if (this.minUI > this.maxUI) throw new WriterError(`minUpdateIndex ${this.minUI} > maxUpdateIndex ${this.maxUI}`);
-    if (this.limit < this.hdrSize + 4 + 2 + 3 + 2) throw new WriterError(`blockSize ${bs} too small`);
+    if (this.minUI > this.maxUI) throw new WriterError(`minUpdateIndex ≤ maxUpdateIndex, found ${this.minUI} > ${this.maxUI}`);
+    if (this.limit < this.hdrSize + 4 + 2 + 3 + 2) throw new WriterError(`a block size of at least ${this.hdrSize + 4 + 2 + 3 + 2} bytes (header, block header, one restart), found ${bs}`);
     this.out = new Uint8Array(Math.max(1 << 12, estimate + Math.min(this.limit, 1 << 16) + 128));
   }
 
@@ -223,6 +240,7 @@ class TableWriter extends BlockWriter {
     while (cap < n) cap = Math.ceil(cap * 1.5);
     const b = new Uint8Array(cap);
     b.set(this.out);
+    this.bytesMoved += this.out.length;
     this.out = b;
   }
 
@@ -247,11 +265,13 @@ class TableWriter extends BlockWriter {
       this.ensureOut(at + raw + 128);
       this.out.set(b.subarray(0, skip), at);
       this.out.set(z, at + skip);
+      this.bytesMoved += raw;
     } else {
       raw = blockLen;
       if (this.padded) padding = this.limit - raw;
       this.ensureOut(at + raw + padding + 128);
       this.out.set(b.subarray(0, raw), at);
+      this.bytesMoved += raw;
     }
     this.blocks.push({
       type: String.fromCharCode(this.btype) as WrittenBlock['type'],
@@ -293,7 +313,7 @@ class TableWriter extends BlockWriter {
       this.flush();
       this.begin(T_INDEX, this.bsection);
       o = this.add(0, bl);
-      if (o < 0) throw new WriterError(`index key of ${kl} bytes does not fit a block`);
+      if (o < 0) throw new WriterError(`an index record that fits one ${this.limit}-byte block (git: "entry too large"), found a ${kl}-byte key`);
     }
     putVarint(this.blk, o, e.offset);
   }
@@ -315,6 +335,16 @@ class TableWriter extends BlockWriter {
       this.begin(T_INDEX, indexSection);
       for (let i = 0; i < idx.length; i++) this.addIndexRecord(idx[i]);
       this.flush();
+      // A level that did not shrink holds one record per block, and the next level would repeat
+      // its keys exactly: git's writer_finish_section loops here for ever, writing levels until
+      // the disk is full. Stop at the first such level and say why.
+      if (this.index.length >= idx.length) {
+        let longest = 0;
+        for (const e of idx) if (e.key.length > longest) longest = e.key.length;
+        throw new WriterError(
+          `index levels that shrink (a ${this.limit.toLocaleString('en-US')}-byte block must hold two index records), found level ${levels} of the ${indexSection === 'refIndex' ? 'ref' : indexSection === 'objIndex' ? 'obj' : 'log'} index with ${idx.length} blocks, as many as the level below, because an index key of up to ${longest} bytes fills a block (git's writer never finishes on this input); use a larger block size or a larger restart interval`,
+        );
+      }
     }
     this.index = [];
     return { indexStart, levels };
@@ -497,7 +527,7 @@ function writeObjSection(w: TableWriter, oids: OidCollector): { objIdLen: number
       o = w.add(vt, bodyLen);
       if (o < 0) {
         o = w.add(0, 1);
-        if (o < 0) throw new WriterError('obj record does not fit an empty block');
+        if (o < 0) throw new WriterError(`an obj record that fits one ${w.limit}-byte block, found a ${idLen}-byte key that does not`);
         w.blk[o] = 0; // cnt_large = 0: no positions
         s = e;
         continue;
@@ -528,7 +558,7 @@ function cleanMessage(msg: string | undefined, exact: boolean, name: string): st
   let end = msg.length;
   while (end > 0 && msg.charCodeAt(end - 1) === 10) end--;
   const m = msg.slice(0, end);
-  if (m.indexOf('\n') >= 0) throw new WriterError(`log message of ${JSON.stringify(name)}: multiple lines are not allowed`);
+  if (m.indexOf('\n') >= 0) throw new WriterError(`a one-line log message for ${showName(name)} (git's reftable_writer_add_log refuses inner newlines), found ${m.split('\n').length} lines`, undefined, -1, name);
   return m + '\n';
 }
 
@@ -587,12 +617,14 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
   for (let r = 0; r < refs.length; r++) {
     const rec = refs[r];
     const name = rec.name;
-    if (name.length === 0) throw new WriterError(`ref ${r}: empty name`);
-    if (r > 0 && !(prev < name)) throw new WriterError(`ref ${r}: ${JSON.stringify(name)} not after ${JSON.stringify(prev)} (names must be sorted and unique)`);
+    if (name.length === 0) throw new WriterError(`a non-empty name for ref record ${r}, found an empty one`);
+    if (r > 0 && !(prev < name)) throw new WriterError(`ref names sorted and unique, found ${showName(name)} (record ${r}) not after ${showName(prev)}`, undefined, -1, name);
     prev = name;
     const ui = rec.updateIndex;
-    if (!(ui >= w.minUI && ui <= w.maxUI)) throw new WriterError(`ref ${JSON.stringify(name)}: update index ${ui} outside [${w.minUI}, ${w.maxUI}]`);
+    if (!(ui >= w.minUI && ui <= w.maxUI)) throw new WriterError(`an update index in [${w.minUI}, ${w.maxUI}] for ref ${showName(name)}, found ${ui}`, undefined, -1, name);
     const delta = ui - w.minUI;
+    // A name longer than a block can never be written (git: REFTABLE_ENTRY_TOO_BIG_ERROR).
+    if (name.length > w.limit) throw tooBig('ref', name, w.limit);
     w.ensureKey(name.length);
     const t = rec.type;
     let bodyLen = varintLength(delta);
@@ -607,19 +639,19 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
       peeled = checkOid(rec.peeled, hs, 'ref', name, 'peeled');
       bodyLen += 2 * hs;
     } else if (t === 3) {
-      if (rec.target === undefined) throw new WriterError(`ref ${JSON.stringify(name)}: symref without target`);
+      if (rec.target === undefined) throw new WriterError(`a target for symref ${showName(name)}, found none`, undefined, -1, name);
       target = rec.target;
       const tl = byteLen(target, 'symref target');
       bodyLen += varintLength(tl) + tl;
     } else if (t !== 0) {
-      throw new WriterError(`ref ${JSON.stringify(name)}: value type ${t as number} (0..3)`);
+      throw new WriterError(`a value type 0..3 for ref ${showName(name)}, found ${t as number}`, undefined, -1, name);
     }
     let o = w.addName(name, t, bodyLen);
     if (o < 0) {
       w.flush();
       w.begin(T_REF, 'ref');
       o = w.addName(name, t, bodyLen);
-      if (o < 0) throw new WriterError(`ref ${JSON.stringify(name)}: record does not fit a ${w.limit}-byte block`);
+      if (o < 0) throw tooBig('ref', name, w.limit);
     }
     const b = w.blk;
     o = putVarint(b, o, delta);
@@ -677,19 +709,20 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
       const rec = logs[r];
       const name = rec.name;
       const ui = rec.updateIndex;
-      if (name.length === 0) throw new WriterError(`log ${r}: empty name`);
-      if (!Number.isSafeInteger(ui) || ui < 0) throw new WriterError(`log ${JSON.stringify(name)}: update index ${ui}`);
+      if (name.length === 0) throw new WriterError(`a non-empty name for log record ${r}, found an empty one`);
+      if (!Number.isSafeInteger(ui) || ui < 0) throw new WriterError(`a non-negative safe integer as the update index of log ${showName(name)}, found ${ui}`, undefined, -1, name);
       if (r > 0 && !(prevName < name || (prevName === name && ui < prevUI))) {
-        throw new WriterError(`log ${r}: (${JSON.stringify(name)}, ${ui}) not after (${JSON.stringify(prevName)}, ${prevUI}) (sort by name, then update index descending)`);
+        throw new WriterError(`log records sorted by name, then update index descending, found (${showName(name)}, ${ui}) (record ${r}) not after (${showName(prevName)}, ${prevUI})`, undefined, -1, name);
       }
       prevName = name;
       prevUI = ui;
       const kl = name.length + 9;
+      if (kl > w.limit) throw tooBig('log', name, w.limit);
       w.ensureKey(kl);
       const kb = w.keyBuf;
       for (let i = 0; i < name.length; i++) {
         const c = name.charCodeAt(i);
-        if (c > 0xff) throw new WriterError(`log ${r}: name is not a byte string; use textToKey`);
+        if (c > 0xff) throw new WriterError(`a byte string as the name of log record ${r} (one char per byte; use textToKey), found a char above 0xff`);
         kb[i] = c;
       }
       kb[name.length] = 0;
@@ -705,27 +738,27 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
       let msg = '';
       const t = rec.type;
       if (t === 1) {
-        if (ui > w.maxUI) throw new WriterError(`log ${JSON.stringify(name)}: update index ${ui} > max ${w.maxUI}`);
+        if (ui > w.maxUI) throw new WriterError(`an update index ≤ ${w.maxUI} (maxUpdateIndex) for log ${showName(name)}, found ${ui}`, undefined, -1, name);
         if (rec.oldId) checkOid(rec.oldId, hs, 'log', name, 'old id');
         if (rec.newId) checkOid(rec.newId, hs, 'log', name, 'new id');
         who = rec.committerName ?? '';
         email = rec.email ?? '';
         msg = cleanMessage(rec.message, exact, name);
         const time = rec.time ?? 0;
-        if (!Number.isSafeInteger(time) || time < 0) throw new WriterError(`log ${JSON.stringify(name)}: time ${time}`);
+        if (!Number.isSafeInteger(time) || time < 0) throw new WriterError(`a non-negative safe integer as the time of log ${showName(name)}, found ${time}`, undefined, -1, name);
         const wl = byteLen(who, 'log committer name');
         const el = byteLen(email, 'log email');
         const ml = byteLen(msg, 'log message');
         bodyLen = 2 * hs + varintLength(wl) + wl + varintLength(el) + el + varintLength(time) + 2 + varintLength(ml) + ml;
       } else if (t !== 0) {
-        throw new WriterError(`log ${JSON.stringify(name)}: log type ${t as number} (0 or 1)`);
+        throw new WriterError(`log type 0 or 1 for log ${showName(name)}, found ${t as number}`, undefined, -1, name);
       }
       let o = w.add(t, bodyLen);
       if (o < 0) {
         w.flush();
         w.begin(T_LOG, 'log');
         o = w.add(t, bodyLen);
-        if (o < 0) throw new WriterError(`log ${JSON.stringify(name)}: record does not fit a ${w.limit}-byte block`);
+        if (o < 0) throw tooBig('log', name, w.limit);
       }
       if (t === 1) {
         const b = w.blk;
@@ -785,6 +818,7 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
     logPosition,
     logIndexPosition,
     refIndexLevels,
+    work: { bytesMoved: w.bytesMoved },
   };
 }
 
