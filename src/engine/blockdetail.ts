@@ -12,9 +12,11 @@
  * zlib-compressed in the file): `inflated` says so and `compressedBytes` gives the size in the file.
  * Pure engine code: no DOM, no Node APIs.
  */
-import { Inflate } from 'fflate';
-import { cursor, getVarint, u16, u24, u32, toHex, displayName } from './basics.ts';
+import { cursor, getVarint, u16, u24, toHex, displayName } from './basics.ts';
 import type { BlockInfo, BlockType, SectionName, Table } from './table.ts';
+import { inflateLogBlock, restartLayout, restartAt } from './reftable/block.ts';
+import { RecordReader, KEY_PREFIX, KEY_SUFFIX, KEY_VARINT_BIG, isLogKey, logKeyUpdateIndex } from './reftable/record.ts';
+import { BLOCK_HEADER_SIZE, MAX_BLOCK_SIZE } from './reftable/constants.ts';
 
 /** What a byte is, for colouring a hex view. */
 export const ROLE = {
@@ -119,7 +121,7 @@ export interface BlockDetail {
 }
 
 /** Largest block shown: a block is at most 2^24 bytes by format. */
-const MAX_SHOWN = 1 << 24;
+const MAX_SHOWN = MAX_BLOCK_SIZE + 1;
 
 function spanOf(start: number, end: number): Span {
   return { start, end };
@@ -130,12 +132,7 @@ function keyText(key: Uint8Array, section: SectionName): string {
   if (section === 'obj' || section === 'objIndex') return toHex(key);
   if (section === 'log' || section === 'logIndex') {
     // refname NUL reversed 8-byte update index
-    if (key.length >= 9 && key[key.length - 9] === 0) {
-      const n = key.length - 8;
-      const hi = 0xffffffff - u32(key, n);
-      const lo = 0xffffffff - u32(key, n + 4);
-      return `${nameText(key, 0, key.length - 9)} @ ${hi * 4294967296 + lo}`;
-    }
+    if (isLogKey(key, key.length)) return `${nameText(key, 0, key.length - 9)} @ ${logKeyUpdateIndex(key, key.length)}`;
     return nameText(key, 0, key.length);
   }
   return nameText(key, 0, key.length);
@@ -152,32 +149,6 @@ function tzText(v: number): string {
   const sign = m < 0 ? '-' : '+';
   const a = Math.abs(m);
   return `${sign}${String(Math.floor(a / 60)).padStart(2, '0')}${String(a % 60).padStart(2, '0')}`;
-}
-
-/** Inflate `src` (a zlib stream) to at most `max` bytes; returns the bytes and whether it overflowed or failed. */
-function inflateCapped(src: Uint8Array, max: number): { out: Uint8Array; got: number; problem: string | null } {
-  const out = new Uint8Array(max);
-  let got = 0;
-  let overflow = false;
-  let problem: string | null = null;
-  const inf = new Inflate((chunk) => {
-    if (got + chunk.length > max) {
-      overflow = true;
-      throw new Error('overflow');
-    }
-    out.set(chunk, got);
-    got += chunk.length;
-  });
-  try {
-    if (src.length < 2 || (src[0] & 0x0f) !== 8 || ((src[0] << 8) | src[1]) % 31 !== 0) {
-      problem = 'a zlib stream header';
-    } else {
-      inf.push(src.subarray(2), false);
-    }
-  } catch (e) {
-    problem = overflow ? `inflated size ≤ ${max} bytes` : `a valid zlib stream (${(e as Error).message})`;
-  }
-  return { out, got, problem };
 }
 
 /**
@@ -200,15 +171,10 @@ export function decodeBlockDetail(t: Table, blockIndex: number, tableIndex = 0):
   let inflated = false;
   if (b.type === 'log') {
     inflated = true;
-    const fileBytes = t.source.read(b.offset, Math.min(b.fileBytes, MAX_SHOWN));
-    const hl = hdrAt + 4;
-    const want = Math.min(Math.max(b.blockLen - hl, 0), MAX_SHOWN);
-    const r = inflateCapped(fileBytes.subarray(hl), want);
-    bytes = new Uint8Array(hl + r.got);
-    bytes.set(fileBytes.subarray(0, hl), 0);
-    bytes.set(r.out.subarray(0, r.got), hl);
-    if (r.problem) fail(hl, r.problem, b.offset);
-    else if (r.got !== want) fail(hl, `log block to inflate to block_len ${b.blockLen} bytes, got ${hl + r.got}`, b.offset);
+    const hl = hdrAt + BLOCK_HEADER_SIZE;
+    const r = inflateLogBlock((o, len) => t.source.read(o, len), b.offset, hl, Math.min(b.blockLen, MAX_SHOWN), b.offset + b.fileBytes, b.section);
+    bytes = r.block.slice();
+    if (r.error) error = { offset: r.error.offset, expected: r.error.expected };
   } else {
     // Copy: the result is transferred to another thread, the table's buffer must stay.
     bytes = t.source.read(b.offset, Math.min(b.fileBytes, MAX_SHOWN)).slice();
@@ -238,10 +204,11 @@ export function decodeBlockDetail(t: Table, blockIndex: number, tableIndex = 0):
   let restartCount = spanOf(end, end);
   let restartTable = spanOf(end, end);
   if (end >= hdrAt + 6) {
-    const rc = u16(bytes, end - 2);
+    const layout = restartLayout(bytes, end);
+    const rc = layout.count;
     restartCount = spanOf(end - 2, end);
     mark(end - 2, end, ROLE.restartCount);
-    rt = end - 2 - 3 * rc;
+    rt = layout.tableOffset;
     if (rc === 0) fail(end - 2, 'restart_count ≥ 1, found 0', base);
     if (rt < hdrAt + 4) {
       fail(end - 2, `restart table (${rc} × 3 bytes) inside the block`, base);
@@ -249,7 +216,7 @@ export function decodeBlockDetail(t: Table, blockIndex: number, tableIndex = 0):
     } else {
       restartTable = spanOf(rt, end - 2);
       mark(rt, end - 2, ROLE.restartTable);
-      for (let i = 0; i < rc; i++) restartOffsets.push(u24(bytes, rt + 3 * i));
+      for (let i = 0; i < rc; i++) restartOffsets.push(restartAt(bytes, rt, i));
     }
   } else fail(hdrAt, `a block of at least ${hdrAt + 6} bytes`, base);
 
@@ -263,27 +230,25 @@ export function decodeBlockDetail(t: Table, blockIndex: number, tableIndex = 0):
   // Records.
   const records: RecordDetail[] = [];
   const restartSet = new Set(restartOffsets);
-  let pos = hdrAt + 4;
-  let key = new Uint8Array(0);
+  let pos = hdrAt + BLOCK_HEADER_SIZE;
+  let key: Uint8Array = new Uint8Array(0);
   const section = b.section;
   const type = b.type;
+  const rec = new RecordReader().reset(bytes, pos, rt);
   while (pos < rt && !error) {
     const recStart = pos;
-    const prefixLength = getVarint(bytes, pos, rt);
-    if (prefixLength < 0) { fail(pos, 'a varint that ends inside the records', base); break; }
-    const prefixEnd = cursor.pos;
-    const sw = getVarint(bytes, prefixEnd, rt);
-    if (sw < 0) { fail(prefixEnd, 'a varint that ends inside the records', base); break; }
-    const swEnd = cursor.pos;
-    const valueType = sw % 8;
-    const suffixLength = (sw - valueType) / 8;
-    if (prefixLength > key.length) { fail(recStart, `prefix length ≤ previous key length ${key.length}, found ${prefixLength}`, base); break; }
-    if (swEnd + suffixLength > rt) { fail(swEnd, `key suffix of ${suffixLength} bytes inside the records`, base); break; }
-    const newKey = new Uint8Array(prefixLength + suffixLength);
-    newKey.set(key.subarray(0, prefixLength), 0);
-    newKey.set(bytes.subarray(swEnd, swEnd + suffixLength), prefixLength);
-    key = newKey;
-    pos = swEnd + suffixLength;
+    rec.pos = pos;
+    const code = rec.parseKey();
+    const prefixLength = rec.prefixLength;
+    const suffixLength = rec.suffixLength;
+    if (code === KEY_PREFIX) { fail(recStart, `prefix length ≤ previous key length ${key.length}, found ${prefixLength}`, base); break; }
+    if (code === KEY_SUFFIX) { fail(rec.errorAt, `key suffix of ${suffixLength} bytes inside the records`, base); break; }
+    if (code < 0) { fail(rec.errorAt, code === KEY_VARINT_BIG ? 'a varint below 2^53' : 'a varint that ends inside the records', base); break; }
+    const prefixEnd = rec.prefixEnd;
+    const swEnd = rec.suffixAt;
+    const valueType = rec.valueType;
+    key = rec.keyBytes();
+    pos = rec.pos;
     const valueStart = pos;
     const fields: ValueField[] = [];
     let kind: RecordKind = 'ref';

@@ -5,9 +5,11 @@
  * epoch), sint16 tz_offset (±hhmm as git writes it), varint message_len + message).
  * The table must have been accepted by `openTable` (which already checked every log block).
  */
-import { unzlibSync } from 'fflate';
-import { cursor, getVarint, u16, toHex, FormatError } from './basics.ts';
+import { toHex, FormatError } from './basics.ts';
 import type { Table } from './table.ts';
+import { firstRecordOffset, inflateLogBlock } from './reftable/block.ts';
+import { RecordReader, type LogValue, logKeyUpdateIndex, isLogKey } from './reftable/record.ts';
+import { LOG_KEY_SUFFIX, LOG_UPDATE } from './reftable/constants.ts';
 
 /** One decoded log record. Strings are Unicode (UTF-8 decoded); `refname` is a byte string. */
 export interface LogRecord {
@@ -34,54 +36,42 @@ const utf8 = new TextDecoder();
 export function readLogs(t: Table, limit = Infinity): LogRecord[] {
   const out: LogRecord[] = [];
   const hs = t.header.hashSize;
+  const rec = new RecordReader();
+  const v: LogValue = { oldAt: 0, newAt: 0, nameAt: 0, nameLen: 0, emailAt: 0, emailLen: 0, time: 0, tz: 0, messageAt: 0, messageLen: 0 };
+  const logEnd = t.fileSize - t.header.footerSize;
   for (const b of t.blocks) {
-    if (b.type !== 'log') continue;
-    const hl = b.offset === 0 ? t.header.headerSize + 4 : 4;
-    const raw = t.source.read(b.offset, b.fileBytes);
-    let body: Uint8Array;
-    try {
-      body = unzlibSync(raw.subarray(hl), { out: new Uint8Array(b.blockLen - hl) });
-    } catch (e) {
-      throw new FormatError(t.path, b.offset + hl, `a valid zlib stream (${(e as Error).message})`);
-    }
-    const blk = new Uint8Array(b.blockLen);
-    blk.set(raw.subarray(0, hl), 0);
-    blk.set(body, hl);
-    const rt = b.restartTableOffset;
-    let pos = hl;
-    let key = '';
-    while (pos < rt && out.length < limit) {
-      const prefix = getVarint(blk, pos, rt);
-      const sw = getVarint(blk, cursor.pos, rt);
-      pos = cursor.pos;
-      const slen = sw >>> 3;
-      let suffix = '';
-      for (let i = 0; i < slen; i++) suffix += String.fromCharCode(blk[pos + i]);
-      pos += slen;
-      key = key.substring(0, prefix) + suffix;
-      const nameEnd = key.length - 9;
-      const refname = key.slice(0, nameEnd);
-      // update_index = 0xffffffffffffffff - reversed; computed per 32-bit half to stay exact.
-      let hi = 0, lo = 0;
-      for (let i = nameEnd + 1; i < nameEnd + 5; i++) hi = hi * 256 + key.charCodeAt(i);
-      for (let i = nameEnd + 5; i < key.length; i++) lo = lo * 256 + key.charCodeAt(i);
-      const updateIndex = (0xffffffff - hi) * 4294967296 + (0xffffffff - lo);
-      const rec: LogRecord = { refname, updateIndex, type: (sw & 7) === 1 ? 'update' : 'deletion' };
-      if ((sw & 7) === 1) {
-        rec.oldId = toHex(blk, pos, pos + hs); pos += hs;
-        rec.newId = toHex(blk, pos, pos + hs); pos += hs;
-        let l = getVarint(blk, pos, rt); pos = cursor.pos;
-        rec.name = utf8.decode(blk.subarray(pos, pos + l)); pos += l;
-        l = getVarint(blk, pos, rt); pos = cursor.pos;
-        rec.email = utf8.decode(blk.subarray(pos, pos + l)); pos += l;
-        rec.time = getVarint(blk, pos, rt); pos = cursor.pos;
-        const tz = u16(blk, pos); pos += 2;
-        rec.tzOffset = tz >= 0x8000 ? tz - 0x10000 : tz;
-        l = getVarint(blk, pos, rt); pos = cursor.pos;
-        rec.message = utf8.decode(blk.subarray(pos, pos + l)); pos += l;
+    if (b.type !== 'log' || out.length >= limit) continue;
+    const hl = firstRecordOffset(b.offset, t.header.headerSize);
+    // The stream ends where openTable found it (fileBytes); reading to it suffices.
+    const r = inflateLogBlock((o, n) => t.source.read(o, n), b.offset, hl, b.blockLen, Math.min(logEnd, b.offset + b.fileBytes), b.section);
+    if (r.error) throw new FormatError(t.path, r.error.offset, r.error.expected);
+    const blk = r.block;
+    rec.reset(blk, hl, b.restartTableOffset);
+    while (rec.more && out.length < limit) {
+      const at = rec.pos;
+      if (rec.parseKey() !== 0 || !isLogKey(rec.key, rec.keyLen)) throw bad(t, b.offset, at);
+      const key = rec.key, kl = rec.keyLen;
+      let refname = '';
+      for (let i = 0; i < kl - LOG_KEY_SUFFIX; i++) refname += String.fromCharCode(key[i]);
+      const type = rec.valueType === LOG_UPDATE ? 'update' : 'deletion';
+      const entry: LogRecord = { refname, updateIndex: logKeyUpdateIndex(key, kl), type };
+      if (!rec.readLogValue(hs, v)) throw bad(t, b.offset, at);
+      if (type === 'update') {
+        entry.oldId = toHex(blk, v.oldAt, v.oldAt + hs);
+        entry.newId = toHex(blk, v.newAt, v.newAt + hs);
+        entry.name = utf8.decode(blk.subarray(v.nameAt, v.nameAt + v.nameLen));
+        entry.email = utf8.decode(blk.subarray(v.emailAt, v.emailAt + v.emailLen));
+        entry.time = v.time;
+        entry.tzOffset = v.tz;
+        entry.message = utf8.decode(blk.subarray(v.messageAt, v.messageAt + v.messageLen));
       }
-      out.push(rec);
+      out.push(entry);
     }
   }
   return out;
+}
+
+/** A log record that does not decode (only if the source changed after `openTable` checked it). */
+function bad(t: Table, blockOffset: number, at: number): FormatError {
+  return new FormatError(t.path, blockOffset, `a log record at byte ${at} of the inflated log block`);
 }

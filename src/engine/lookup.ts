@@ -4,14 +4,19 @@
  * Rules (git's reftable/table.c and block.c, 2.45+):
  * - A section with an index: walk the index. The index root may span several blocks: those are
  *   scanned linearly (each block's first key is read, stopping at the first block whose first key
- *   is past the wanted key). Then follow index records level by level to the leaf block.
+ *   is past the wanted key). Then follow index records level by level to the leaf block; when
+ *   the wanted key sorts after every key of an index block, the next block of the file (if it
+ *   is an index block of the same section) gives the record to follow, as git's
+ *   `table_iter_next` moves on (reftable/table.c `table_iter_seek_indexed`).
  * - A section without an index: scan its blocks linearly the same way from the section start.
  * - Inside a block: binary search over the restart points (decoding one key per probe), then a
- *   linear scan from the chosen restart point to the first key ≥ the wanted key.
+ *   linear scan from the chosen restart point to the first key ≥ the wanted key (block.ts
+ *   `BlockReader.seek`, git's reftable/block.c `block_iter_seek_key`).
  * Counters are the ones the simulator and benchmarks use.
  */
-import { cursor, getVarint, u24 } from './basics.ts';
 import type { BlockInfo, SectionName, Table } from './table.ts';
+import { BlockReader, firstRecordOffset } from './reftable/block.ts';
+import { MAX_INDEX_DEPTH } from './reftable/constants.ts';
 
 /** Work counted by lookups (add-only; reset by creating a new object). */
 export interface SeekCounters {
@@ -31,9 +36,11 @@ export function newCounters(): SeekCounters {
   return { seeks: 0, indexBlocks: 0, leafBlocks: 0, restartProbes: 0, recordsDecoded: 0 };
 }
 
-/** Per-table lookup acceleration: block by offset, and the first ref record index of each ref block. */
+/** Per-table lookup acceleration: block by offset, its place in file order, the first ref record of each ref block. */
 interface TableIndexCache {
   byOffset: Map<number, BlockInfo>;
+  /** Index in `Table.blocks` by offset (the next block in the file is the next entry). */
+  ordinal: Map<number, number>;
   firstRec: Map<number, number>;
   sections: Map<SectionName, BlockInfo[]>;
 }
@@ -42,34 +49,36 @@ function cacheOf(t: Table): TableIndexCache {
   let c = caches.get(t);
   if (c) return c;
   const byOffset = new Map<number, BlockInfo>();
+  const ordinal = new Map<number, number>();
   const sections = new Map<SectionName, BlockInfo[]>();
   const firstRec = new Map<number, number>();
   let rec = 0;
-  for (const b of t.blocks) {
+  t.blocks.forEach((b, i) => {
     byOffset.set(b.offset, b);
+    ordinal.set(b.offset, i);
     if (!sections.has(b.section)) sections.set(b.section, []);
     sections.get(b.section)!.push(b);
     if (b.type === 'ref') {
       firstRec.set(b.offset, rec);
       rec += b.recordCount;
     }
-  }
-  c = { byOffset, firstRec, sections };
+  });
+  c = { byOffset, ordinal, firstRec, sections };
   caches.set(t, c);
   return c;
 }
 
 /** Blocks kept per table (most recently used): index blocks and the leaves just read. */
 const BLOCK_CACHE = 64;
-const blockCaches = new WeakMap<Table, Map<number, Uint8Array>>();
+const blockCaches = new WeakMap<Table, Map<number, BlockReader>>();
 
 /**
- * Block bytes from its start (file byte 0 for the first block) to its restart count. `openTable`
- * checked them; should the source have shrunk since, the missing bytes read as zeros (the
- * decoders below then stop early instead of throwing). The last `BLOCK_CACHE` blocks read are
- * kept per table (a read from a file or a Blob is a system call; every seek reads the root).
+ * A reader over a block's bytes from its start (file byte 0 for the first block) to its restart
+ * count. `openTable` checked them; should the source have shrunk since, the missing bytes read
+ * as zeros (the readers then stop early instead of throwing). The last `BLOCK_CACHE` blocks read
+ * are kept per table (a read from a file or a Blob is a system call; every seek reads the root).
  */
-function blockBytes(t: Table, b: BlockInfo): Uint8Array {
+function blockReader(t: Table, b: BlockInfo): BlockReader {
   let cache = blockCaches.get(t);
   if (!cache) blockCaches.set(t, (cache = new Map()));
   const hit = cache.get(b.offset);
@@ -84,9 +93,10 @@ function blockBytes(t: Table, b: BlockInfo): Uint8Array {
     z.set(blk);
     blk = z;
   }
-  cache.set(b.offset, blk);
+  const r = new BlockReader(blk, b.type, firstRecordOffset(b.offset, t.header.headerSize), b.restartTableOffset, b.restartCount, t.header.hashSize);
+  cache.set(b.offset, r);
   if (cache.size > BLOCK_CACHE) cache.delete(cache.keys().next().value!);
-  return blk;
+  return r;
 }
 
 /**
@@ -102,157 +112,17 @@ function setWant(want: string): void {
   wantLen = want.length;
 }
 
-/** Decoded key of the last `keyAt`: `keyBuf[0, keyLen)`. */
-let keyBuf = new Uint8Array(4096);
-let keyLen = 0;
-let lastValueType = 0;
-
-/**
- * Read the key of the record at `pos` into `keyBuf` (its first `prefix` bytes are kept from the
- * previous key there; `fresh` starts from an empty key); sets `cursor.pos` after the key and
- * `lastValueType`. Never reads at or past `end`: a record that does not decode (impossible in a
- * block `openTable` accepted) sets `cursor.pos` to `end`, so every scan loop terminates.
- */
-function keyAt(blk: Uint8Array, pos: number, end: number, fresh: boolean): void {
-  const prefix = getVarint(blk, pos, end);
-  const sw = prefix < 0 ? -1 : getVarint(blk, cursor.pos, end);
-  if (sw < 0) { cursor.pos = end; lastValueType = 0; if (fresh) keyLen = 0; return; }
-  const p = cursor.pos;
-  const slen = Math.min((sw - (sw & 7)) / 8, end - p);
-  const keep = fresh ? 0 : Math.min(prefix, keyLen);
-  if (keep + slen > keyBuf.length) {
-    const bigger = new Uint8Array(Math.max(keyBuf.length * 2, keep + slen));
-    bigger.set(keyBuf.subarray(0, keep));
-    keyBuf = bigger;
-  }
-  for (let i = 0; i < slen; i++) keyBuf[keep + i] = blk[p + i];
-  keyLen = keep + slen;
-  cursor.pos = p + slen;
-  lastValueType = sw & 7;
-}
-
-/** The decoded key against the wanted one: <0, 0, >0. */
-function cmpWant(): number {
-  const n = keyLen < wantLen ? keyLen : wantLen;
-  for (let i = 0; i < n; i++) {
-    const d = keyBuf[i] - wantUnits[i];
-    if (d !== 0) return d;
-  }
-  return keyLen - wantLen;
-}
-
-/** Skip a record's key (for counting records): sets `cursor.pos` after it and `lastValueType`. */
-function skipKey(blk: Uint8Array, pos: number, end: number): void {
-  const prefix = getVarint(blk, pos, end);
-  const sw = prefix < 0 ? -1 : getVarint(blk, cursor.pos, end);
-  if (sw < 0) { cursor.pos = end; lastValueType = 0; return; }
-  cursor.pos = Math.min(end, cursor.pos + (sw - (sw & 7)) / 8);
-  lastValueType = sw & 7;
-}
-
-/** `getVarint` that yields 0 and moves to `end` instead of failing (see `keyAt`). */
-function varintOr(blk: Uint8Array, pos: number, end: number): number {
-  const v = getVarint(blk, pos, end);
-  if (v < 0) { cursor.pos = end; return 0; }
-  return v;
-}
-
-/** Skip the value of a record whose key was just read (type-specific body); never past `end`. */
-function skipValue(t: Table, type: 'ref' | 'index' | 'obj', blk: Uint8Array, pos: number, end: number): number {
-  const vt = lastValueType;
-  if (type === 'index') { varintOr(blk, pos, end); return cursor.pos; }
-  if (type === 'ref') {
-    varintOr(blk, pos, end); pos = cursor.pos;
-    const hs = t.header.hashSize;
-    if (vt === 1) return Math.min(end, pos + hs);
-    if (vt === 2) return Math.min(end, pos + 2 * hs);
-    if (vt === 3) { const l = varintOr(blk, pos, end); return Math.min(end, cursor.pos + l); }
-    return pos;
-  }
-  let cnt = vt;
-  if (cnt === 0) { cnt = varintOr(blk, pos, end); pos = cursor.pos; }
-  for (let i = 0; i < cnt && pos < end; i++) { varintOr(blk, pos, end); pos = cursor.pos; }
-  return pos;
-}
-
-/** Result of seeking inside one block: position (record ordinal) of the first key ≥ want. */
-interface BlockSeek {
-  /** Ordinal of that record within the block; = recordCount when every key is < want. */
-  ordinal: number;
-  /** A record with key ≥ want was found (its key is in `keyBuf`). */
-  found: boolean;
-  /** Its key equals want. */
-  exact: boolean;
-  /** Byte offset (within the block bytes) of that record's value, for index records. */
-  valuePos: number;
-  blk: Uint8Array;
-}
-
-/**
- * Seek inside one block as git's `block_iter_seek_key`: binary search on restart points, then
- * linear scan. The restart ordinals are found by counting records, so the returned ordinal is
- * exact. Keys are decoded into a byte buffer and compared with the wanted key's code units
- * (`setWant`): no string per key.
- */
-function seekInBlock(t: Table, b: BlockInfo, c: SeekCounters): BlockSeek {
-  const blk = blockBytes(t, b);
-  const rt = b.restartTableOffset;
-  const rc = b.restartCount;
-  // Binary search for the first restart point whose key is > want; start from the one before.
-  let lo = 0, hi = rc;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    c.restartProbes++;
-    keyAt(blk, u24(blk, rt + 3 * mid), rt, true);
-    if (cmpWant() > 0) hi = mid; else lo = mid + 1;
-  }
-  const startRestart = lo === 0 ? 0 : lo - 1;
-  let pos = u24(blk, rt + 3 * startRestart);
-  // Ordinal of the record at that restart point: count records from the block start up to it.
-  // (git does not need ordinals; we do, to map to decoded columns. Not counted as work.)
-  let ordinal = ordinalAt(t, b, blk, pos);
-  let fresh = true;
-  while (pos < rt && ordinal < b.recordCount) {
-    c.recordsDecoded++;
-    keyAt(blk, pos, rt, fresh);
-    fresh = false;
-    const vpos = cursor.pos;
-    const d = cmpWant();
-    if (d >= 0) return { ordinal, found: true, exact: d === 0, valuePos: vpos, blk };
-    pos = skipValue(t, b.type as 'ref' | 'index' | 'obj', blk, vpos, rt);
-    ordinal++;
-  }
-  return { ordinal, found: false, exact: false, valuePos: -1, blk };
-}
-
-const ordinalCache = new WeakMap<BlockInfo, Map<number, number>>();
-/** Ordinal of the record starting at byte `pos` of block `b` (restart points only, cached). */
-function ordinalAt(t: Table, b: BlockInfo, blk: Uint8Array, pos: number): number {
-  let m = ordinalCache.get(b);
-  if (!m) {
-    m = new Map();
-    const rt = b.restartTableOffset;
-    const restarts = new Set<number>();
-    for (let i = 0; i < b.restartCount; i++) restarts.add(u24(blk, rt + 3 * i));
-    let p = b.offset === 0 ? t.header.headerSize + 4 : 4;
-    let n = 0;
-    while (p < rt) {
-      if (restarts.has(p)) m.set(p, n);
-      skipKey(blk, p, rt);
-      p = skipValue(t, b.type as 'ref' | 'index' | 'obj', blk, cursor.pos, rt);
-      n++;
-    }
-    ordinalCache.set(b, m);
-  }
-  return m.get(pos) ?? 0;
+/** Counters as the block seek's work record. */
+function work(c: SeekCounters): { restartProbes: number; recordsDecoded: number } {
+  return c;
 }
 
 /** First key of a block (decoded, counted as one record) against want: <0, 0, >0. */
 function firstKeyVsWant(t: Table, b: BlockInfo, c: SeekCounters): number {
-  const blk = blockBytes(t, b);
+  const r = blockReader(t, b);
   c.recordsDecoded++;
-  keyAt(blk, b.offset === 0 ? t.header.headerSize + 4 : 4, b.restartTableOffset, true);
-  return cmpWant();
+  if (!r.firstKey()) return 1;
+  return r.records.compare(wantUnits, wantLen);
 }
 
 /**
@@ -268,6 +138,39 @@ function linearBlock(t: Table, blocks: BlockInfo[], c: SeekCounters, isIndex: bo
     cur = blocks[i];
   }
   return cur;
+}
+
+/**
+ * Walk an index from block `start` down to a leaf of type `leaf`, as git's
+ * `table_iter_seek_indexed` does: seek the wanted key in the index block, take the record found
+ * (when every key of the block is smaller, git's `table_iter_next` goes on to the next block of
+ * the file, if it is an index block of the same section, and takes its first record), then seek
+ * in the block it points at; repeat while that is an index block. Returns the leaf block, or
+ * null when the index says the key is past every key.
+ */
+function descend(t: Table, cache: TableIndexCache, start: BlockInfo, section: SectionName, leaf: 'ref' | 'obj', c: SeekCounters): BlockInfo | null {
+  let blk = start;
+  for (let depth = 0; depth < MAX_INDEX_DEPTH; depth++) {
+    const r = blockReader(t, blk);
+    const s = r.seek(wantUnits, wantLen, work(c));
+    let pos: number;
+    if (s.found) pos = r.records.readIndexValue();
+    else {
+      const next = t.blocks[(cache.ordinal.get(blk.offset) ?? t.blocks.length) + 1];
+      if (!next || next.type !== 'index' || next.section !== section) return null;
+      c.indexBlocks++;
+      c.recordsDecoded++;
+      const nr = blockReader(t, next);
+      if (!nr.firstKey()) return null;
+      pos = nr.records.readIndexValue();
+    }
+    const child = cache.byOffset.get(pos);
+    if (!child) return null;
+    if (child.type === 'index' && child.section === section) { c.indexBlocks++; blk = child; continue; }
+    c.leafBlocks++;
+    return child.type === leaf ? child : null;
+  }
+  return null;
 }
 
 /** Outcome of a point read in one table. */
@@ -288,28 +191,12 @@ export function seekRef(t: Table, want: string, c: SeekCounters): SeekResult {
   const leaves = cache.sections.get('ref');
   if (!leaves || !leaves.length) return { index: 0, exact: false };
   setWant(want);
-  let leaf: BlockInfo | null = null;
+  let leaf: BlockInfo | null;
   const roots = rootIndexBlocks(t, cache, 'refIndex');
-  if (roots.length) {
-    let blk = linearBlock(t, roots, c, true);
-    // openTable checked that index positions point back at lower index blocks or ref blocks, at
-    // most 64 levels: the bound here is a second guard.
-    for (let depth = 0; depth < 64; depth++) {
-      const s = seekInBlock(t, blk, c);
-      if (!s.found) return { index: t.refs.count, exact: false };
-      const pos = getVarint(s.blk, s.valuePos, blk.restartTableOffset);
-      const next = cache.byOffset.get(pos);
-      if (!next) return { index: t.refs.count, exact: false };
-      if (next.type === 'index' && next.section === 'refIndex') { c.indexBlocks++; blk = next; continue; }
-      c.leafBlocks++;
-      leaf = next;
-      break;
-    }
-  } else {
-    leaf = linearBlock(t, leaves, c, false);
-  }
+  if (roots.length) leaf = descend(t, cache, linearBlock(t, roots, c, true), 'refIndex', 'ref', c);
+  else leaf = linearBlock(t, leaves, c, false);
   if (!leaf || leaf.type !== 'ref') return { index: t.refs.count, exact: false };
-  const s = seekInBlock(t, leaf, c);
+  const s = blockReader(t, leaf).seek(wantUnits, wantLen, work(c));
   const base = cache.firstRec.get(leaf.offset) ?? 0;
   if (!s.found) {
     // Past the end of this block: the answer is the next block's first record.
@@ -365,41 +252,23 @@ export function refsForObject(t: Table, oid: string, c: SeekCounters): number[] 
   }
   const prefix = oid.slice(0, 2 * t.footer.objIdLen);
   setWant(String.fromCharCode(...Array.from(hexToBytes(prefix))));
-  let leaf: BlockInfo;
+  let leaf: BlockInfo | null;
   const roots = rootIndexBlocks(t, cache, 'objIndex');
-  if (roots.length) {
-    let blk = linearBlock(t, roots, c, true);
-    let found: BlockInfo | null = null;
-    for (let depth = 0; depth < 64; depth++) {
-      const s = seekInBlock(t, blk, c);
-      if (!s.found) return out;
-      const next = cache.byOffset.get(getVarint(s.blk, s.valuePos, blk.restartTableOffset));
-      if (!next) return out;
-      if (next.type === 'index' && next.section === 'objIndex') { c.indexBlocks++; blk = next; continue; }
-      c.leafBlocks++;
-      found = next;
-      break;
-    }
-    if (!found || found.type !== 'obj') return out;
-    leaf = found;
-  } else leaf = linearBlock(t, objLeaves, c, false);
-  const s = seekInBlock(t, leaf, c);
+  if (roots.length) leaf = descend(t, cache, linearBlock(t, roots, c, true), 'objIndex', 'obj', c);
+  else leaf = linearBlock(t, objLeaves, c, false);
+  if (!leaf) return out;
+  const br = blockReader(t, leaf);
+  const s = br.seek(wantUnits, wantLen, work(c));
   if (!s.exact) return out;
-  // Decode the obj record's positions.
-  const blk = s.blk;
-  const end = leaf.restartTableOffset;
-  let pos = s.valuePos;
-  let cnt = lastValueType;
-  if (cnt === 0) { cnt = varintOr(blk, pos, end); pos = cursor.pos; }
+  // The obj record's ref block positions (count 0: the id is in too many blocks, scan them all).
+  const positions: number[] = [];
+  const cnt = br.records.readObjValue(positions);
   if (cnt === 0) {
     for (const b of cache.sections.get('ref') ?? []) matchBlock(b);
     return out;
   }
-  let last = 0;
-  for (let i = 0; i < cnt && pos < end; i++) {
-    const d = varintOr(blk, pos, end); pos = cursor.pos;
-    last = i === 0 ? d : last + d;
-    const b = cache.byOffset.get(last);
+  for (const p of positions) {
+    const b = cache.byOffset.get(p);
     if (b) matchBlock(b);
   }
   return out;

@@ -1,24 +1,28 @@
 /**
  * table: one reftable file. Header, footer, sections, the block walk, and full decoding of every
- * block and record (ref, index, obj, log) with the structural checks of issue #9.
+ * block and record (ref, index, obj, log) with structural checks. Keys are decoded by
+ * reftable/record.ts `parseKeyHead`, restart tables checked and log blocks inflated by
+ * reftable/block.ts; this module builds the columns.
  *
  * Source of the rules: git's Documentation/technical/reftable.adoc ("File format", "Header",
- * "Ref block format", "Index block format", "Obj block format", "Log block format", "Footer"),
- * summarised in shared/REFTABLE.md. Record keys are byte strings (see basics.bytesToKey).
+ * "Ref block format", "Index block format", "Obj block format", "Log block format", "Footer").
+ * Record keys are byte strings (see basics.bytesToKey).
  */
-import { Inflate } from 'fflate';
 import {
   type ByteSource, type InputFile, bytesToKey, FormatError, BudgetError, Budget, type Finding,
-  u16, u24, u32, u64Safe, crc32, cursor, getVarint, toHex,
+  u24, u32, u64Safe, crc32, cursor, getVarint, toHex,
 } from './basics.ts';
+import {
+  type BlockType, type SectionName, TYPE_OF, LETTER, MAGIC, HEADER_SIZE_V1, HEADER_SIZE_V2, MAX_HEADER_SIZE,
+  HASH_ID_SHA1, HASH_ID_S256, HASH_SIZE_SHA1, HASH_SIZE_S256, headerSize, footerSize, BLOCK_HEADER_SIZE,
+  KEY_BYTES_BASE, KEY_BYTES_PER_FILE_BYTE, MIN_OBJ_ID_LEN, MAX_INDEX_DEPTH, LOG_KEY_SUFFIX,
+} from './reftable/constants.ts';
+import { parseKeyHead, keyHead } from './reftable/record.ts';
+import { checkedRestarts, inflateLogBlock, restartAt } from './reftable/block.ts';
 
-/** Block type letters (spec "Block types"). */
-export type BlockType = 'ref' | 'index' | 'obj' | 'log';
-/** Which section a block belongs to. An index block is in `refIndex`, `objIndex` or `logIndex`. */
-export type SectionName = 'ref' | 'refIndex' | 'obj' | 'objIndex' | 'log' | 'logIndex';
-
-const TYPE_OF: Record<number, BlockType> = { 0x72: 'ref', 0x69: 'index', 0x6f: 'obj', 0x67: 'log' };
-const LETTER: Record<BlockType, number> = { ref: 0x72, index: 0x69, obj: 0x6f, log: 0x67 };
+export type { BlockType, SectionName } from './reftable/constants.ts';
+export { adler32 } from './reftable/block.ts';
+export { KEY_BYTES_BASE, KEY_BYTES_PER_FILE_BYTE } from './reftable/constants.ts';
 
 /** Parsed file header (spec "Header"). Sizes in bytes. */
 export interface TableHeader {
@@ -68,7 +72,7 @@ export interface BlockInfo {
   lastKey: string;
 }
 
-/** Record counts by kind (issue #2 contract `records`). */
+/** Record counts by kind (the `records` of the analysis). */
 export interface RecordCounts {
   /** Ref records with one object id (value type 1). */
   ref: number;
@@ -144,8 +148,8 @@ export interface Table {
 
 /** Read the header at the start of `b`. Throws `FormatError` on bad magic, version or hash id. */
 export function parseHeader(file: string, b: Uint8Array): TableHeader {
-  if (b.length < 24) throw new FormatError(file, b.length, 'a reftable header of 24 bytes (file too short)');
-  if (b[0] !== 0x52 || b[1] !== 0x45 || b[2] !== 0x46 || b[3] !== 0x54) {
+  if (b.length < HEADER_SIZE_V1) throw new FormatError(file, b.length, `a reftable header of ${HEADER_SIZE_V1} bytes (file too short)`);
+  if (b[0] !== MAGIC[0] || b[1] !== MAGIC[1] || b[2] !== MAGIC[2] || b[3] !== MAGIC[3]) {
     throw new FormatError(file, 0, "magic 'REFT'");
   }
   const version = b[4];
@@ -155,10 +159,10 @@ export function parseHeader(file: string, b: Uint8Array): TableHeader {
   const maxUpdateIndex = u64Safe(b, 16, file, 0, 'max_update_index');
   let hashId: 'sha1' | 's256' = 'sha1';
   if (version === 2) {
-    if (b.length < 28) throw new FormatError(file, b.length, 'a version 2 header of 28 bytes');
-    const h = u32(b, 24);
-    if (h === 0x73686131) hashId = 'sha1';
-    else if (h === 0x73323536) hashId = 's256';
+    if (b.length < HEADER_SIZE_V2) throw new FormatError(file, b.length, `a version 2 header of ${HEADER_SIZE_V2} bytes`);
+    const h = u32(b, HEADER_SIZE_V1);
+    if (h === HASH_ID_SHA1) hashId = 'sha1';
+    else if (h === HASH_ID_S256) hashId = 's256';
     else throw new FormatError(file, 24, "hash id 'sha1' or 's256'");
   }
   if (minUpdateIndex > maxUpdateIndex) {
@@ -166,9 +170,9 @@ export function parseHeader(file: string, b: Uint8Array): TableHeader {
   }
   return {
     version, blockSize, minUpdateIndex, maxUpdateIndex, hashId,
-    hashSize: hashId === 'sha1' ? 20 : 32,
-    headerSize: version === 1 ? 24 : 28,
-    footerSize: version === 1 ? 68 : 72,
+    hashSize: hashId === 'sha1' ? HASH_SIZE_SHA1 : HASH_SIZE_S256,
+    headerSize: headerSize(version),
+    footerSize: footerSize(version),
   };
 }
 
@@ -200,8 +204,8 @@ export function parseFooter(file: string, h: TableHeader, head: Uint8Array, fb: 
       throw new FormatError(file, base + hs + rel, `${name} 0 or inside the blocks [${hs}, ${base}), found ${v}`);
     }
   }
-  if (f.objPosition && (f.objIdLen < 2 || f.objIdLen > h.hashSize)) {
-    throw new FormatError(file, base + hs + 8, `obj_id_len between 2 and ${h.hashSize}, found ${f.objIdLen}`);
+  if (f.objPosition && (f.objIdLen < MIN_OBJ_ID_LEN || f.objIdLen > h.hashSize)) {
+    throw new FormatError(file, base + hs + 8, `obj_id_len between ${MIN_OBJ_ID_LEN} and ${h.hashSize}, found ${f.objIdLen}`);
   }
   return f;
 }
@@ -260,7 +264,7 @@ export function openTable(input: InputFile, opts: OpenOptions = {}): Table {
   const file = input.path;
   const src = input.source;
   const size = src.size;
-  const head = src.read(0, Math.min(size, 28));
+  const head = src.read(0, Math.min(size, MAX_HEADER_SIZE));
   const h = parseHeader(file, head);
   if (size < h.headerSize + h.footerSize) {
     throw new FormatError(file, size, `at least ${h.headerSize + h.footerSize} bytes (header + footer), found ${size}`);
@@ -325,12 +329,6 @@ const EXPECTED_TYPE: Record<SectionName, BlockType> = {
  */
 const JUMP_BYTES = 64 * 1024 * 1024;
 
-/**
- * Bound on the bytes of all ref names of one table: 256 MiB plus 32 bytes per file byte. Git's
- * tables hold about one name byte per file byte; a crafted table can expand far more.
- */
-export const KEY_BYTES_BASE = 256 * 1048576;
-export const KEY_BYTES_PER_FILE_BYTE = 32;
 
 /** Growable column storage for ref records. */
 class RefBuilder {
@@ -645,22 +643,9 @@ class Parser {
     }
   }
 
-  /** Restart table bounds and checks. Returns [restartCount, restartTableStart(rel)]. */
+  /** Restart table bounds and checks (block.ts `checkedRestarts`). Returns [restartCount, restartTableStart(rel)]. */
   restarts(blk: Uint8Array, base: number, firstRec: number, blockLen: number): [number, number] {
-    const file = this.file;
-    const rc = u16(blk, blockLen - 2);
-    if (rc === 0) throw new FormatError(file, base + blockLen - 2, 'restart_count ≥ 1, found 0');
-    const rt = blockLen - 2 - 3 * rc;
-    if (rt <= firstRec) throw new FormatError(file, base + blockLen - 2, `a restart table (${rc} × 3 bytes) that leaves room for records in block_len ${blockLen}`);
-    let prev = -1;
-    for (let i = 0; i < rc; i++) {
-      const r = u24(blk, rt + 3 * i);
-      if (r < firstRec || r >= rt || r <= prev) {
-        throw new FormatError(file, base + rt + 3 * i, `restart offset ${i} increasing and inside the records [${firstRec}, ${rt}), found ${r}`);
-      }
-      prev = r;
-    }
-    return [rc, rt];
+    return checkedRestarts(this.file, blk, base, firstRec, blockLen);
   }
 
   /** Estimated final value of `x` (records or key bytes so far) when `at` bytes of the ref section are done. */
@@ -691,7 +676,7 @@ class Parser {
     let firstKey = '';
     let n = 0;
     let ri = 0;
-    let nextRestart = u24(blk, rt);
+    let nextRestart = restartAt(blk, rt, 0);
     const children = type === 'index' ? { pos: [] as number[], at: [] as number[], keys: [] as string[] } : null;
     let spent = 0;
     // Obj positions must start ref blocks: in git's padded layout block i starts at i × block
@@ -703,28 +688,14 @@ class Parser {
     while (pos < rt) {
       const recStart = pos;
       if (n - spent === BUDGET_STRIDE) { this.spend(n - spent, base + recStart); spent = n; }
-      // Single-byte varints (almost every prefix and suffix field) are read inline.
-      let prefix = blk[pos];
-      if (prefix < 0x80) pos++;
-      else {
-        prefix = getVarint(blk, pos, rt);
-        if (prefix < 0) throw varintError(file, base + pos, prefix);
-        pos = cursor.pos;
-      }
-      let sw = pos < rt ? blk[pos] : 0x80;
-      if (sw < 0x80) pos++;
-      else {
-        sw = getVarint(blk, pos, rt);
-        if (sw < 0) throw varintError(file, base + pos, sw);
-        pos = cursor.pos;
-      }
-      const vtype = sw & 7;
-      const slen = (sw - vtype) / 8;
+      pos = parseKeyHead(blk, pos, rt);
+      if (pos < 0) throw varintError(file, base + keyHead.errorAt, pos);
+      const prefix = keyHead.prefix, vtype = keyHead.valueType, slen = keyHead.suffixLen;
       if (prefix > klen) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
       if (recStart === nextRestart) {
         if (prefix !== 0) throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
         ri++;
-        nextRestart = ri < rc ? u24(blk, rt + 3 * ri) : -1;
+        nextRestart = ri < rc ? restartAt(blk, rt, ri) : -1;
       } else if (n === 0) {
         throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
       } else if (nextRestart !== -1 && recStart > nextRestart) {
@@ -848,31 +819,18 @@ class Parser {
     let pos = firstRec;
     let n = 0, ri = 0, spent = 0;
     let nRef = 0, nPeeled = 0, nSymref = 0, nTomb = 0;
-    let nextRestart = u24(blk, rt);
+    let nextRestart = restartAt(blk, rt, 0);
     while (pos < rt) {
       const recStart = pos;
       if (n - spent === BUDGET_STRIDE) { this.spend(n - spent, base + recStart); spent = n; }
-      let prefix = blk[pos];
-      if (prefix < 0x80) pos++;
-      else {
-        prefix = getVarint(blk, pos, rt);
-        if (prefix < 0) throw varintError(file, base + pos, prefix);
-        pos = cursor.pos;
-      }
-      let sw = pos < rt ? blk[pos] : 0x80;
-      if (sw < 0x80) pos++;
-      else {
-        sw = getVarint(blk, pos, rt);
-        if (sw < 0) throw varintError(file, base + pos, sw);
-        pos = cursor.pos;
-      }
-      const vtype = sw & 7;
-      const slen = (sw - vtype) / 8;
+      pos = parseKeyHead(blk, pos, rt);
+      if (pos < 0) throw varintError(file, base + keyHead.errorAt, pos);
+      const prefix = keyHead.prefix, vtype = keyHead.valueType, slen = keyHead.suffixLen;
       if (prefix > klen) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
       if (recStart === nextRestart) {
         if (prefix !== 0) throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
         ri++;
-        nextRestart = ri < rc ? u24(blk, rt + 3 * ri) : -1;
+        nextRestart = ri < rc ? restartAt(blk, rt, ri) : -1;
       } else if (n === 0) {
         throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
       } else if (nextRestart !== -1 && recStart > nextRestart) {
@@ -968,94 +926,22 @@ class Parser {
   }
 
   /**
-   * Inflate and decode one log block. Inflation is capped at block_len: the stream is fed in
-   * slices of at most 16 KiB (at most 1 KiB past the expected size), so a crafted stream cannot
-   * make more than one slice's worth of output (~16 MiB at deflate's 1:1032 limit) before it is
-   * stopped. The compressed stream ends where the inflater's bit position says (fflate's stream
-   * state), checked by its Adler-32 trailer; without that state, by searching for the trailer.
-   * Errors inside the inflated bytes are reported at the block header, with the inflated offset.
+   * Inflate (block.ts `inflateLogBlock`, capped at block_len) and decode one log block. Errors
+   * inside the inflated bytes are reported at the block header, with the inflated offset.
    */
   logBlock(off: number, hdrAt: number, blockLen: number, end: number, section: SectionName): BlockInfo {
     const file = this.file;
-    const hl = hdrAt - off + 4;
-    if (blockLen < hl + 2) throw new FormatError(file, hdrAt + 1, `log block_len ≥ ${hl + 2}, found ${blockLen}`);
-    const zStart = hdrAt + 4;
-    if (zStart + 2 > end) throw new FormatError(file, zStart, `a zlib stream header (2 bytes) inside the ${section} section (ends at ${end})`);
-    const zh = this.bytes(zStart, 2);
-    if ((zh[0] & 0x0f) !== 8 || (zh[0] >> 4) > 7 || ((zh[0] << 8) | zh[1]) % 31 !== 0 || (zh[1] & 0x20)) {
-      throw new FormatError(file, zStart, `a zlib header (deflate, window ≤ 32 KiB, check bits, no dictionary), found 0x${toHex(zh)}`);
-    }
-    const outLen = blockLen - hl;
-    const out = new Uint8Array(blockLen);
-    out.set(this.bytes(off, hl), 0);
-    let got = 0;
-    let overflow = false;
-    const inf = new Inflate((chunk) => {
-      if (got + chunk.length > outLen) { overflow = true; throw new Error('overflow'); }
-      out.set(chunk, hl + got);
-      got += chunk.length;
-    });
-    const state = inf as unknown as { s?: { f?: number; l?: unknown; p?: number }; p?: Uint8Array; o?: Uint8Array };
-    // fflate grows its output buffer to 160 KiB on the first push of every stream; lend it a
-    // reused one (it copies what it keeps: its 32 KiB window) so small log blocks stay cheap.
-    if (state.o instanceof Uint8Array && state.o.length === 32768) state.o = inflateScratch();
-    const dStart = zStart + 2;
-    let fed = dStart;
-    let deflateEnd = -1;
-    try {
-      while (fed < end) {
-        this.budget.check(file, fed);
-        const n = Math.min(end - fed, Math.min(16384, Math.max(1024, outLen - got)));
-        const chunk = this.bytes(fed, n);
-        const at = fed;
-        fed += n;
-        try {
-          inf.push(chunk, false);
-        } catch (e) {
-          if (overflow) throw new FormatError(file, at, `log block to inflate to exactly block_len ${blockLen} bytes (it inflates to more)`);
-          throw new FormatError(file, at, `a valid zlib stream (${(e as Error).message})`);
-        }
-        const s = state.s, pend = state.p;
-        if (s && typeof s.p === 'number' && pend instanceof Uint8Array) {
-          if (s.f && !s.l) { deflateEnd = fed - pend.length + (s.p ? 1 : 0); break; }
-        } else if (got === outLen) break; // no stream state: the trailer search below finds the end
-      }
-    } catch (e) {
-      if (e instanceof FormatError) throw e;
-      throw new FormatError(file, fed, `a valid zlib stream (${(e as Error).message})`);
-    }
-    if (got !== outLen) {
-      throw new FormatError(file, zStart, `log block to inflate to block_len ${blockLen} bytes, got ${got + hl}${deflateEnd < 0 ? ' (the stream does not end inside the section)' : ''}`);
-    }
-    const adler = adler32(out, hl, blockLen);
-    let streamEnd = -1;
-    if (deflateEnd >= 0) {
-      if (deflateEnd + 4 > end) throw new FormatError(file, deflateEnd, `the zlib stream's Adler-32 (4 bytes) inside the ${section} section (ends at ${end})`);
-      const found = u32(this.bytes(deflateEnd, 4), 0);
-      if (found !== adler) throw new FormatError(file, deflateEnd, `zlib Adler-32 ${hex8(adler)} of the inflated block, found ${hex8(found)}`);
-      streamEnd = deflateEnd + 4;
-    } else if (!(state.s && typeof state.s.p === 'number')) {
-      // Fallback without the inflater's state: the first place after the data pushed so far minus
-      // one slice where the trailer is followed by the next log block or the section end.
-      const from = Math.max(dStart, fed - 16384 - 4);
-      const rest = this.bytes(from, end - from);
-      const a0 = adler >>> 24, a1 = (adler >>> 16) & 0xff, a2 = (adler >>> 8) & 0xff, a3 = adler & 0xff;
-      for (let i = 0; i + 4 <= rest.length; i++) {
-        if (rest[i] === a0 && rest[i + 1] === a1 && rest[i + 2] === a2 && rest[i + 3] === a3) {
-          const after = from + i + 4;
-          if (after === end || rest[i + 4] === 0x67) { streamEnd = after; break; }
-        }
-      }
-    }
-    if (streamEnd < 0) throw new FormatError(file, zStart, `the zlib stream to end with its Adler-32 before the ${section} section end ${end}`);
+    const hl = hdrAt - off + BLOCK_HEADER_SIZE;
+    const r = inflateLogBlock((o, n) => this.bytes(o, n), off, hl, blockLen, end, section, (at) => this.budget.check(file, at));
+    if (r.error) throw new FormatError(file, r.error.offset, r.error.expected);
     let info: BlockInfo;
     try {
-      info = this.decodeLog(out, off, hl, blockLen, section);
+      info = this.decodeLog(r.block, off, hl, blockLen, section);
     } catch (e) {
       if (!(e instanceof FormatError) || e instanceof BudgetError) throw e;
       throw new FormatError(file, hdrAt, `${e.expected} (at byte ${e.offset - off} of the inflated log block)`);
     }
-    info.fileBytes = streamEnd - off;
+    info.fileBytes = r.streamEnd - off;
     return info;
   }
 
@@ -1066,23 +952,19 @@ class Parser {
     // The key is kept as bytes (no string per record): long keys must not make this quadratic.
     let pos = hl, klen = 0, firstKey = '', n = 0, ri = 0, spent = 0;
     let kb = scratchKey;
-    let nextRestart = u24(blk, rt);
+    let nextRestart = restartAt(blk, rt, 0);
     const hs = this.h.hashSize;
     while (pos < rt) {
       const recStart = pos;
       if (n - spent === BUDGET_STRIDE) { this.spend(n - spent, base); spent = n; }
-      const prefix = getVarint(blk, pos, rt);
-      if (prefix < 0) throw varintError(file, base + pos, prefix);
-      const sw = getVarint(blk, cursor.pos, rt);
-      if (sw < 0) throw varintError(file, base + cursor.pos, sw);
-      pos = cursor.pos;
-      const vtype = sw & 7;
-      const slen = (sw - vtype) / 8;
+      pos = parseKeyHead(blk, pos, rt);
+      if (pos < 0) throw varintError(file, base + keyHead.errorAt, pos);
+      const prefix = keyHead.prefix, vtype = keyHead.valueType, slen = keyHead.suffixLen;
       if (prefix > klen) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
       if (recStart === nextRestart) {
         if (prefix !== 0) throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
         ri++;
-        nextRestart = ri < rc ? u24(blk, rt + 3 * ri) : -1;
+        nextRestart = ri < rc ? restartAt(blk, rt, ri) : -1;
       } else if (n === 0) {
         throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
       } else if (nextRestart !== -1 && recStart > nextRestart) {
@@ -1108,7 +990,7 @@ class Parser {
       for (let j = 0; j < slen; j++) kb[prefix + j] = blk[pos + j];
       klen = prefix + slen;
       pos += slen;
-      if (klen < 9 || kb[klen - 9] !== 0) {
+      if (klen < LOG_KEY_SUFFIX || kb[klen - LOG_KEY_SUFFIX] !== 0) {
         throw new FormatError(file, base + recStart, 'log key: refname, NUL, 8-byte reversed update index');
       }
       if (n === 0) firstKey = bytesToKey(kb, 0, klen);
@@ -1167,7 +1049,7 @@ class Parser {
           if (t === 'index' && this.sectionAt.get(c) === s.name) {
             if (c >= b.offset) throw new FormatError(file, ch.at[i], `index position pointing back to a ${leaf} block or a lower index block (no cycles), found ${c} (this block is at ${b.offset})`);
             hgt = Math.max(hgt, 1 + height.get(c)!);
-            if (hgt > 64) throw new FormatError(file, ch.at[i], 'index depth ≤ 64 levels');
+            if (hgt > MAX_INDEX_DEPTH) throw new FormatError(file, ch.at[i], `index depth ≤ ${MAX_INDEX_DEPTH} levels`);
           } else if (t !== leaf) {
             throw new FormatError(file, ch.at[i], `index position at the start of a ${leaf} block${leaf === 'log' ? '' : ' or a lower index block'}, found ${c}${t ? ` (a ${t} block)` : ''}`);
           }
@@ -1186,22 +1068,6 @@ class Parser {
 
 function varintError(file: string, at: number, code: number): FormatError {
   return new FormatError(file, at, code === -2 ? 'a varint below 2^53' : 'a varint that ends inside the block');
-}
-
-let scratch: Uint8Array | null = null;
-function inflateScratch(): Uint8Array {
-  return (scratch ??= new Uint8Array(32768 + 131072));
-}
-
-/** Adler-32 of b[start, end) (zlib trailer). */
-export function adler32(b: Uint8Array, start: number, end: number): number {
-  let a = 1, s = 0;
-  for (let i = start; i < end;) {
-    const stop = Math.min(end, i + 3800);
-    for (; i < stop; i++) { a += b[i]; s += a; }
-    a %= 65521; s %= 65521;
-  }
-  return ((s << 16) | a) >>> 0;
 }
 
 /** Hex object id of ref record `i` of `cols` (hash size `hs` bytes). */

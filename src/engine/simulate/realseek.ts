@@ -5,15 +5,18 @@
  *   is scanned linearly: read each block's first key, stop at the first one > want;
  * - inside a block: binary search over the restart points (one key decoded per probe), then a
  *   linear scan from the chosen restart point to the first key ≥ want;
- * - an index record leads to a lower index block or to the ref block; without an index the ref
- *   blocks themselves are scanned linearly.
+ * - an index record leads to a lower index block or to the ref block; when every key of an index
+ *   block is < want, the next block of the file, if it is a ref index block, gives the record
+ *   (its first); without an index the ref blocks themselves are scanned linearly.
  * Each block's restart points are decoded once (their record ordinals), each index record once
  * (its child and its key's place among the table's records). A key is described by its place
  * among the records: `gap` = records < key and `exact` = record `gap` equals key. Index keys that
  * are not record keys (a writer may shorten them) are placed by a string comparison, exactly.
  */
-import { getVarint, cursor, u24 } from '../basics.ts';
 import type { BlockInfo, Table } from '../table.ts';
+import { RecordReader } from '../reftable/record.ts';
+import { firstRecordOffset, restartAt } from '../reftable/block.ts';
+import { MAX_INDEX_DEPTH } from '../reftable/constants.ts';
 import type { SeekCost } from './layout.ts';
 
 /** Compare record i's key bytes with a byte-string key (memcmp order). */
@@ -101,23 +104,14 @@ export class RealSeek {
     const blk = this.bytes(b);
     const rt = b.restartTableOffset;
     const offs = new Set<number>();
-    for (let i = 0; i < b.restartCount; i++) offs.add(u24(blk, rt + 3 * i));
+    for (let i = 0; i < b.restartCount; i++) offs.add(restartAt(blk, rt, i));
     const out: number[] = [];
     const hs = this.t.header.hashSize;
-    let p = b.offset === 0 ? this.t.header.headerSize + 4 : 4;
+    const rec = new RecordReader().reset(blk, firstRecordOffset(b.offset, this.t.header.headerSize), rt);
     let n = 0;
-    while (p < rt) {
-      if (offs.has(p)) out.push(n);
-      getVarint(blk, p, rt);
-      const sw = getVarint(blk, cursor.pos, rt);
-      if (sw < 0) break;
-      p = cursor.pos + (sw - (sw & 7)) / 8;
-      const vt = sw & 7;
-      getVarint(blk, p, rt);
-      p = cursor.pos;
-      if (vt === 1) p += hs;
-      else if (vt === 2) p += 2 * hs;
-      else if (vt === 3) { const l = getVarint(blk, p, rt); p = cursor.pos + l; }
+    while (rec.more) {
+      if (offs.has(rec.pos)) out.push(n);
+      if (rec.parseKey() !== 0 || !rec.skipValue('ref', hs)) break;
       n++;
     }
     r = Int32Array.from(out);
@@ -132,25 +126,17 @@ export class RealSeek {
     const blk = this.bytes(b);
     const rt = b.restartTableOffset;
     const offs = new Set<number>();
-    for (let i = 0; i < b.restartCount; i++) offs.add(u24(blk, rt + 3 * i));
+    for (let i = 0; i < b.restartCount; i++) offs.add(restartAt(blk, rt, i));
     const child: number[] = [], gap: number[] = [], exact: number[] = [], restarts: number[] = [];
     const loose = new Map<number, string>();
-    let p = b.offset === 0 ? this.t.header.headerSize + 4 : 4;
-    let key = '';
+    const rec = new RecordReader().reset(blk, firstRecordOffset(b.offset, this.t.header.headerSize), rt);
     let n = 0;
-    while (p < rt) {
-      if (offs.has(p)) restarts.push(n);
-      const prefix = getVarint(blk, p, rt);
-      const sw = getVarint(blk, cursor.pos, rt);
-      if (prefix < 0 || sw < 0) break;
-      let q = cursor.pos;
-      const slen = (sw - (sw & 7)) / 8;
-      let s = key.substring(0, prefix);
-      for (let i = 0; i < slen; i++) s += String.fromCharCode(blk[q + i]);
-      key = s;
-      q += slen;
-      const pos = getVarint(blk, q, rt);
-      p = cursor.pos;
+    while (rec.more) {
+      if (offs.has(rec.pos)) restarts.push(n);
+      if (rec.parseKey() !== 0) break;
+      const key = rec.keyString();
+      const pos = rec.readIndexValue();
+      if (pos < 0) break;
       child.push(this.byOffset.get(pos) ?? -1);
       const g = this.place(key);
       const e = g < this.t.refs.count && compareKey(this.t.refs.keyBytes, this.t.refs.keyStart, g, key) === 0;
@@ -232,7 +218,7 @@ export class RealSeek {
       if (this.gtIdx(this.indexOf(bi), 0)) break;
       cur = bi;
     }
-    for (let depth = 0; depth < 64; depth++) {
+    for (let depth = 0; depth < MAX_INDEX_DEPTH; depth++) {
       const ib = this.indexOf(cur);
       const m = ib.child.length;
       let lo = 0, hi = ib.restarts.length;
@@ -246,8 +232,21 @@ export class RealSeek {
         c.records++;
         if (this.geIdx(ib, e)) break;
       }
-      if (e >= m) return c;
-      const next = ib.child[e];
+      let next: number;
+      if (e < m) next = ib.child[e];
+      else {
+        // Every key of this index block is < want: git's `table_iter_next` goes on to the next
+        // block of the file and takes its first record when that is an index block of the same
+        // section (reftable/table.c `table_iter_seek_indexed`); otherwise the key is absent.
+        const nb = cur + 1;
+        const b = this.t.blocks[nb];
+        if (!b || b.type !== 'index' || b.section !== 'refIndex') return c;
+        c.indexBlocks++;
+        c.records++;
+        const nib = this.indexOf(nb);
+        if (!nib.child.length) return c;
+        next = nib.child[0];
+      }
       if (next < 0) return c;
       if (this.t.blocks[next].type === 'index') { c.indexBlocks++; cur = next; continue; }
       c.leafBlocks++;
