@@ -13,9 +13,10 @@
  * Pure TypeScript: no DOM, no Node APIs.
  */
 import { FormatError, putU16, putU24, putVarint, varintLength } from '../basics.ts';
+import { BLOCK_INDEX, BLOCK_LOG, BLOCK_OBJ, BLOCK_REF, footerSize, headerSize, type SectionName } from './constants.ts';
 
 /** Which section a block belongs to: the index after ref blocks is 'refIndex', and so on. */
-export type WrittenSection = 'ref' | 'refIndex' | 'obj' | 'objIndex' | 'log' | 'logIndex';
+export type WrittenSection = SectionName;
 
 /**
  * Bad input to the writer (unsorted keys, update index out of range, a record larger than a
@@ -35,20 +36,13 @@ export class WriterError extends FormatError {
   }
 }
 
-export const T_REF = 0x72; // 'r'
-export const T_INDEX = 0x69; // 'i'
-export const T_OBJ = 0x6f; // 'o'
-export const T_LOG = 0x67; // 'g'
+export const T_REF = BLOCK_REF;
+export const T_INDEX = BLOCK_INDEX;
+export const T_OBJ = BLOCK_OBJ;
+export const T_LOG = BLOCK_LOG;
+/** Restart offsets a block can hold (the count is a u16). */
 export const MAX_RESTARTS = 65535;
-
-/** Header size in bytes for format version 1 (24) or 2 (28). */
-export function headerSize(version: 1 | 2): number {
-  return version === 1 ? 24 : 28;
-}
-/** Footer size in bytes for format version 1 (68) or 2 (72). */
-export function footerSize(version: 1 | 2): number {
-  return version === 1 ? 68 : 72;
-}
+export { headerSize, footerSize };
 
 /**
  * The block being filled. `limit` is the block size; `keyBuf[0, keyLen)` holds the key of the

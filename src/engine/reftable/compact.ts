@@ -12,8 +12,11 @@
  *
  * Pure TypeScript: no DOM, no Node APIs (the worker, the CLI and the tests share it).
  */
-import { unzlibSync, zipSync } from 'fflate';
-import { FormatError, bytesToKey, cursor, fromHex, getVarint, u16 } from '../basics.ts';
+import { zipSync } from 'fflate';
+import { FormatError, bytesToKey, fromHex } from '../basics.ts';
+import { firstRecordOffset, inflateLogBlock } from './block.ts';
+import { KEY_OK, RecordReader, isLogKey, logKeyUpdateIndex, type LogValue } from './record.ts';
+import { LOG_DELETION, LOG_KEY_SUFFIX, LOG_UPDATE } from './constants.ts';
 import type { Table } from '../table.ts';
 import { lowerBound, mergeTables, type Stack } from '../stack.ts';
 import { WriterError, tableFileName, writeTable, type LogRecordIn, type RefRecordIn } from './writer.ts';
@@ -144,63 +147,36 @@ function refRecordAt(t: Table, i: number, hs: number): RefRecordIn {
 export function tableLogRecords(t: Table): LogRecordIn[] {
   const out: LogRecordIn[] = [];
   const hs = t.header.hashSize;
+  const rec = new RecordReader();
+  const v: LogValue = { oldAt: 0, newAt: 0, nameAt: 0, nameLen: 0, emailAt: 0, emailLen: 0, time: 0, tz: 0, messageAt: 0, messageLen: 0 };
+  const logEnd = t.fileSize - t.header.footerSize;
   for (const b of t.blocks) {
     if (b.type !== 'log') continue;
-    const hl = b.offset === 0 ? t.header.headerSize + 4 : 4;
-    const raw = t.source.read(b.offset, b.fileBytes);
-    const blk = new Uint8Array(b.blockLen);
-    blk.set(raw.subarray(0, hl), 0);
-    try {
-      blk.set(unzlibSync(raw.subarray(hl), { out: new Uint8Array(b.blockLen - hl) }), hl);
-    } catch (e) {
-      throw new FormatError(t.path, b.offset + hl, `a valid zlib stream (${(e as Error).message})`);
-    }
-    const rt = b.restartTableOffset;
-    let pos = hl;
-    let key = '';
-    const bad = (): FormatError => new FormatError(t.path, b.offset, 'a well-formed log record (this block was accepted before: the file changed?)');
-    const vi = (): number => {
-      const v = getVarint(blk, pos, rt);
-      if (v < 0) throw bad();
-      pos = cursor.pos;
-      return v;
-    };
-    const bytes = (n: number): string => {
-      if (pos + n > rt) throw bad();
-      const s = bytesToKey(blk, pos, pos + n);
-      pos += n;
-      return s;
-    };
-    while (pos < rt) {
-      const prefix = vi();
-      const sw = vi();
-      key = key.substring(0, prefix) + bytes(sw >>> 3);
-      const nameEnd = key.length - 9;
-      if (nameEnd < 1) throw bad();
-      let hi = 0, lo = 0;
-      for (let i = nameEnd + 1; i < nameEnd + 5; i++) hi = hi * 256 + key.charCodeAt(i);
-      for (let i = nameEnd + 5; i < key.length; i++) lo = lo * 256 + key.charCodeAt(i);
-      const updateIndex = (0xffffffff - hi) * 4294967296 + (0xffffffff - lo);
-      const type = sw & 7;
-      const rec: LogRecordIn = { name: key.slice(0, nameEnd), updateIndex, type: type === 1 ? 1 : 0 };
-      if (type === 1) {
-        if (pos + 2 * hs > rt) throw bad();
-        rec.oldId = blk.slice(pos, pos + hs);
-        pos += hs;
-        rec.newId = blk.slice(pos, pos + hs);
-        pos += hs;
-        rec.committerName = bytes(vi());
-        rec.email = bytes(vi());
-        rec.time = vi();
-        if (pos + 2 > rt) throw bad();
-        const tz = u16(blk, pos);
-        pos += 2;
-        rec.tzOffset = tz >= 0x8000 ? tz - 0x10000 : tz;
-        rec.message = bytes(vi());
-      } else if (type !== 0) {
-        throw new FormatError(t.path, b.offset, `log type 0 or 1, found ${type}`);
+    const hl = firstRecordOffset(b.offset, t.header.headerSize);
+    const r = inflateLogBlock((o, n) => t.source.read(o, n), b.offset, hl, b.blockLen, Math.min(logEnd, b.offset + b.fileBytes), b.section);
+    if (r.error) throw new FormatError(t.path, r.error.offset, r.error.expected);
+    const blk = r.block;
+    const bad = (at: number): FormatError =>
+      new FormatError(t.path, b.offset, `a well-formed log record at byte ${at} of the inflated log block (this block was accepted before: the file changed?)`);
+    rec.reset(blk, hl, b.restartTableOffset);
+    while (rec.more) {
+      const at = rec.pos;
+      if (rec.parseKey() !== KEY_OK || !isLogKey(rec.key, rec.keyLen)) throw bad(at);
+      const kl = rec.keyLen;
+      const type = rec.valueType;
+      if (type !== LOG_UPDATE && type !== LOG_DELETION) throw new FormatError(t.path, b.offset, `log type 0 or 1, found ${type}`);
+      const logRec: LogRecordIn = { name: bytesToKey(rec.key, 0, kl - LOG_KEY_SUFFIX), updateIndex: logKeyUpdateIndex(rec.key, kl), type: type === LOG_UPDATE ? 1 : 0 };
+      if (!rec.readLogValue(hs, v)) throw bad(at);
+      if (type === LOG_UPDATE) {
+        logRec.oldId = blk.slice(v.oldAt, v.oldAt + hs);
+        logRec.newId = blk.slice(v.newAt, v.newAt + hs);
+        logRec.committerName = bytesToKey(blk, v.nameAt, v.nameAt + v.nameLen);
+        logRec.email = bytesToKey(blk, v.emailAt, v.emailAt + v.emailLen);
+        logRec.time = v.time;
+        logRec.tzOffset = v.tz;
+        logRec.message = bytesToKey(blk, v.messageAt, v.messageAt + v.messageLen);
       }
-      out.push(rec);
+      out.push(logRec);
     }
   }
   return out;

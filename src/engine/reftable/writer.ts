@@ -33,6 +33,7 @@ import type { TableFooter } from '../table.ts';
 import {
   BlockWriter, WriterError, MAX_RESTARTS, T_INDEX, T_LOG, T_OBJ, T_REF, footerSize, headerSize, type WrittenSection,
 } from './block-writer.ts';
+import { HASH_ID_S256, HASH_ID_SHA1 } from './constants.ts';
 
 export { WriterError, headerSize, footerSize, type WrittenSection } from './block-writer.ts';
 
@@ -155,8 +156,8 @@ export interface WrittenTable extends Omit<TableFooter, 'crc'> {
 
 /** Block fill limit for unaligned (`blockSize: 0`) tables. */
 const UNALIGNED_FILL = 4096;
-const FORMAT_ID_SHA1 = 0x73686131; // "sha1"
-const FORMAT_ID_S256 = 0x73323536; // "s256"
+const FORMAT_ID_SHA1 = HASH_ID_SHA1;
+const FORMAT_ID_S256 = HASH_ID_S256;
 
 /** A name as error text: quoted, and cut to 80 characters (a name may be megabytes long). */
 function showName(name: string): string {
