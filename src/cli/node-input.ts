@@ -53,7 +53,7 @@ export function fileSource(file: string): ByteSource {
 const SKIP = new Set(['objects', 'hooks', 'lfs', 'modules', 'worktrees', 'rr-cache', 'info', 'branches']);
 
 /**
- * Collect the input files under `p`: the file itself (with its sibling `.ref` files for a
+ * Collect the input files under `p`: the file itself (with its sibling `.ref` and `.lock` files for a
  * `tables.list`), or every file below the directory, skipping object storage; a working tree is
  * read through its `.git` directory. Paths are relative to `p` (just the name for a file).
  */
@@ -65,7 +65,7 @@ export function collectInput(p: string): InputFile[] {
     if (path.basename(p) === 'tables.list') {
       const dir = path.dirname(p);
       return fs.readdirSync(dir)
-        .filter((n) => (n === 'tables.list' || n.endsWith('.ref')) && isFile(path.join(dir, n)))
+        .filter((n) => (n === 'tables.list' || n.endsWith('.ref') || n.endsWith('.lock')) && isFile(path.join(dir, n)))
         .map((n) => ({ path: n, source: fileSource(path.join(dir, n)) }));
     }
     return [{ path: path.basename(p), source: fileSource(p) }];

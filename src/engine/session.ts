@@ -942,7 +942,7 @@ export class EngineSession {
   simulate(q: SimulateQuery): SimulateAnswer {
     const t0 = Date.now();
     const a = this.analysis;
-    if (!a || (!a.stack && !a.files && a.input.kind !== 'files' && a.input.kind !== 'packed-refs')) {
+    if (!a) {
       throw new Error(this.shared
         ? 'this report was opened from a link: the tables themselves are not here (re-run on a synthetic stack to simulate on one of the same shape)'
         : 'nothing to simulate: no reftable stack or files-backend repository is loaded');

@@ -269,3 +269,67 @@ export function estimatePackAll(sizes: number[], versions: (1 | 2)[]): number {
   for (let i = 0; i < sizes.length; i++) net += sizes[i] - compactionOverhead(versions[i] ?? 1);
   return net + compactionOverhead(v);
 }
+
+/** Lock files present in a stack's directory, as the auto-compaction sees them. */
+export interface StackLocks {
+  /** `tables.list.lock` exists: another process (or a crashed one) holds the stack. */
+  tablesList: boolean;
+  /** Per table, oldest first: `<table>.lock` exists. */
+  tables: boolean[];
+}
+
+/** What `git pack-refs --auto` does on a stack, locks included. */
+export interface LockedCompaction {
+  /** The geometric rule's segment over every table; locks do not change the rule. */
+  rule: Segment | null;
+  /** The tables git actually merges (end inclusive), or null when it merges nothing. */
+  segment: Segment | null;
+  /**
+   * - `none`: the rule finds nothing to merge;
+   * - `compacts`: git merges `segment` (all of `rule`, or the part above a locked table);
+   * - `locked`: git merges nothing and `git pack-refs --auto` fails with "unable to compact
+   *   stack: data is locked" (a transaction's own auto-compaction ignores that error);
+   * - `list-locked`: `tables.list.lock` exists: git can neither write nor compact.
+   */
+  outcome: 'none' | 'compacts' | 'locked' | 'list-locked';
+  /** One sentence saying why, with the tables named by index. */
+  reason: string;
+}
+
+/**
+ * Git's auto-compaction with lock files present (`reftable/stack.c`, `reftable_stack_auto_compact`
+ * → `stack_compact_range` with `STACK_COMPACT_RANGE_BEST_EFFORT`):
+ * 1. the rule (`suggest_compaction_segment`) runs on every table's size first; locks play no part;
+ *    with no segment nothing is locked or merged;
+ * 2. `tables.list.lock` is taken (with `reftable.lockTimeout`); when another file holds it the
+ *    compaction fails with a lock error (and so does every write, see `reftable_stack_new_addition`);
+ * 3. the segment's tables are locked from the newest down; at the first one whose `<table>.lock`
+ *    exists, git compacts only the tables it has locked (those above the locked one) if there
+ *    are at least two of them, else it fails with a lock error and merges nothing.
+ * Checked against git 2.47.3 and 2.55.0 in test/locks.test.ts.
+ */
+export function gitAutoCompactionWithLocks(sizes: number[], versions: (1 | 2)[], factor: number, locks: StackLocks): LockedCompaction {
+  const { segment: rule } = gitAutoCompaction(sizes, versions, factor);
+  if (locks.tablesList) {
+    return {
+      rule, segment: null, outcome: 'list-locked',
+      reason: 'tables.list.lock exists: git refuses to write ("cannot lock references") and to compact ("data is locked") until it is removed',
+    };
+  }
+  if (!rule) return { rule, segment: null, outcome: 'none', reason: 'the stack is geometric: nothing to merge' };
+  for (let i = rule.end; i >= rule.start; i--) {
+    if (!locks.tables[i]) continue;
+    const above = rule.end - i;
+    if (above >= 2) {
+      return {
+        rule, segment: { start: i + 1, end: rule.end }, outcome: 'compacts',
+        reason: `table ${i} is locked: git merges only the ${above} tables above it (${i + 1}–${rule.end}) of the segment ${rule.start}–${rule.end}`,
+      };
+    }
+    return {
+      rule, segment: null, outcome: 'locked',
+      reason: `table ${i} is locked and ${above === 0 ? 'it is the newest table of the segment' : 'only 1 table of the segment is above it'}: git merges nothing (git pack-refs --auto: "unable to compact stack: data is locked")`,
+    };
+  }
+  return { rule, segment: rule, outcome: 'compacts', reason: `git merges tables ${rule.start}–${rule.end}` };
+}
