@@ -16,6 +16,7 @@ import type { Command } from './commands.ts';
 import { parseArgs, loadPath, UsageError, intFlag } from './common.ts';
 import { collectInput } from './node-input.ts';
 import { FormatError, displayName } from '../engine/basics.ts';
+import { stackLocks } from '../engine/analyze.ts';
 import { classifyInput } from '../engine/input.ts';
 import { loadFilesRepo } from '../engine/files.ts';
 import { compactAll, compactAuto, convertFilesToReftable, stackFiles, stackFilesAfter, type CompactResult, type StackFile } from '../engine/compact.ts';
@@ -88,7 +89,8 @@ export const compactCommand: Command = {
     if (err) throw err;
     if (a.stack.tables.length === 0) throw new FormatError(a.stack.listPath || args.pos[0], 0, 'a stack with at least one table');
     const opts = { blockSize, restartInterval };
-    const res = auto ? compactAuto(a.stack, { ...opts, factor }) : compactAll(a.stack, opts);
+    const locks = stackLocks(a);
+    const res = auto ? compactAuto(a.stack, { ...opts, factor, locks }) : compactAll(a.stack, { ...opts, locks });
     let files: StackFile[];
     let summary: string;
     if (!res) {

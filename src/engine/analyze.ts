@@ -162,7 +162,7 @@ function lockFiles(input: ClassifiedInput, stack: Stack, findings: Finding[]): L
     const target = name.slice(0, -'.lock'.length);
     if (target === 'tables.list') {
       out.push({ path: f.path, kind: 'tables.list' });
-      findings.push({ severity: 'error', file: f.path, offset: -1, message: 'tables.list.lock exists: git refuses every ref update ("cannot lock references") and every compaction ("unable to compact stack: data is locked") until it is removed; if no git process is running, a crashed one left it behind' });
+      findings.push({ severity: 'warning', file: f.path, offset: -1, message: 'tables.list.lock exists: git refuses every ref update ("cannot lock references") and every compaction ("unable to compact stack: data is locked") until it is removed; if no git process is running, a crashed one left it behind' });
     } else if (index.has(target)) {
       const i = index.get(target)!;
       out.push({ path: f.path, kind: 'table', table: i });

@@ -20,7 +20,7 @@ import { LOG_DELETION, LOG_KEY_SUFFIX, LOG_UPDATE } from './constants.ts';
 import type { Table } from '../table.ts';
 import { lowerBound, mergeTables, type Stack } from '../stack.ts';
 import { WriterError, tableFileName, writeTable, type LogRecordIn, type RefRecordIn } from './writer.ts';
-import { gitAutoCompaction, type Segment } from './auto-compaction.ts';
+import { gitAutoCompaction, gitAutoCompactionWithLocks, type Segment, type StackLocks } from './auto-compaction.ts';
 import {
   type FilesRepo, type PackedRefs, type PackedRecord, checkRefnameFormat, mergedEntries, packedIterationOrder, parseReflog,
 } from '../files.ts';
@@ -384,10 +384,17 @@ export function compactSegment(stack: Stack, segment: Segment, opts: CompactOpti
  * a single table is left alone (`changed: false`, `bytes` = that table's bytes, same
  * `tables.list`). Throws `RangeError` for an empty stack, and as `compactSegment`.
  */
-export function compactAll(stack: Stack, opts: CompactOptions = {}): CompactResult {
+export function compactAll(stack: Stack, opts: CompactOptions & { locks?: StackLocks } = {}): CompactResult {
   const n = stack.tables.length;
   if (n === 0) throw new RangeError('an empty stack has nothing to compact');
-  if (n > 1) return compactSegment(stack, { start: 0, end: n - 1 }, opts);
+  if (n > 1) {
+    // git's stack_compact_range without best effort: any lock on the way fails the whole run.
+    const l = opts.locks;
+    if (l?.tablesList) throw lockedError(stack, 'tables.list.lock', 'git pack-refs to find tables.list unlocked');
+    const i = l ? l.tables.lastIndexOf(true) : -1;
+    if (i >= 0) throw lockedError(stack, `${stack.names[i]}.lock`, `git pack-refs to lock every table (it fails with "unable to compact stack: data is locked": table ${i} is locked)`);
+    return compactSegment(stack, { start: 0, end: n - 1 }, opts);
+  }
   const t = tableAt(stack, 0);
   const bytes = t.source.read(0, t.fileSize);
   const records = t.counts.ref + t.counts.peeled + t.counts.symref + t.counts.tombstone;
@@ -415,12 +422,26 @@ function stackSizes(stack: Stack): { sizes: number[]; versions: (1 | 2)[] } {
 /**
  * `git pack-refs --auto`: git's geometric rule (`gitAutoCompaction`, factor 2..255, default 2)
  * picks the segment, which `compactSegment` merges. Returns null when the rule finds nothing to
- * compact (git then leaves the stack as it is).
+ * compact (git then leaves the stack as it is). With `locks` (see `analyze.stackLocks`) the
+ * segment is narrowed as git narrows it (`gitAutoCompactionWithLocks`), and a stack git would
+ * refuse to compact ("data is locked") throws `FormatError` naming the lock file.
  */
-export function compactAuto(stack: Stack, opts: CompactOptions & { factor?: number } = {}): CompactResult | null {
+export function compactAuto(stack: Stack, opts: CompactOptions & { factor?: number; locks?: StackLocks } = {}): CompactResult | null {
   const { sizes, versions } = stackSizes(stack);
-  const seg = gitAutoCompaction(sizes, versions, opts.factor ?? 2).segment;
-  return seg ? compactSegment(stack, seg, opts) : null;
+  if (!opts.locks) {
+    const seg = gitAutoCompaction(sizes, versions, opts.factor ?? 2).segment;
+    return seg ? compactSegment(stack, seg, opts) : null;
+  }
+  const r = gitAutoCompactionWithLocks(sizes, versions, opts.factor ?? 2, opts.locks);
+  if (r.outcome === 'list-locked') throw lockedError(stack, 'tables.list.lock', 'git pack-refs --auto to find tables.list unlocked');
+  if (r.outcome === 'locked') throw lockedError(stack, '', `git pack-refs --auto to lock at least two tables of the segment (${r.reason})`);
+  return r.segment ? compactSegment(stack, r.segment, opts) : null;
+}
+
+/** Git fails on a locked stack with "data is locked": the same refusal as the engine's one error. */
+function lockedError(stack: Stack, lock: string, expected: string): FormatError {
+  const dir = stack.listPath.includes('/') ? stack.listPath.slice(0, stack.listPath.lastIndexOf('/') + 1) : '';
+  return new FormatError(lock ? dir + lock : stack.listPath, -1, `${expected}; git refuses while the lock file exists ("data is locked")`);
 }
 
 /**
