@@ -86,7 +86,8 @@ export const compactCommand: Command = {
     const a = loadPath(args.pos[0]);
     if (!a.stack) throw new UsageError(`${args.pos[0]} is not a reftable stack (${a.input.description}); use convert`);
     const err = a.stack.broken[0]?.error;
-    if (err) throw err;
+    // git cannot read the stack, so it compacts nothing: refuse, saying so first
+    if (err) throw new FormatError(err.file, err.offset, `${err.expected} (git cannot read this stack, so git pack-refs fails on it too; nothing written)`);
     if (a.stack.tables.length === 0) throw new FormatError(a.stack.listPath || args.pos[0], 0, 'a stack with at least one table');
     const opts = { blockSize, restartInterval };
     const locks = stackLocks(a);

@@ -14,7 +14,8 @@
 import fs from 'node:fs';
 import type { Command } from './commands.ts';
 import { parseArgs, loadPath, firstError, UsageError, intFlag } from './common.ts';
-import { displayName, FormatError } from '../engine/basics.ts';
+import { displayName, FormatError, oneLine } from '../engine/basics.ts';
+import { gitVerdict } from '../engine/report.ts';
 import {
   Simulator, MODEL_NAMES, SpecError, SimulationLimitError, type ModelName, type SimulationResult, type Workload,
 } from '../engine/simulate/index.ts';
@@ -166,7 +167,15 @@ async function run(argv: string[]): Promise<number> {
     if (e instanceof SimulationLimitError) throw new FormatError(typeof stdinPath === 'string' ? (stdinPath === '-' ? '(stdin)' : stdinPath) : '--workload', 0, e.message);
     throw e;
   }
-  process.stdout.write(args.flags.has('json') ? JSON.stringify(res, null, 2) + '\n' : formatSimulation(res));
+  // Said first: on a stack git cannot read, the counts and times are refscope's replay on the
+  // intact tables, not what git would do (git fails before doing any of it).
+  const verdict = gitVerdict(a);
+  if (args.flags.has('json')) {
+    process.stdout.write(JSON.stringify(verdict.gitReadable ? res : { verdict, ...res }, null, 2) + '\n');
+  } else {
+    if (!verdict.gitReadable) process.stdout.write(`GIT CANNOT READ THIS ${a.stack ? 'STACK' : 'REPOSITORY'}: ${oneLine(verdict.reason ?? '')}. Git would fail on every operation below; the counts and times are refscope's replay on the intact tables, not git's.\n`);
+    process.stdout.write(formatSimulation(res));
+  }
   const err = firstError(a);
   if (err) {
     process.stderr.write(`refscope: ${displayName(err.message)}\n`);

@@ -150,9 +150,14 @@ export function addCompactionSection(r: Report, a: ReftableAnalysis, factor = 2)
 
 /** Fill `r.packedRefs` for a files-backend analysis; returns the section. */
 export function addFilesSection(r: Report, a: FilesAnalysis): PackedRefsJson {
-  const repo = a.files;
-  const p = repo.kind === 'packed-refs' && repo.packed ? packedRefsSection(repo.packed) : filesRepoSection(repo);
+  const p = filesSection(a);
   r.packedRefs = p;
   return p;
+}
+
+/** The `packedRefs` section of a files-backend analysis. */
+export function filesSection(a: FilesAnalysis): PackedRefsJson {
+  const repo = a.files;
+  return repo.kind === 'packed-refs' && repo.packed ? packedRefsSection(repo.packed) : filesRepoSection(repo);
 }
 

@@ -8,8 +8,9 @@ import type { BlockInfo, SectionName, Table } from './table.ts';
 import { namespaceCounts, resolveEntry } from './refs.ts';
 import type { MergedView } from './stack.ts';
 import { REPORT_SCHEMA, GENERATOR } from './version.ts';
-import { addCompactionSection, addFilesSection } from './extensions.ts';
+import { addCompactionSection, addFilesSection, filesSection } from './extensions.ts';
 import { diagnose } from './diagnosis.ts';
+import type { PackedRefsJson } from './files.ts';
 
 export { REPORT_SCHEMA, GENERATOR } from './version.ts';
 
@@ -207,23 +208,36 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
       },
     };
     markIncomplete(r.tables);
-    const b = s.broken[0];
-    if (b) {
-      r.verdict = {
-        gitReadable: false,
-        reason: `${s.broken.length === 1 ? 'table' : `${s.broken.length} tables, the first`} ${b.name} ${b.fileSize === 0 && /to exist/.test(b.error.expected) ? 'is missing' : `is damaged (${b.error.file}: offset ${Math.max(0, b.error.offset)}: expected ${b.error.expected})`}, and git refuses a stack with an unreadable table`,
-      };
-    }
+    r.verdict = gitVerdict(a);
     const c = addCompactionSection(r, a, opts.factor ?? 2);
     r.diagnosis = diagnose(r, a, c, null);
   } else if (a.files) {
     const p = addFilesSection(r, a);
-    const dies = p.gitDies;
-    if (a.files.fatal) r.verdict = { gitReadable: false, reason: `${a.files.fatal.file}: offset ${Math.max(0, a.files.fatal.offset)}: ${a.files.fatal.message}` };
-    else if (dies) r.verdict = { gitReadable: false, reason: `git dies on packed-refs (${dies.when}): line ${dies.line}, offset ${dies.offset}: ${dies.message}` };
+    r.verdict = gitVerdict(a, p);
     r.diagnosis = diagnose(r, a, null, p);
   }
   return r;
+}
+
+/**
+ * Whether git can read the input at all (`Report.verdict`), from the analysis alone (cheap: the
+ * CLI's simulate and compact ask it without building a report). A reftable stack with any table
+ * missing or unreadable is refused whole: git's `reftable_stack_reload` fails, and with it every
+ * command. A files-backend repository is refused when git dies on its packed-refs or a ref it
+ * must read (`p`, the packed-refs section, when already built).
+ */
+export function gitVerdict(a: Analysis, p?: PackedRefsJson): Report['verdict'] {
+  if (a.stack) {
+    const s = a.stack;
+    const b = s.broken[0];
+    if (!b) return { gitReadable: true, reason: null };
+    const what = b.fileSize === 0 && /to exist/.test(b.error.expected) ? 'is missing' : `is damaged (${b.error.file}: offset ${Math.max(0, b.error.offset)}: expected ${b.error.expected})`;
+    return { gitReadable: false, reason: `${s.broken.length === 1 ? 'table' : `${s.broken.length} tables, the first`} ${b.name} ${what}, and git refuses a stack with an unreadable table` };
+  }
+  if (a.files.fatal) return { gitReadable: false, reason: `${a.files.fatal.file}: offset ${Math.max(0, a.files.fatal.offset)}: ${a.files.fatal.message}` };
+  const dies = (p ?? filesSection(a)).gitDies;
+  if (dies) return { gitReadable: false, reason: `git dies on packed-refs (${dies.when}): line ${dies.line}, offset ${dies.offset}: ${dies.message}` };
+  return { gitReadable: true, reason: null };
 }
 
 /**
