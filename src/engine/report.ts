@@ -232,7 +232,7 @@ export function gitVerdict(a: Analysis, p?: PackedRefsJson): Report['verdict'] {
     const b = s.broken[0];
     if (!b) return { gitReadable: true, reason: null };
     const what = b.fileSize === 0 && /to exist/.test(b.error.expected) ? 'is missing' : `is damaged (${b.error.file}: offset ${Math.max(0, b.error.offset)}: expected ${b.error.expected})`;
-    return { gitReadable: false, reason: `${s.broken.length === 1 ? 'table' : `${s.broken.length} tables, the first`} ${b.name} ${what}, and git refuses a stack with an unreadable table` };
+    return { gitReadable: false, reason: `${s.broken.length === 1 ? 'table' : `${s.broken.length} tables, the first`} ${b.name} ${what}, and git cannot open a stack with an unreadable table: it lists no ref at all and fails every update and compaction ("corrupt reftable file")` };
   }
   if (a.files.fatal) return { gitReadable: false, reason: `${a.files.fatal.file}: offset ${Math.max(0, a.files.fatal.offset)}: ${a.files.fatal.message}` };
   const dies = (p ?? filesSection(a)).gitDies;

@@ -64,18 +64,27 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it.skipIf(realGits().length === 0)('real git refuses the damaged stack (for-each-ref fails)', () => {
-    const repo = gitRepo(realGits()[0]);
-    try {
-      const dst = path.join(repo.gitDir, 'reftable');
-      fs.rmSync(dst, { recursive: true });
-      fs.cpSync(stackDir, dst, { recursive: true });
-      const r = repo.gitResult(['for-each-ref']);
-      expect(r.status).not.toBe(0);
-    } finally {
-      repo.dispose();
-    }
-  });
+  for (const g of realGits()) {
+    it(`git ${g.version} cannot read the damaged stack: for-each-ref lists nothing, update-ref fails "corrupt reftable file"`, () => {
+      const repo = gitRepo(g);
+      try {
+        const c = repo.git(['commit-tree', '-m', 'x', repo.git(['write-tree']).trim()]).trim();
+        const dst = path.join(repo.gitDir, 'reftable');
+        fs.rmSync(dst, { recursive: true });
+        fs.cpSync(stackDir, dst, { recursive: true });
+        expect(repo.gitResult(['for-each-ref', '--format=%(refname)']).stdout).toBe('');
+        const u = repo.gitResult(['update-ref', 'refs/heads/x', c]);
+        expect(u.status).not.toBe(0);
+        expect(u.stderr).toMatch(/corrupt reftable file/);
+        // while refscope reads the intact tables (and says that is all it is)
+        const r = buildReport(analyzeFiles(collectInput(dst)));
+        expect(r.stack!.live).toBeGreaterThan(0);
+        expect(r.verdict.gitReadable).toBe(false);
+      } finally {
+        repo.dispose();
+      }
+    });
+  }
 
   it('the engine says so in the report: verdict.gitReadable false', () => {
     const r = buildReport(analyzeFiles(collectInput(stackDir)));
