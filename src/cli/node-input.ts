@@ -64,8 +64,10 @@ export function collectInput(p: string): InputFile[] {
     // A tables.list names its tables: take the .ref files beside it too.
     if (path.basename(p) === 'tables.list') {
       const dir = path.dirname(p);
+      // git opens whatever tables.list names, `.ref` or not (reftable/stack.c stack_filename).
+      const listed = new Set(st.size <= 64 * 1048576 ? fs.readFileSync(p, 'utf8').split('\n') : []);
       return fs.readdirSync(dir)
-        .filter((n) => (n === 'tables.list' || n.endsWith('.ref') || n.endsWith('.lock')) && isFile(path.join(dir, n)))
+        .filter((n) => (n === 'tables.list' || n.endsWith('.ref') || n.endsWith('.lock') || listed.has(n)) && isFile(path.join(dir, n)))
         .map((n) => ({ path: n, source: fileSource(path.join(dir, n)) }));
     }
     return [{ path: path.basename(p), source: fileSource(p) }];

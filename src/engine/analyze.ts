@@ -94,7 +94,7 @@ function analyzeReftable(input: ClassifiedInput, opts: OpenOptions): ReftableAna
   const stack = loadStack(input.tablesList, input.tableFiles, opts);
   for (const f of stack.findings) findings.push(f);
   const merged = mergeTables(stack.tables);
-  deletionTablesWithNothingUnder(stack.tables, findings);
+  deletionTablesWithNothingUnder(stack.tables, merged, findings);
   const locks = lockFiles(input, stack, findings);
   const orphans = orphanTables(input, stack, findings);
   ignoredGitDirFiles(input, findings);
@@ -133,12 +133,15 @@ export function analysisRefs(a: Analysis): ListedRef[] {
  * branch is created and deleted again and again, each deletion table deletes the creation just
  * below it even when a newer creation wins in the merged view.
  */
-function deletionTablesWithNothingUnder(tables: (Table | null)[], findings: Finding[]): void {
+function deletionTablesWithNothingUnder(tables: (Table | null)[], merged: MergedView, findings: Finding[]): void {
+  const over = merged.tombstonesOverOlderBy;
   tables.forEach((t, i) => {
     if (!t || t.refs.count === 0 || t.counts.tombstone !== t.refs.count) return;
     // An unreadable older table may hold the keys: say nothing then.
     if (tables.slice(0, i).some((o) => !o)) return;
-    for (let r = 0; r < t.refs.count; r++) {
+    if (over) {
+      if (over[i] > 0) return;
+    } else for (let r = 0; r < t.refs.count; r++) {
       const key = t.refs.name(r);
       for (let j = i - 1; j >= 0; j--) {
         const names = tables[j]!.refs.names;

@@ -13,7 +13,7 @@
  * Pure engine code: no DOM, no Node APIs.
  */
 import { cursor, getVarint, u16, u24, toHex, displayName } from './basics.ts';
-import type { BlockInfo, BlockType, SectionName, Table } from './table.ts';
+import type { BlockInfo, BlockType, SectionName, Table } from './reftable/table.ts';
 import { inflateLogBlock, restartLayout, restartAt } from './reftable/block.ts';
 import { RecordReader, KEY_PREFIX, KEY_SUFFIX, KEY_VARINT_BIG, isLogKey, logKeyUpdateIndex } from './reftable/record.ts';
 import { BLOCK_HEADER_SIZE, MAX_BLOCK_SIZE } from './reftable/constants.ts';

@@ -78,15 +78,20 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
     .filter((d) => byPath.has(d + 'config') || byPath.has(d + 'packed-refs') || byPath.has(d + 'reftable/tables.list')
       || norm.some((g) => g.path.startsWith(d + 'refs/')))
     .sort((a, b) => depth(a) - depth(b));
-  const reftableAt = (dir: string, list: InputFile, what: string, gitDir?: string): ClassifiedInput => ({
-    kind: 'reftable', root: dir, tablesList: list,
-    tableFiles: norm.filter((f) => dirOf(f.path) === dir && f.path.endsWith('.ref')), gitFiles: [],
-    description: `${what} (${list.path})`,
-    reftableOther: norm.filter((f) => dirOf(f.path) === dir && !f.path.endsWith('.ref') && f !== list),
-    ...(gitDir !== undefined
-      ? { gitDirOther: norm.filter((f) => f.path.startsWith(gitDir) && !f.path.startsWith(dir)).map((f) => ({ ...f, path: f.path.slice(gitDir.length) })) }
-      : {}),
-  });
+  const reftableAt = (dir: string, list: InputFile, what: string, gitDir?: string): ClassifiedInput => {
+    // git opens whatever tables.list names, `.ref` or not (reftable/stack.c stack_filename).
+    const listed = listedNames(list);
+    const isTable = (f: InputFile) => f.path.endsWith('.ref') || listed.has(baseOf(f.path));
+    return {
+      kind: 'reftable', root: dir, tablesList: list,
+      tableFiles: norm.filter((f) => dirOf(f.path) === dir && isTable(f)), gitFiles: [],
+      description: `${what} (${list.path})`,
+      reftableOther: norm.filter((f) => dirOf(f.path) === dir && !isTable(f) && f !== list),
+      ...(gitDir !== undefined
+        ? { gitDirOther: norm.filter((f) => f.path.startsWith(gitDir) && !f.path.startsWith(dir)).map((f) => ({ ...f, path: f.path.slice(gitDir.length) })) }
+        : {}),
+    };
+  };
   if (gitDirs.length) {
     const root = gitDirs[0];
     const list = byPath.get(root + 'reftable/tables.list');
@@ -108,6 +113,17 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
     return { kind: 'packed-refs', root: dirOf(f.path), tablesList: null, tableFiles: [], gitFiles: [{ ...f, path: 'packed-refs' }], description: `packed-refs file (${f.path})` };
   }
   return { kind: 'empty', root: '', tablesList: null, tableFiles: [], gitFiles: [], description: 'no reftable, packed-refs or .git files found' };
+}
+
+/** Names on the lines of a `tables.list` (empty for one too big to be a stack's; checked later by the stack). */
+function listedNames(list: InputFile): Set<string> {
+  const out = new Set<string>();
+  if (list.source.size > 64 * 1048576) return out;
+  let bytes: Uint8Array;
+  try { bytes = readAll(list.source); } catch { return out; }
+  const text = new TextDecoder().decode(bytes);
+  for (const line of text.split('\n')) if (line && line !== 'tables.list') out.add(line);
+  return out;
 }
 
 /** True if a git `config` file's bytes set `extensions.refStorage = reftable`. */

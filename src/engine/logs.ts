@@ -6,7 +6,7 @@
  * The table must have been accepted by `openTable` (which already checked every log block).
  */
 import { toHex, FormatError } from './basics.ts';
-import type { Table } from './table.ts';
+import type { Table } from './reftable/table.ts';
 import { firstRecordOffset, inflateLogBlock } from './reftable/block.ts';
 import { RecordReader, type LogValue, logKeyUpdateIndex, isLogKey } from './reftable/record.ts';
 import { LOG_KEY_SUFFIX, LOG_UPDATE } from './reftable/constants.ts';

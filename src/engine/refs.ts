@@ -4,11 +4,14 @@
  * git's SYMREF_MAXDEPTH), symrefs whose target does not exist left out, and among names outside
  * `refs/` only root refs (git's `is_root_ref`: upper-case letters, `-` and `_`, either ending in
  * `_HEAD` or one of HEAD, AUTO_MERGE, BISECT_EXPECTED_REV, NOTES_MERGE_PARTIAL, NOTES_MERGE_REF,
- * MERGE_AUTOSTASH).
+ * MERGE_AUTOSTASH). Names git's `check_refname_format` refuses are left out as its reftable
+ * iterator does (refs/reftable-backend.c `reftable_ref_iterator_advance` marks them broken, and
+ * for-each-ref then warns "ignoring ref with broken name"); `invalidRefNames` lists them.
  */
 import { toHex } from './basics.ts';
-import { keyString, type Table } from './table.ts';
-import type { MergedView } from './stack.ts';
+import { checkRefnameBytes, checkRefnameFormat, refnameIsSafe } from './files/refname.ts';
+import { keyString, type Table } from './reftable/table.ts';
+import type { MergedView } from './reftable/merged.ts';
 
 const IRREGULAR_ROOT_REFS = new Set(['HEAD', 'AUTO_MERGE', 'BISECT_EXPECTED_REV', 'NOTES_MERGE_PARTIAL', 'NOTES_MERGE_REF', 'MERGE_AUTOSTASH']);
 
@@ -54,6 +57,7 @@ export function listRefs(tables: (Table | null)[], m: MergedView): ListedRef[] {
   for (let i = 0; i < m.count; i++) {
     const name = m.key(i);
     if (!name.startsWith('refs/') && !isRootRef(name)) continue;
+    if (!checkRefnameFormat(name, true)) continue;
     const oid = resolveEntry(tables, m, i);
     if (oid !== null) out.push({ name, oid });
   }
@@ -162,6 +166,7 @@ export function listRefsBytes(tables: (Table | null)[], m: MergedView): Uint8Arr
     const kb = refs.keyBytes;
     const st = refs.keyStart[r], en = refs.keyStart[r + 1];
     if (!startsWithRefs(kb, st, en) && !isRootRef(refs.name(r))) continue;
+    if (!checkRefnameBytes(kb, st, en)) continue;
     // The id: own value, or the target's through the merged view.
     let src = t, sr = r;
     if (type === 3) {
@@ -188,4 +193,60 @@ export function listRefsBytes(tables: (Table | null)[], m: MergedView): Uint8Arr
     out[o++] = 0x0a;
   }
   return out.subarray(0, o);
+}
+
+/** A ref name stored in a table that git refuses to list (see `invalidRefNames`). */
+export interface InvalidRefName {
+  /** The name as a byte string. */
+  name: string;
+  /** File name of the table holding the winning record. */
+  table: string;
+  /** Which rule of git's `check_refname_format` it breaks. */
+  why: string;
+  /**
+   * git dies on it instead of skipping it ("refname is dangerous": the name is not under
+   * `refs/` in a normalised form nor all capitals and '_', refs.c `refname_is_safe`).
+   */
+  gitDies: boolean;
+}
+
+/**
+ * The live names of the merged view that git's reftable backend refuses to list: those under
+ * `refs/` (or root refs by their shape) that fail `check_refname_format(name,
+ * REFNAME_ALLOW_ONELEVEL)`. git leaves them out of for-each-ref with a warning ("ignoring ref with
+ * broken name"), and dies when such a name is also not safe (refs/reftable-backend.c
+ * `reftable_ref_iterator_advance`). Tombstones are not listed by git either way.
+ */
+export function invalidRefNames(tables: (Table | null)[], m: MergedView): InvalidRefName[] {
+  const out: InvalidRefName[] = [];
+  for (let i = 0; i < m.count; i++) {
+    const t = tables[m.table[i]]!;
+    const r = m.rec[i];
+    if (t.refs.types[r] === 0) continue;
+    const kb = t.refs.keyBytes;
+    const st = t.refs.keyStart[r], en = t.refs.keyStart[r + 1];
+    if (checkRefnameBytes(kb, st, en)) continue;
+    const name = m.key(i);
+    if (!name.startsWith('refs/') && !isRootRef(name)) continue;
+    out.push({ name, table: t.name, why: refnameProblem(name) ?? 'a valid ref name', gitDies: !refnameIsSafe(name) });
+  }
+  return out;
+}
+
+/**
+ * Which of git's ref-name rules (refs.c `check_refname_component`, `check_refname_format`;
+ * git-check-ref-format(1)) `name` breaks, in words; null if none.
+ */
+export function refnameProblem(name: string): string | null {
+  if (name === '@') return 'the name "@" alone is not allowed';
+  const bad = /[\x00-\x20\x7f:?[\\^~*]/.exec(name);
+  if (bad) return `the byte 0x${bad[0].charCodeAt(0).toString(16).padStart(2, '0')} is not allowed in a ref name`;
+  if (name.includes('..')) return 'two consecutive dots ".." are not allowed';
+  if (name.includes('@{')) return 'the sequence "@{" is not allowed';
+  const parts = name.split('/');
+  if (parts.some((c) => c === '')) return 'an empty path component (leading, trailing or doubled "/")';
+  if (parts.some((c) => c.startsWith('.'))) return 'a path component starts with "."';
+  if (parts.some((c) => c.endsWith('.lock'))) return 'a path component ends with ".lock"';
+  if (name.endsWith('.')) return 'the name ends with "."';
+  return null;
 }

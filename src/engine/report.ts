@@ -197,7 +197,7 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
       danglingSymrefs: countDangling(s.tables, m),
       refRecords, logRecords, namespaces, continuity, incomplete: s.broken.length > 0,
       incompleteFigures: s.broken.length ? ['live', 'tombstones', 'tombstonesHiding', 'refRecords', 'logRecords', 'namespaces', 'continuity', 'tombstoneRecords', 'prefixes'] : [],
-      tombstoneRecords: s.tables.reduce((n, t) => n + (t ? t.counts.tombstone : 0), 0),
+      tombstoneRecords: m.allTombstones ?? s.tables.reduce((n, t) => n + (t ? t.counts.tombstone : 0), 0),
       prefixes: prefixRows(s.tables, m),
       locks: a.locks ?? [],
       orphans: {

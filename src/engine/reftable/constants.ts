@@ -9,6 +9,8 @@
 /** 'REFT', the first four bytes of a table (spec "Header"). */
 export const MAGIC = [0x52, 0x45, 0x46, 0x54] as const;
 
+/** Offset of the version byte after the magic; a version 2 header's hash id follows the v1 header. */
+export const VERSION_OFFSET = 4;
 /** Header bytes per format version: v1 has no hash id, v2 appends a 4-byte one. */
 export const HEADER_SIZE_V1 = 24;
 export const HEADER_SIZE_V2 = 28;
@@ -73,11 +75,12 @@ export const MAX_INDEX_DEPTH = 64;
 export const MIN_OBJ_ID_LEN = 2;
 
 /**
- * Bound on the bytes of all ref names of one table: 256 MiB plus 32 bytes per file byte. Git's
- * tables hold about one name byte per file byte; prefix compression lets a crafted table expand
- * far more, and this bound refuses it before the names are allocated.
+ * Bound on the bytes of all ref names of one table: 64 MiB plus 32 bytes per file byte. Git's
+ * tables hold up to about 4 name bytes per file byte (tombstone tables; the fixtures); prefix
+ * compression lets a crafted table expand quadratically, and this bound, known from the file's
+ * size before any record is read, refuses it before the names are allocated.
  */
-export const KEY_BYTES_BASE = 256 * 1048576;
+export const KEY_BYTES_BASE = 64 * 1048576;
 export const KEY_BYTES_PER_FILE_BYTE = 32;
 
 /** Compressed bytes fed to the log-block inflater at once (bounds one step's output). */

@@ -97,6 +97,10 @@ export interface ModelResult {
   errorCount: number;
   /** Tables in the stack after the workload (reftable). */
   tablesAfter: number | null;
+  /** Lookup workloads (reftable models): point reads that found a live ref; null otherwise. */
+  found?: number | null;
+  /** Lookup workloads (reftable models): point reads that found no ref; null otherwise. */
+  notFound?: number | null;
 }
 
 /** One "what would fix it" entry. */
@@ -329,6 +333,7 @@ function notApplicable(m: ModelName, reason: string): ModelResult {
   return {
     model: m, versions: p.versions, summary: p.summary, applicable: false, reason, seconds: null, seeks: null, blocksRead: null,
     recordsDecoded: null, tombstonesSkipped: null, counts: null, phases: [], errors: [], errorCount: 0, tablesAfter: null,
+    found: null, notFound: null,
   };
 }
 
@@ -346,6 +351,7 @@ function modelResult(m: ModelName, r: RunResult, kAll: TimeConstants, kind: Work
       ? { seeks: null, blocksRead: null, recordsDecoded: null, tombstonesSkipped: null }
       : { seeks: t.seeks + t.logSeeks, blocksRead: blocksRead(t), recordsDecoded: t.recordsDecoded, tombstonesSkipped: t.tombstonesSkipped }),
     counts: t, phases, errors: r.errors, errorCount: r.errorCount, tablesAfter: p.backend === 'reftable' ? r.tablesAfter : null,
+    found: r.lookups?.found ?? null, notFound: r.lookups?.notFound ?? null,
   };
 }
 

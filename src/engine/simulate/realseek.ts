@@ -13,7 +13,7 @@
  * among the records: `gap` = records < key and `exact` = record `gap` equals key. Index keys that
  * are not record keys (a writer may shorten them) are placed by a string comparison, exactly.
  */
-import type { BlockInfo, Table } from '../table.ts';
+import type { BlockInfo, Table } from '../reftable/table.ts';
 import { RecordReader } from '../reftable/record.ts';
 import { firstRecordOffset, restartAt } from '../reftable/block.ts';
 import { MAX_INDEX_DEPTH } from '../reftable/constants.ts';

@@ -68,6 +68,8 @@ export interface RunResult {
   errorCount: number;
   /** Tables in the stack after the run. */
   tablesAfter: number;
+  /** Lookup workloads: how many point reads found a live ref, and how many did not. */
+  lookups?: { found: number; notFound: number };
 }
 
 const MAX_ERRORS = 20;
@@ -94,11 +96,13 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
   const total = workloadSize(w);
   const tick = deadlineCheck(opts, total, model.name);
   let done = 0;
+  let lookups: RunResult['lookups'];
   if (w.kind === 'lookups') {
+    lookups = { found: 0, notFound: 0 };
     for (const name of w.names) {
       tick(done++);
       P.lookups.reloads++;
-      engine.pointRead(name, P.lookups, sem);
+      if (engine.pointRead(name, P.lookups, sem).exists) lookups.found++; else lookups.notFound++;
     }
   } else if (w.kind === 'scans') {
     for (const prefix of w.prefixes) {
@@ -215,7 +219,7 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
       }
     }
   }
-  return { phases: P, total: totalOf(P), errors, errorCount, tablesAfter: engine.tables().length };
+  return { phases: P, total: totalOf(P), errors, errorCount, tablesAfter: engine.tables().length, lookups };
 }
 
 /** git ≤ 2.49 `refs_verify_refname_available` for one ref: every leading directory, then `<ref>/` with a fresh iterator. */
