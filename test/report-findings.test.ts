@@ -141,8 +141,8 @@ describe.skipIf(!g)('report fields against real git', () => {
       expect(repo.git(['for-each-ref', '--format=%(refname)', 'refs/tags/']).trim().split('\n')).toEqual(['refs/tags/t5']);
       const { r } = report(repo);
       // 5 creates + 4 deletes under refs/tags/t (two transactions, one table each)
-      expect(r.stack!.prefixes.find((p) => p.prefix === 'refs/tags/t')).toEqual({ prefix: 'refs/tags/t', records: 9, tombstones: 4, live: 1 });
-      expect(r.stack!.prefixes.find((p) => p.prefix === 'refs/heads/m')).toEqual({ prefix: 'refs/heads/m', records: 1, tombstones: 0, live: 1 });
+      expect(r.prefixes.find((p) => p.prefix === 'refs/tags/t')).toEqual({ prefix: 'refs/tags/t', records: 9, tombstones: 4, live: 1 });
+      expect(r.prefixes.find((p) => p.prefix === 'refs/heads/m')).toEqual({ prefix: 'refs/heads/m', records: 1, tombstones: 0, live: 1 });
     } finally {
       repo.dispose();
     }

@@ -75,13 +75,6 @@ export interface Report {
     incompleteFigures: string[];
     /** Every tombstone record of every table (`tombstones` counts the winning ones only). */
     tombstoneRecords: number;
-    /**
-     * Per name prefix (namespace plus the first character after it, e.g. `refs/tags/t`): the ref
-     * records of every table under it, how many are tombstones, and the live refs. A scan bounded
-     * to the prefix steps over all its records; `records / live` is what each live ref costs.
-     * At most `PREFIX_ROWS` rows, most records first.
-     */
-    prefixes: { prefix: string; records: number; tombstones: number; live: number }[];
     /** Lock files of the reftable directory and what git does with each (see `LockFile`). */
     locks: LockFile[];
     /** `.ref` files not listed in `tables.list`; `reclaimableBytes` is what git's next clean-up deletes. */
@@ -98,10 +91,18 @@ export interface Report {
    * refscope's reading of the intact parts, not git's behaviour; `reason` says what git trips on.
    */
   verdict: { gitReadable: boolean; reason: string | null };
+  /**
+   * Per name prefix (namespace plus the first character after it, e.g. `refs/tags/t`): the ref
+   * records of every table under it, how many are tombstones, and the live refs. A scan bounded
+   * to the prefix steps over all its records; `records / live` is what each live ref costs.
+   * At most `PREFIX_ROWS` rows, most records first;
+   * empty for a files-backend input and for a report rebuilt from a share link (no names).
+   */
+  prefixes: { prefix: string; records: number; tombstones: number; live: number }[];
   diagnosis: string;
 }
 
-/** Most rows of `stack.prefixes`. */
+/** Most rows of `prefixes`. */
 export const PREFIX_ROWS = 50;
 
 
@@ -157,7 +158,7 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
   const r: Report = {
     schema: REPORT_SCHEMA, generator: GENERATOR,
     input: { kind: a.input.kind, description: a.input.description },
-    tables: [], stack: null, findings: [...a.findings], verdict: { gitReadable: true, reason: null }, diagnosis: '',
+    tables: [], stack: null, findings: [...a.findings], verdict: { gitReadable: true, reason: null }, prefixes: [], diagnosis: '',
   };
   if (a.stack && a.merged) {
     const s = a.stack;
@@ -196,9 +197,8 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
       live: m.live, tombstones: m.tombstones, tombstonesHiding: m.tombstonesHiding,
       danglingSymrefs: countDangling(s.tables, m),
       refRecords, logRecords, namespaces, continuity, incomplete: s.broken.length > 0,
-      incompleteFigures: s.broken.length ? ['live', 'tombstones', 'tombstonesHiding', 'refRecords', 'logRecords', 'namespaces', 'continuity', 'tombstoneRecords', 'prefixes'] : [],
+      incompleteFigures: s.broken.length ? ['live', 'tombstones', 'tombstonesHiding', 'refRecords', 'logRecords', 'namespaces', 'continuity', 'tombstoneRecords'] : [],
       tombstoneRecords: m.allTombstones ?? s.tables.reduce((n, t) => n + (t ? t.counts.tombstone : 0), 0),
-      prefixes: prefixRows(s.tables, m),
       locks: a.locks ?? [],
       orphans: {
         tables: a.orphans?.length ?? 0,
@@ -208,6 +208,7 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
       },
     };
     markIncomplete(r.tables);
+    r.prefixes = prefixRows(s.tables, m);
     r.verdict = gitVerdict(a);
     const c = addCompactionSection(r, a, opts.factor ?? 2);
     r.diagnosis = diagnose(r, a, c, null);
@@ -241,10 +242,12 @@ export function gitVerdict(a: Analysis, p?: PackedRefsJson): Report['verdict'] {
 }
 
 /**
- * `stack.prefixes`: ref records, tombstones and live refs per name prefix over every table
+ * `prefixes`: ref records, tombstones and live refs per name prefix over every table
  * (the namespace up to its second '/', plus one more character: `refs/tags/t`).
  */
-function prefixRows(tables: (Table | null)[], m: MergedView): NonNullable<Report['stack']>['prefixes'] {
+function prefixRows(tables: (Table | null)[], m: MergedView): Report['prefixes'] {
+  // Stand-in tables (a report rebuilt from a share link) carry no names: no rows.
+  if (tables.some((t) => t && (!t.refs.keyBytes || typeof t.refs.name !== 'function'))) return [];
   const rows = new Map<string, { prefix: string; records: number; tombstones: number; live: number }>();
   const prefixOf = (name: string): string => {
     if (!name.startsWith('refs/')) return name.length > 1 ? name.slice(0, 1) : name;
