@@ -496,6 +496,9 @@ describe('tables.list and the stack', () => {
       'reftable/u.ref: -1: table file not listed in tables.list (garbage git would delete on the next compaction)',
       'reftable/v.ref: 8: update-index range 2..4 overlaps the older table t.ref (1..2)',
       'reftable/v.ref: -1: all 1 records are tombstones and none hides an older record (a deletion table with nothing under it)',
+      // u.ref: header 24 + block (4 + record 1+1+12+1+20 + restarts 3+2) + footer 68 = 136 bytes;
+      // its max_update_index 3 ≤ the stack's 4, so git's clean-up deletes it.
+      "reftable/tables.list: -1: 1 table file is not listed in tables.list (orphans); git's next `git pack-refs` deletes 1 of them, reclaiming 136 bytes",
     ]);
   });
 });

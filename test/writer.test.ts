@@ -637,7 +637,7 @@ describe('round trip through refscope reader (property)', () => {
             return 2 + 3 + size > room;
           });
           if (tooBig) {
-            expect(() => writeTableDetailed(refs, [], opts)).toThrow(/record does not fit a \d+-byte block/);
+            expect(() => writeTableDetailed(refs, [], opts)).toThrow(/record that fits one [\d,]+-byte block/);
             return;
           }
           const w = writeTableDetailed(refs, [], opts);
@@ -711,8 +711,12 @@ describe.skipIf(!jgit.available)(`JGit reads what refscope writes${jgit.availabl
   });
 });
 
-describe('performance', () => {
-  it('1,000,000 refs (object index on) in about a second', () => {
+describe('work', () => {
+  // No wall-clock bound here (npm test runs on busy machines; the timing is bench's): the writer
+  // copies each block into the output once and grows the buffer geometrically (×1.5), so the
+  // bytes it moves are at most the file plus 1/(1.5 − 1) = 2 × the file again. A quadratic
+  // copy would move about blocks × file / 2 bytes, hundreds of times more.
+  it('1,000,000 refs (object index on): bytes moved linear in the file size', () => {
     const N = 1_000_000;
     const r = rng(42);
     const pool = new Uint8Array(N * 20);
@@ -725,18 +729,12 @@ describe('performance', () => {
     }
     const refs: RefRecordIn[] = new Array(N);
     for (let i = 0; i < N; i++) refs[i] = { name: `refs/pull/${String(i).padStart(7, '0')}/head`, updateIndex: 1, type: 1, value: pool.subarray(i * 20, i * 20 + 20) };
-    let best = Infinity;
-    let w: ReturnType<typeof writeTableDetailed> | null = null;
-    for (let k = 0; k < 2; k++) {
-      const t0 = performance.now();
-      w = writeTableDetailed(refs, [], { minUpdateIndex: 1, maxUpdateIndex: 1 });
-      best = Math.min(best, performance.now() - t0);
-    }
-    console.log(`[writer] 1,000,000 refs: ${best.toFixed(0)} ms, ${w!.bytes.length} bytes, ${w!.blocks.length} blocks, obj_id_len ${w!.objIdLen}`);
-    expect(w!.objIdLen).toBeGreaterThanOrEqual(4);
-    expect(best).toBeLessThan(4000); // ~1 s on an idle machine; generous for loaded CI
+    const w = writeTableDetailed(refs, [], { minUpdateIndex: 1, maxUpdateIndex: 1 });
+    expect(w.objIdLen).toBeGreaterThanOrEqual(4);
+    expect(w.work!.bytesMoved).toBeGreaterThanOrEqual(w.blocks.reduce((s, b) => s + b.blockLen, 0));
+    expect(w.work!.bytesMoved).toBeLessThanOrEqual(3 * w.bytes.length);
     // spot check: the last ref is where it should be
-    const t = openTable({ path: 'big.ref', source: memorySource(w!.bytes) });
+    const t = openTable({ path: 'big.ref', source: memorySource(w.bytes) });
     expect(t.refs.count).toBe(N);
     expect(t.refs.names[N - 1]).toBe(refs[N - 1].name);
     expect(toHex(t.refs.oids, (N - 1) * 20, N * 20)).toBe(toHex(refs[N - 1].value!));

@@ -17,6 +17,7 @@ import { loadPath, inputFiles, checkDeadline } from './load.ts';
 import { FormatError, displayName } from '../engine/basics.ts';
 import { GENERATOR } from '../engine/report.ts';
 import { jsonName } from './refs-cmd.ts';
+import { stackLocks } from '../engine/analyze.ts';
 import { classifyInput } from '../engine/input.ts';
 import { loadFilesRepo } from '../engine/files.ts';
 import { compactAll, compactAuto, convertFilesToReftable, stackFiles, stackFilesAfter, type CompactResult, type StackFile } from '../engine/compact.ts';
@@ -108,10 +109,12 @@ export const compactCommand: CommandSpec = {
     const a = loadPath(p, ctx);
     if (!a.stack) throw new UsageError(`${p} is not a reftable stack (${a.input.description}); use convert`);
     const err = a.stack.broken[0]?.error;
-    if (err) throw err;
+    // git cannot read the stack, so it compacts nothing: refuse, saying so first
+    if (err) throw new FormatError(err.file, err.offset, `${err.expected} (git cannot read this stack, so git pack-refs fails on it too; nothing written)`);
     if (a.stack.tables.length === 0) throw new FormatError(a.stack.listPath || p, 0, 'a stack with at least one table');
     const opts = { blockSize, restartInterval };
-    const res = auto ? compactAuto(a.stack, { ...opts, factor }) : compactAll(a.stack, opts);
+    const locks = stackLocks(a);
+    const res = auto ? compactAuto(a.stack, { ...opts, factor, locks }) : compactAll(a.stack, { ...opts, locks });
     checkDeadline(ctx, p);
     let files: StackFile[];
     let summary: string;

@@ -13,6 +13,10 @@ const bytes = sizeText;
 export function formatReport(r: Report): string {
   const out: string[] = [];
   out.push(`refscope — ${oneLine(r.input.description)}`);
+  // Said first: when git refuses the input, nothing below is git's behaviour.
+  if (r.verdict && !r.verdict.gitReadable) {
+    out.push(`GIT CANNOT READ THIS ${r.stack ? 'STACK' : 'REPOSITORY'}: ${oneLine(r.verdict.reason ?? '')}. What follows is refscope's reading of the intact parts, not what git sees or does.`);
+  }
   if (r.stack) {
     const s = r.stack;
     out.push(`${n(s.tables)} table${s.tables === 1 ? '' : 's'}, ${bytes(s.totalBytes)}; ${n(s.live)} live ref${s.live === 1 ? '' : 's'}, ${n(s.tombstones)} tombstone${s.tombstones === 1 ? '' : 's'} (${n(s.tombstonesHiding)} hide${s.tombstonesHiding === 1 ? 's' : ''} an older record)${s.incomplete ? '; INCOMPLETE: some tables could not be read' : ''}`);

@@ -137,7 +137,7 @@ function linkText(full: string): string {
 }
 
 /**
- * Collect the input files under `p`: the file itself (with its sibling `.ref` files for a
+ * Collect the input files under `p`: the file itself (with its sibling `.ref` and `.lock` files for a
  * `tables.list`), or every file below the directory, skipping object storage; a working tree is
  * read through its `.git` directory (or the directory a `.git` file's `gitdir:` line names).
  * Paths are relative to `p` (just the name for a file). Symbolic links: see the module comment.
@@ -159,7 +159,7 @@ export function collectInput(p: string): InputFile[] {
       const listed = new Set(lst.isFile() && st.size <= 64 * 1048576 ? fs.readFileSync(p, 'utf8').split('\n') : []);
       const out: InputFile[] = [];
       for (const n of fs.readdirSync(dir)) {
-        if (n !== 'tables.list' && !n.endsWith('.ref') && !listed.has(n)) continue;
+        if (n !== 'tables.list' && !n.endsWith('.ref') && !n.endsWith('.lock') && !listed.has(n)) continue;
         const f = entry(root, path.join(dir, n), n, n);
         if (f && f !== 'dir') out.push(f);
       }

@@ -14,7 +14,8 @@
 import { MAX_STDIN_BYTES } from './node-input.ts';
 import { UsageError, intOption, flag, str, writeJson, FACTOR_OPTION, type CommandSpec, type Context } from './common.ts';
 import { loadPath, firstError, readStdin, STDIN_NAME } from './load.ts';
-import { displayName, FormatError } from '../engine/basics.ts';
+import { displayName, FormatError, oneLine } from '../engine/basics.ts';
+import { gitVerdict } from '../engine/report.ts';
 import {
   Simulator, MODEL_NAMES, SpecError, SimulationLimitError, type ModelName, type SimulationResult, type Workload,
 } from '../engine/simulate/index.ts';
@@ -164,8 +165,15 @@ async function run(ctx: Context): Promise<number> {
   } finally {
     ctx.progress.done();
   }
-  if (ctx.json) writeJson(res);
-  else process.stdout.write(formatSimulation(res));
+  // Said first: on a stack git cannot read, the counts and times are refscope's replay on the
+  // intact tables, not what git would do (git fails before doing any of it).
+  const verdict = gitVerdict(a);
+  if (ctx.json) {
+    writeJson(verdict.gitReadable ? res : { verdict, ...res });
+  } else {
+    if (!verdict.gitReadable) process.stdout.write(`GIT CANNOT READ THIS ${a.stack ? 'STACK' : 'REPOSITORY'}: ${oneLine(verdict.reason ?? '')}. Git would fail on every operation below; the counts and times are refscope's replay on the intact tables, not git's.\n`);
+    process.stdout.write(formatSimulation(res));
+  }
   const err = firstError(a);
   if (err) {
     process.stderr.write(`refscope: ${displayName(err.message)}\n`);

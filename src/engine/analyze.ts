@@ -1,34 +1,76 @@
 /**
  * analyze: from input files to everything the report, the refs list and the simulator need.
- * One entry point for the CLI, the worker and the tests.
+ * One entry point for the CLI, the worker and the tests. The result is a typed union: a reftable
+ * analysis (a stack, its merged view and its lock files) or a files-backend analysis (packed-refs
+ * and loose refs); each caller tells them apart by `stack` / `files`, never by a cast.
  */
-import { type InputFile, FormatError, type Finding } from './basics.ts';
+import { type InputFile, FormatError, type Finding, readAll, u32 } from './basics.ts';
 import { classifyInput, configSaysReftable, type ClassifiedInput } from './input.ts';
-import { loadStack, mergeTables, type Stack, type MergedView } from './stack.ts';
+import { loadStack, mergeTables, lowerBound, type Stack, type MergedView } from './stack.ts';
 import { listRefs, type ListedRef } from './refs.ts';
-import type { OpenOptions } from './table.ts';
+import type { OpenOptions, Table } from './table.ts';
+import { loadFilesRepo, filesRefs, type FilesRepo } from './files.ts';
+import type { StackLocks } from './reftable/auto-compaction.ts';
 import { loadWorktreeStacks } from './worktree.ts';
 
-/** Result of analysing one input. Exactly one of `stack` or `files` is set (unless `kind` is empty). */
-export interface Analysis {
+/** A lock file in a reftable directory (git's `lockfile.c` / `reftable/stack.c` `flock_acquire`). */
+export interface LockFile {
+  /** Path as given. */
+  path: string;
+  /**
+   * - `tables.list`: `tables.list.lock`, held by a writer or left by a crashed one; git refuses
+   *   every write and compaction while it exists;
+   * - `table`: `<table>.lock` of a listed table: git's auto-compaction skips it and what is older;
+   * - `stale`: `<name>.lock` of a file that is not a listed table: git pays no attention to it.
+   */
+  kind: 'tables.list' | 'table' | 'stale';
+  /** For `table`: the table's position in `tables.list` (oldest = 0). */
+  table?: number;
+}
+
+/** A table file present in the reftable directory but not named in `tables.list`. */
+export interface OrphanTable {
+  path: string;
+  bytes: number;
+  /**
+   * Whether git's next clean-up (`reftable_stack_clean`, run by `git pack-refs`) deletes it:
+   * only a file that opens as a table and whose `max_update_index` is at most the stack's
+   * (`remove_maybe_stale_table`): a newer one may be a table another writer is adding.
+   */
+  gitDeletes: boolean;
+}
+
+/** Fields both kinds of analysis carry. */
+interface AnalysisBase {
   input: ClassifiedInput;
-  stack: Stack | null;
-  merged: MergedView | null;
-  /** Files-backend analysis (a `FilesRepo`: packed-refs / loose refs), from the registered hook. */
-  files: unknown;
   findings: Finding[];
 }
 
-/** Hook for the files backend (registered by files-backend module to keep this file small). */
-export interface FilesBackendHook {
-  analyze(input: ClassifiedInput): { files: unknown; findings: Finding[] };
-  refs(files: unknown): ListedRef[];
+/** A reftable stack: its tables, the merged view git sees, the directory's lock and orphan files. */
+export interface ReftableAnalysis extends AnalysisBase {
+  stack: Stack;
+  merged: MergedView;
+  files: null;
+  /** Lock files of the reftable directory (absent when the analysis was not made from files). */
+  locks?: LockFile[];
+  /** `.ref` files present but not listed (absent when the analysis was not made from files). */
+  orphans?: OrphanTable[];
 }
-let filesHook: FilesBackendHook | null = null;
-/** Register the files-backend analyser (done by `engine/extensions.ts`, imported by `engine/index.ts`). */
-export function registerFilesBackend(h: FilesBackendHook): void {
-  filesHook = h;
+
+/** A files-backend repository or a lone packed-refs file. */
+export interface FilesAnalysis extends AnalysisBase {
+  stack: null;
+  merged: null;
+  files: FilesRepo;
 }
+
+/** Result of analysing one input: a reftable stack or a files-backend repository. */
+export type Analysis = ReftableAnalysis | FilesAnalysis;
+
+/** Largest packed-refs file read (bytes): about 6 million refs. */
+export const MAX_PACKED_REFS = 512 * 1048576;
+/** Largest loose ref, reflog or config file read (bytes). */
+export const MAX_LOOSE_FILE = 64 * 1048576;
 
 /**
  * Analyse the given files. Throws `FormatError` only when nothing usable was found
@@ -38,7 +80,6 @@ export function registerFilesBackend(h: FilesBackendHook): void {
  */
 export function analyzeFiles(files: InputFile[], opts: OpenOptions = {}): Analysis {
   const input = classifyInput(files);
-  const findings: Finding[] = [];
   if (input.kind === 'empty') {
     const config = files.find((f) => f.path.split('/').pop() === 'config');
     if (configSaysReftable(config)) {
@@ -46,30 +87,214 @@ export function analyzeFiles(files: InputFile[], opts: OpenOptions = {}): Analys
     }
     throw new FormatError(files[0]?.path ?? '(input)', -1, 'a reftable directory (tables.list), .ref files, a packed-refs file or a .git directory');
   }
-  if (input.kind === 'reftable') {
-    // A worktree: its own stack and the main repository's, listed together (engine/worktree.ts).
-    const wt = input.worktree ? loadWorktreeStacks(input, opts) : null;
-    const stack = wt ? wt.stack : loadStack(input.tablesList, input.tableFiles, opts);
-    for (const f of stack.findings) findings.push(f);
-    const merged = wt ? wt.merged : mergeTables(stack.tables);
-    // A tombstone table with nothing under it: all its records are tombstones and none has an
-    // older record of its key below it (winning or not: every tombstone counts).
-    stack.tables.forEach((t, i) => {
-      if (t && t.refs.count > 0 && t.counts.tombstone === t.refs.count && (merged.tombstonesOverOlderBy ?? merged.tombstonesHidingBy)[i] === 0) {
-        findings.push({ severity: 'warning', file: t.path, offset: -1, message: `all ${t.counts.tombstone} records are tombstones and none hides an older record (a deletion table with nothing under it)` });
-      }
-    });
-    return { input, stack, merged, files: null, findings };
+  return input.kind === 'reftable' ? analyzeReftable(input, opts) : analyzeFilesBackend(input);
+}
+
+function analyzeReftable(input: ClassifiedInput, opts: OpenOptions): ReftableAnalysis {
+  const findings: Finding[] = [];
+  // A worktree: its own stack and the main repository's, listed together (engine/worktree.ts).
+  const wt = input.worktree ? loadWorktreeStacks(input, opts) : null;
+  const stack = wt ? wt.stack : loadStack(input.tablesList, input.tableFiles, opts);
+  for (const f of stack.findings) findings.push(f);
+  const merged = wt ? wt.merged : mergeTables(stack.tables);
+  deletionTablesWithNothingUnder(stack.tables, merged, findings);
+  const locks = lockFiles(input, stack, findings);
+  const orphans = orphanTables(input, stack, findings);
+  ignoredGitDirFiles(input, findings);
+  const live: string[] = [];
+  for (let i = 0; i < merged.count; i++) if (stack.tables[merged.table[i]]!.refs.types[merged.rec[i]] !== 0) live.push(merged.key(i));
+  caseCollisions(live, findings, stack.listPath || input.root || '(stack)');
+  return { input, stack, merged, files: null, findings, locks, orphans };
+}
+
+function analyzeFilesBackend(input: ClassifiedInput): FilesAnalysis {
+  // Text files are read whole: bound them so an absurd file gets a message, not a crash.
+  for (const f of input.gitFiles) {
+    const limit = f.path === 'packed-refs' ? MAX_PACKED_REFS : MAX_LOOSE_FILE;
+    if (f.source.size > limit) {
+      throw new FormatError(f.path, limit, `${f.path === 'packed-refs' ? 'a packed-refs file' : 'a loose ref, reflog or config file'} of at most ${limit / 1048576} MiB, found one of ${f.source.size.toLocaleString('en-US')} bytes`);
+    }
   }
-  if (!filesHook) throw new Error('files backend not registered');
-  const r = filesHook.analyze(input);
-  findings.push(...r.findings);
-  return { input, stack: null, merged: null, files: r.files, findings };
+  const repo = loadFilesRepo(input.gitFiles);
+  const findings: Finding[] = [...(repo.packed?.findings ?? []), ...repo.findings].map((f) => ({
+    severity: f.severity, file: f.file, offset: f.offset, message: f.message,
+  }));
+  if (!repo.fatal) caseCollisions(filesRefs(repo).map((r) => r.name), findings, input.root || (repo.kind === 'packed-refs' ? 'packed-refs' : '.git'));
+  return { input, stack: null, merged: null, files: repo, findings };
 }
 
 /** The live refs, as `git for-each-ref --include-root-refs --format='%(objectname) %(refname)'` lists them. */
 export function analysisRefs(a: Analysis): ListedRef[] {
-  if (a.stack && a.merged) return listRefs(a.stack.tables, a.merged);
-  if (filesHook && a.files) return filesHook.refs(a.files);
-  return [];
+  if (a.stack) return listRefs(a.stack.tables, a.merged);
+  if (a.files.fatal) throw new FormatError(a.files.fatal.file, a.files.fatal.offset, a.files.fatal.message);
+  return filesRefs(a.files);
+}
+
+/**
+ * A table whose records are all tombstones, none of which has an older record of its key in any
+ * table below it: it deletes nothing. Every tombstone counts, winning or not: in a stack where a
+ * branch is created and deleted again and again, each deletion table deletes the creation just
+ * below it even when a newer creation wins in the merged view.
+ */
+function deletionTablesWithNothingUnder(tables: (Table | null)[], merged: MergedView, findings: Finding[]): void {
+  const over = merged.tombstonesOverOlderBy;
+  tables.forEach((t, i) => {
+    if (!t || t.refs.count === 0 || t.counts.tombstone !== t.refs.count) return;
+    // An unreadable older table may hold the keys: say nothing then.
+    if (tables.slice(0, i).some((o) => !o)) return;
+    if (over) {
+      if (over[i] > 0) return;
+    } else for (let r = 0; r < t.refs.count; r++) {
+      const key = t.refs.name(r);
+      for (let j = i - 1; j >= 0; j--) {
+        const names = tables[j]!.refs.names;
+        const k = lowerBound(names, key);
+        if (k < names.length && names[k] === key) return;
+      }
+    }
+    findings.push({ severity: 'warning', file: t.path, offset: -1, message: `all ${t.counts.tombstone} records are tombstones and none hides an older record (a deletion table with nothing under it)` });
+  });
+}
+
+const baseOf = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
+
+/** The lock files of the reftable directory, each with a finding saying what git does with it. */
+function lockFiles(input: ClassifiedInput, stack: Stack, findings: Finding[]): LockFile[] {
+  const out: LockFile[] = [];
+  const index = new Map(stack.names.map((n, i) => [n, i]));
+  for (const f of input.reftableOther ?? []) {
+    const name = baseOf(f.path);
+    if (!name.endsWith('.lock')) continue;
+    const target = name.slice(0, -'.lock'.length);
+    if (target === 'tables.list') {
+      out.push({ path: f.path, kind: 'tables.list' });
+      findings.push({ severity: 'warning', file: f.path, offset: -1, message: 'tables.list.lock exists: git refuses every ref update ("cannot lock references") and every compaction ("unable to compact stack: data is locked") until it is removed; if no git process is running, a crashed one left it behind' });
+    } else if (index.has(target)) {
+      const i = index.get(target)!;
+      out.push({ path: f.path, kind: 'table', table: i });
+      findings.push({ severity: 'warning', file: f.path, offset: -1, message: `table ${i} (${target}) is locked: git's auto-compaction merges only tables above it, and \`git pack-refs\` without --auto fails ("data is locked")` });
+    } else {
+      out.push({ path: f.path, kind: 'stale' });
+      findings.push({ severity: 'info', file: f.path, offset: -1, message: `a lock file for ${JSON.stringify(target)}, which is not a table listed in tables.list: git takes no notice of it` });
+    }
+  }
+  return out;
+}
+
+/** The locks as the auto-compaction rule needs them (see `gitAutoCompactionWithLocks`). */
+export function stackLocks(a: ReftableAnalysis): StackLocks {
+  const tables = new Array<boolean>(a.stack.names.length).fill(false);
+  let tablesList = false;
+  for (const l of a.locks ?? []) {
+    if (l.kind === 'tables.list') tablesList = true;
+    else if (l.kind === 'table' && l.table !== undefined) tables[l.table] = true;
+  }
+  return { tablesList, tables };
+}
+
+/**
+ * `.ref` files present but not listed. Git deletes such a file on its next clean-up when it opens
+ * as a table whose `max_update_index` is at most the stack's (reftable/stack.c
+ * `reftable_stack_clean_locked`, `remove_maybe_stale_table`); here "opens" is checked on the
+ * header and footer magic and the header's update indexes, without parsing the blocks.
+ */
+function orphanTables(input: ClassifiedInput, stack: Stack, findings: Finding[]): OrphanTable[] {
+  if (!input.tablesList) return [];
+  const listed = new Set(stack.names);
+  let stackMax = 0;
+  for (const t of stack.tables) if (t) stackMax = Math.max(stackMax, t.header.maxUpdateIndex);
+  const out: OrphanTable[] = [];
+  for (const f of input.tableFiles) {
+    const name = baseOf(f.path);
+    if (listed.has(name)) continue;
+    const size = f.source.size;
+    let gitDeletes = false;
+    if (size >= 24 + 68) {
+      const h = f.source.read(0, 24);
+      const version = h[4];
+      const fs = version === 2 ? 72 : 68;
+      const foot = f.source.read(size - fs, 4);
+      const magic = (b: Uint8Array) => b[0] === 0x52 && b[1] === 0x45 && b[2] === 0x46 && b[3] === 0x54;
+      if (magic(h) && magic(foot) && (version === 1 || version === 2)) {
+        const max = u32(h, 16) * 4294967296 + u32(h, 20);
+        gitDeletes = max <= stackMax;
+      }
+    }
+    out.push({ path: f.path, bytes: size, gitDeletes });
+  }
+  if (out.length) {
+    const del = out.filter((o) => o.gitDeletes);
+    const bytes = del.reduce((s, o) => s + o.bytes, 0);
+    findings.push({
+      severity: 'warning', file: stack.listPath, offset: -1,
+      message: `${out.length} table file${out.length === 1 ? ' is' : 's are'} not listed in tables.list (orphans); git's next \`git pack-refs\` deletes ${del.length} of them, reclaiming ${bytes.toLocaleString('en-US')} bytes${del.length < out.length ? ` (the others are newer than the stack or do not open as tables: git keeps them)` : ''}`,
+    });
+  }
+  return out;
+}
+
+/** What git writes into the `HEAD` of a reftable repository so that older gits stop there. */
+const PLACEHOLDER_HEAD = 'ref: refs/heads/.invalid';
+/** And into `refs/heads`, a file (not a directory) for the same reason. */
+const PLACEHOLDER_REFS_HEADS = 'this repository uses the reftable format';
+
+/**
+ * In a reftable repository git reads refs from the stack only (refs/reftable-backend.c): the
+ * `HEAD` file is a placeholder, and loose refs under `refs/` or a `packed-refs` file are ignored.
+ */
+function ignoredGitDirFiles(input: ClassifiedInput, findings: Finding[]): void {
+  const files = input.gitDirOther;
+  if (!files) return;
+  const root = input.root.endsWith('reftable/') ? input.root.slice(0, -'reftable/'.length) : input.root;
+  const text = (f: InputFile): string => {
+    const b = f.source.read(0, Math.min(f.source.size, 4096));
+    let s = '';
+    for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]);
+    return s.replace(/\n$/, '');
+  };
+  const ignored: string[] = [];
+  for (const f of files) {
+    if (f.path === 'HEAD') {
+      const t = text(f);
+      if (t === PLACEHOLDER_HEAD) {
+        findings.push({ severity: 'info', file: root + f.path, offset: -1, message: `HEAD is git's placeholder ("${PLACEHOLDER_HEAD}"): git reads HEAD from the reftable stack; the file only keeps older gits from taking this for a files-backend repository` });
+      } else {
+        findings.push({ severity: 'warning', file: root + f.path, offset: -1, message: `the HEAD file says ${JSON.stringify(t.slice(0, 200))} where git writes "${PLACEHOLDER_HEAD}": git ignores it in a reftable repository (HEAD comes from the stack), but an older git may read it` });
+      }
+    } else if (f.path === 'refs/heads' && text(f) === PLACEHOLDER_REFS_HEADS) {
+      continue;
+    } else if (f.path === 'packed-refs' || f.path.startsWith('refs/')) {
+      ignored.push(f.path);
+    }
+  }
+  if (ignored.length) {
+    const shown = ignored.slice(0, 5).map((p) => JSON.stringify(p)).join(', ');
+    findings.push({ severity: 'warning', file: root + ignored[0], offset: -1, message: `${ignored.length} loose ref or packed-refs file${ignored.length === 1 ? '' : 's'} in a reftable repository (${shown}${ignored.length > 5 ? ', …' : ''}): git ignores ${ignored.length === 1 ? 'it' : 'them'}, refs come from the reftable stack only` });
+  }
+}
+
+/** Most case-only collision groups listed by name in the finding. */
+const MAX_COLLISIONS_SHOWN = 10;
+
+/**
+ * Refs whose names differ only in ASCII case (`refs/heads/Foo`, `refs/heads/foo`). Both are valid
+ * in a reftable, but on a case-insensitive file system the files backend stores them in one
+ * loose file, so migrating such a repository (`git refs migrate`) or cloning it with the files
+ * backend loses one of them.
+ */
+function caseCollisions(names: string[], findings: Finding[], file: string): void {
+  const groups = new Map<string, string[]>();
+  for (const n of names) {
+    const k = n.toLowerCase();
+    const g = groups.get(k);
+    if (g) g.push(n);
+    else groups.set(k, [n]);
+  }
+  const hit = [...groups.values()].filter((g) => g.length > 1);
+  if (!hit.length) return;
+  const shown = hit.slice(0, MAX_COLLISIONS_SHOWN).map((g) => g.map((n) => JSON.stringify(n.length > 120 ? n.slice(0, 120) + '…' : n)).join(' vs ')).join('; ');
+  findings.push({
+    severity: 'warning', file, offset: -1,
+    message: `${hit.length} group${hit.length === 1 ? '' : 's'} of ref names differ only in case (${shown}${hit.length > MAX_COLLISIONS_SHOWN ? '; …' : ''}): on a case-insensitive file system the files backend keeps only one of each, so a conversion or a files-backend clone loses refs`,
+  });
 }

@@ -1,7 +1,7 @@
 /**
  * The engine's public surface: what the CLI, the worker and the tests import.
- * Importing this module registers the optional parts (files backend, compaction, diagnosis)
- * with `analyze` and `report`.
+ * Nothing here registers anything: `analyzeFiles` and `buildReport` call the files backend, the
+ * compaction section and the diagnosis directly.
  */
 export * from './basics.ts';
 export * from './table.ts';
@@ -12,4 +12,3 @@ export * from './analyze.ts';
 export * from './report.ts';
 export * from './lookup.ts';
 export * from './logs.ts';
-import './extensions.ts';

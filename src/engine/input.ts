@@ -29,6 +29,16 @@ export interface ClassifiedInput {
    * its `gitFiles` are already the files git reads for it.
    */
   worktree?: { commonRoot: string; commonTablesList: InputFile; commonTableFiles: InputFile[] };
+  /**
+   * For reftable: the other files of the reftable directory (lock files such as
+   * `tables.list.lock` and `<table>.lock`, stray files), paths as given.
+   */
+  reftableOther?: InputFile[];
+  /**
+   * For a reftable repository: the files of its git directory outside `reftable/` (the
+   * placeholder `HEAD`, `refs/…`, `packed-refs`, `config`), paths relative to the git directory.
+   */
+  gitDirOther?: InputFile[];
 }
 
 function dirOf(p: string): string {
@@ -80,13 +90,18 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
     .filter((d) => byPath.has(d + 'config') || byPath.has(d + 'packed-refs') || byPath.has(d + 'reftable/tables.list') || byPath.has(d + 'commondir')
       || norm.some((g) => g.path.startsWith(d + 'refs/')))
     .sort((a, b) => depth(a) - depth(b));
-  const reftableAt = (dir: string, list: InputFile, what: string): ClassifiedInput => {
+  const reftableAt = (dir: string, list: InputFile, what: string, gitDir?: string): ClassifiedInput => {
     // git opens whatever tables.list names, `.ref` or not (reftable/stack.c stack_filename).
     const listed = listedNames(list);
+    const isTable = (f: InputFile) => f.path.endsWith('.ref') || listed.has(baseOf(f.path));
     return {
       kind: 'reftable', root: dir, tablesList: list,
-      tableFiles: norm.filter((f) => dirOf(f.path) === dir && (f.path.endsWith('.ref') || listed.has(baseOf(f.path)))), gitFiles: [],
+      tableFiles: norm.filter((f) => dirOf(f.path) === dir && isTable(f)), gitFiles: [],
       description: `${what} (${list.path})`,
+      reftableOther: norm.filter((f) => dirOf(f.path) === dir && !isTable(f) && f !== list),
+      ...(gitDir !== undefined
+        ? { gitDirOther: norm.filter((f) => f.path.startsWith(gitDir) && !f.path.startsWith(dir)).map((f) => ({ ...f, path: f.path.slice(gitDir.length) })) }
+        : {}),
     };
   };
   if (gitDirs.length) {
@@ -94,7 +109,7 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
     const wt = worktreeOf(root, norm, byPath);
     if (wt) return wt;
     const list = byPath.get(root + 'reftable/tables.list');
-    if (list) return reftableAt(root + 'reftable/', list, 'reftable repository');
+    if (list) return reftableAt(root + 'reftable/', list, 'reftable repository', root);
     if (!configSaysReftable(byPath.get(root + 'config'))) {
       const gitFiles = norm.filter((f) => f.path.startsWith(root)).map((f) => ({ ...f, path: f.path.slice(root.length) }));
       return { kind: 'files', root, tablesList: null, tableFiles: [], gitFiles, description: `files backend (${root ? root.replace(/\/$/, '') : '.git directory'})` };

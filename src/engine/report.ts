@@ -3,12 +3,16 @@
  * Plain data: counts and per-table/per-block summaries; no ref names except namespace prefixes.
  */
 import type { Finding } from './basics.ts';
-import type { Analysis } from './analyze.ts';
+import type { Analysis, LockFile, OrphanTable } from './analyze.ts';
 import type { BlockInfo, SectionName, Table } from './table.ts';
 import { namespaceCounts, resolveEntry } from './refs.ts';
 import type { MergedView } from './stack.ts';
+import { REPORT_SCHEMA, GENERATOR } from './version.ts';
+import { addCompactionSection, addFilesSection, filesSection } from './extensions.ts';
+import { diagnose } from './diagnosis.ts';
+import type { PackedRefsJson } from './files.ts';
 
-export const REPORT_SCHEMA = 'refscope.report/1';
+export { REPORT_SCHEMA, GENERATOR } from './version.ts';
 
 /** One block in the report: the block's summary fields from the parser, without its keys. */
 export type BlockReport = Pick<BlockInfo, 'offset' | 'type' | 'section' | 'blockLen' | 'restartCount' | 'recordCount' | 'padding' | 'fileBytes'>;
@@ -69,19 +73,40 @@ export interface Report {
      * false). `tables` and `totalBytes` never do: file sizes are known.
      */
     incompleteFigures: string[];
-    /** Filled by the compaction module (issue #5). */
+    /** Every tombstone record of every table (`tombstones` counts the winning ones only). */
+    tombstoneRecords: number;
+    /** Lock files of the reftable directory and what git does with each (see `LockFile`). */
+    locks: LockFile[];
+    /** `.ref` files not listed in `tables.list`; `reclaimableBytes` is what git's next clean-up deletes. */
+    orphans: { tables: number; bytes: number; reclaimableBytes: number; files: OrphanTable[] };
+    /** `stack.compaction` (see `CompactionReport` in extensions.ts); unknown when a table is unreadable. */
     compaction?: unknown;
   } | null;
   packedRefs?: unknown;
   files?: unknown;
   findings: Finding[];
+  /**
+   * Whether git can read the input at all. When it cannot (a table missing, truncated or
+   * corrupt; a packed-refs file git dies on), every figure, prediction and simulation shown is
+   * refscope's reading of the intact parts, not git's behaviour; `reason` says what git trips on.
+   */
+  verdict: { gitReadable: boolean; reason: string | null };
+  /**
+   * Per name prefix (namespace plus the first character after it, e.g. `refs/tags/t`): the ref
+   * records of every table under it, how many are tombstones, and the live refs. A scan bounded
+   * to the prefix steps over all its records; `records / live` is what each live ref costs.
+   * At most `PREFIX_ROWS` rows, most records first;
+   * empty for a files-backend input and for a report rebuilt from a share link (no names).
+   */
+  prefixes: { prefix: string; records: number; tombstones: number; live: number }[];
   diagnosis: string;
 }
 
-export const GENERATOR = 'refscope 0.1.0';
+/** Most rows of `prefixes`. */
+export const PREFIX_ROWS = 50;
 
-function tableReport(t: Table, i: number, a: Analysis): TableReport {
-  const m = a.merged!;
+
+function tableReport(t: Table, i: number, m: MergedView): TableReport {
   return {
     name: t.name, fileSize: t.fileSize, version: t.header.version, hashId: t.header.hashId,
     blockSize: t.header.blockSize, minUpdateIndex: t.header.minUpdateIndex, maxUpdateIndex: t.header.maxUpdateIndex,
@@ -97,18 +122,10 @@ function tableReport(t: Table, i: number, a: Analysis): TableReport {
   };
 }
 
-/** Extra sections contributed by other modules (compaction, files backend, diagnosis). */
-export type ReportExtension = (r: Report, a: Analysis, opts: BuildOptions) => void;
-
 /** Options of `buildReport`. */
 export interface BuildOptions {
   /** Geometric factor for the compaction geometry (2..255, git's default 2). */
   factor?: number;
-}
-const extensions: ReportExtension[] = [];
-/** Register a report extension; run in registration order by `buildReport`. */
-export function registerReportExtension(e: ReportExtension): void {
-  extensions.push(e);
 }
 
 /** Sets `incomplete` on readable tables that an unreadable newer or older table may affect. */
@@ -141,7 +158,7 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
   const r: Report = {
     schema: REPORT_SCHEMA, generator: GENERATOR,
     input: { kind: a.input.kind, description: a.input.description },
-    tables: [], stack: null, findings: [...a.findings], diagnosis: '',
+    tables: [], stack: null, findings: [...a.findings], verdict: { gitReadable: true, reason: null }, prefixes: [], diagnosis: '',
   };
   if (a.stack && a.merged) {
     const s = a.stack;
@@ -149,7 +166,7 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
     const broken = new Map(s.broken.map((b) => [b.name, b]));
     r.tables = s.names.map((name, i) => {
       const t = s.tables[i];
-      if (t) return tableReport(t, i, a);
+      if (t) return tableReport(t, i, m);
       const b = broken.get(name)!;
       r.findings.push({ severity: 'error', file: b.error.file, offset: b.error.offset, message: b.error.expected });
       return {
@@ -180,10 +197,77 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
       live: m.live, tombstones: m.tombstones, tombstonesHiding: m.tombstonesHiding,
       danglingSymrefs: countDangling(s.tables, m),
       refRecords, logRecords, namespaces, continuity, incomplete: s.broken.length > 0,
-      incompleteFigures: s.broken.length ? ['live', 'tombstones', 'tombstonesHiding', 'refRecords', 'logRecords', 'namespaces', 'continuity'] : [],
+      incompleteFigures: s.broken.length ? ['live', 'tombstones', 'tombstonesHiding', 'refRecords', 'logRecords', 'namespaces', 'continuity', 'tombstoneRecords'] : [],
+      tombstoneRecords: m.allTombstones ?? s.tables.reduce((n, t) => n + (t ? t.counts.tombstone : 0), 0),
+      locks: a.locks ?? [],
+      orphans: {
+        tables: a.orphans?.length ?? 0,
+        bytes: (a.orphans ?? []).reduce((n, o) => n + o.bytes, 0),
+        reclaimableBytes: (a.orphans ?? []).reduce((n, o) => n + (o.gitDeletes ? o.bytes : 0), 0),
+        files: a.orphans ?? [],
+      },
     };
     markIncomplete(r.tables);
+    r.prefixes = prefixRows(s.tables, m);
+    r.verdict = gitVerdict(a);
+    const c = addCompactionSection(r, a, opts.factor ?? 2);
+    r.diagnosis = diagnose(r, a, c, null);
+  } else if (a.files) {
+    const p = addFilesSection(r, a);
+    r.verdict = gitVerdict(a, p);
+    r.diagnosis = diagnose(r, a, null, p);
   }
-  for (const e of extensions) e(r, a, opts);
   return r;
+}
+
+/**
+ * Whether git can read the input at all (`Report.verdict`), from the analysis alone (cheap: the
+ * CLI's simulate and compact ask it without building a report). A reftable stack with any table
+ * missing or unreadable is refused whole: git's `reftable_stack_reload` fails, and with it every
+ * command. A files-backend repository is refused when git dies on its packed-refs or a ref it
+ * must read (`p`, the packed-refs section, when already built).
+ */
+export function gitVerdict(a: Analysis, p?: PackedRefsJson): Report['verdict'] {
+  if (a.stack) {
+    const s = a.stack;
+    const b = s.broken[0];
+    if (!b) return { gitReadable: true, reason: null };
+    const what = b.fileSize === 0 && /to exist/.test(b.error.expected) ? 'is missing' : `is damaged (${b.error.file}: offset ${Math.max(0, b.error.offset)}: expected ${b.error.expected})`;
+    return { gitReadable: false, reason: `${s.broken.length === 1 ? 'table' : `${s.broken.length} tables, the first`} ${b.name} ${what}, and git cannot open a stack with an unreadable table: it lists no ref at all and fails every update and compaction ("corrupt reftable file")` };
+  }
+  if (a.files.fatal) return { gitReadable: false, reason: `${a.files.fatal.file}: offset ${Math.max(0, a.files.fatal.offset)}: ${a.files.fatal.message}` };
+  const dies = (p ?? filesSection(a)).gitDies;
+  if (dies) return { gitReadable: false, reason: `git dies on packed-refs (${dies.when}): line ${dies.line}, offset ${dies.offset}: ${dies.message}` };
+  return { gitReadable: true, reason: null };
+}
+
+/**
+ * `prefixes`: ref records, tombstones and live refs per name prefix over every table
+ * (the namespace up to its second '/', plus one more character: `refs/tags/t`).
+ */
+function prefixRows(tables: (Table | null)[], m: MergedView): Report['prefixes'] {
+  // Stand-in tables (a report rebuilt from a share link) carry no names: no rows.
+  if (tables.some((t) => t && (!t.refs.keyBytes || typeof t.refs.name !== 'function'))) return [];
+  const rows = new Map<string, { prefix: string; records: number; tombstones: number; live: number }>();
+  const prefixOf = (name: string): string => {
+    if (!name.startsWith('refs/')) return name.length > 1 ? name.slice(0, 1) : name;
+    const slash = name.indexOf('/', 5);
+    return slash < 0 ? name : name.slice(0, slash + 2);
+  };
+  const row = (p: string) => {
+    let x = rows.get(p);
+    if (!x) rows.set(p, (x = { prefix: p, records: 0, tombstones: 0, live: 0 }));
+    return x;
+  };
+  for (const t of tables) {
+    if (!t) continue;
+    const refs = t.refs;
+    for (let i = 0; i < refs.count; i++) {
+      const x = row(prefixOf(refs.name(i)));
+      x.records++;
+      if (refs.types[i] === 0) x.tombstones++;
+    }
+  }
+  for (let i = 0; i < m.count; i++) if (tables[m.table[i]]!.refs.types[m.rec[i]] !== 0) row(prefixOf(m.key(i))).live++;
+  return [...rows.values()].sort((x, y) => y.records - x.records || (x.prefix < y.prefix ? -1 : 1)).slice(0, PREFIX_ROWS);
 }

@@ -10,14 +10,14 @@
 import {
   type ByteSource, type InputFile, FormatError, bytesToKey, displayName, keyToBytes, memorySource, textToKey, toHex,
 } from './basics.ts';
-import { analyzeFiles, analysisRefs, type Analysis } from './analyze.ts';
+import { analyzeFiles, analysisRefs, stackLocks, type Analysis } from './analyze.ts';
 import { classifyInput } from './input.ts';
 import { buildReport, type Report, type BlockReport } from './report.ts';
 import { resolveEntry } from './refs.ts';
 import { sectionRanges, type SectionName, type Table, type TableFooter, type TableHeader } from './table.ts';
 import { decodeBlockDetail, type BlockDetail } from './blockdetail.ts';
 import {
-  estimatePackAll, geometryByCount, gitAutoCompaction, jgitCompaction, replayAutoCompaction,
+  estimatePackAll, geometryByCount, gitAutoCompaction, gitAutoCompactionWithLocks, jgitCompaction, replayAutoCompaction,
   type GeometryResult, type JGitResult, type ReplayStep, type Segment,
 } from './compaction.ts';
 import { compactAll, compactAuto, stackFilesAfter, zipStack, type CompactResult, type CompactStats } from './compact.ts';
@@ -752,7 +752,10 @@ export class EngineSession {
     return {
       factor,
       tables,
-      bytes: gitAutoCompaction(sizes, versions, factor),
+      // what git merges with the directory's lock files present (the rule's reasons unchanged)
+      bytes: this.analysis?.stack
+        ? { ...gitAutoCompaction(sizes, versions, factor), segment: gitAutoCompactionWithLocks(sizes, versions, factor, stackLocks(this.analysis)).segment }
+        : gitAutoCompaction(sizes, versions, factor),
       records: geometryByCount(tables.map((t) => t.records), factor),
       live: geometryByCount(tables.map((t) => t.live), factor),
       jgit: jgitCompaction(sizes),
@@ -942,7 +945,7 @@ export class EngineSession {
   simulate(q: SimulateQuery): SimulateAnswer {
     const t0 = Date.now();
     const a = this.analysis;
-    if (!a || (!a.stack && !a.files && a.input.kind !== 'files' && a.input.kind !== 'packed-refs')) {
+    if (!a) {
       throw new Error(this.shared
         ? 'this report was opened from a link: the tables themselves are not here (re-run on a synthetic stack to simulate on one of the same shape)'
         : 'nothing to simulate: no reftable stack or files-backend repository is loaded');

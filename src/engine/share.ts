@@ -1448,7 +1448,7 @@ export function reportFromShare(p: SharePayload): SharedReport {
   if (p.kind !== 'reftable') {
     const r: SharedReport = {
       schema: 'refscope.report/1', generator: GENERATOR, input: { kind: p.kind, description: SHARED_LABEL },
-      tables: [], stack: null, findings,
+      tables: [], stack: null, findings, verdict: { gitReadable: true, reason: null }, prefixes: [],
       diagnosis: `${plural(f.live, 'live ref')} (${p.kind === 'files' ? 'files backend' : 'packed-refs'}; the shared link carries the namespace counts only).`,
       shared,
     };

@@ -9,6 +9,7 @@ import { logScale, segmentText, shortNum, thresholds } from '../cmpchart.ts';
 import { downloadBlob } from '../download.ts';
 import { sharedReport } from '../share-open.tsx';
 import '../compaction.css';
+import { GitVerdict, gitRefuses } from './GitVerdict.tsx';
 
 type Rule = 'git' | 'records' | 'live' | 'jgit';
 
@@ -65,9 +66,16 @@ export function CompactionView() {
   if (!r?.stack) {
     return <div className="panel empty-note">The compaction geometry is for reftable stacks; this input is {loaded.result.description || loaded.result.kind}.</div>;
   }
-  const d = q.data;
+  const refused = gitRefuses(r);
+  // When git cannot read the stack it merges nothing: no segment, reason, measured compaction or
+  // forecast is offered as git's; the geometry of the intact tables is shown without a segment.
+  const d = q.data && refused
+    ? { ...q.data, bytes: { ...q.data.bytes, segment: null }, records: { ...q.data.records, segment: null }, live: { ...q.data.live, segment: null }, jgit: { ...q.data.jgit, segment: null } }
+    : q.data;
+  const lockNote = (r.stack.compaction as { locks?: { outcome: string; reason: string } } | undefined)?.locks;
   return (
-    <div className="cmp-view" data-testid="compaction-view" data-ready={d && !q.loading ? 'true' : 'false'} data-factor={d?.factor ?? ''}>
+    <div className="cmp-view" data-testid="compaction-view" data-ready={d && !q.loading ? 'true' : 'false'} data-factor={d?.factor ?? ''} data-git-readable={refused ? 'false' : 'true'}>
+      <GitVerdict report={r} shows="Git compacts nothing here (git pack-refs fails too). The bars below are refscope's reading of the intact tables' sizes, not a prediction of git's." />
       <section className="panel" aria-labelledby="cmp-h">
         <div className="panel-head">
           <h2 id="cmp-h">Compaction <span className="muted">which tables git merges, and why</span></h2>
@@ -91,9 +99,12 @@ export function CompactionView() {
         </div>
         {factorIn === null && <p className="inline-error" role="alert">The factor is an integer from 2 to 255.</p>}
         {q.error && <p className="inline-error" role="alert">{q.error}</p>}
+        {!refused && lockNote && (r.stack.locks ?? []).some((l) => l.kind !== 'stale') && (
+          <p className="warn-text" data-testid="cmp-locks">Lock files (at the report&rsquo;s factor {(r.stack.compaction as { factor?: number }).factor ?? 2}): {lockNote.reason}.</p>
+        )}
         {!d ? <p className="muted">{q.loading ? 'Computing…' : ''}</p> : (
           <>
-            <Summary d={d} rule={rule} />
+            {!refused && <Summary d={d} rule={rule} />}
             <div className="cmp-charts">
               <GeoChart
                 chart="bytes" d={d} rule={rule} hover={hover} setHover={setHover}
@@ -116,9 +127,9 @@ export function CompactionView() {
           </>
         )}
       </section>
-      {d && <Reasons d={d} rule={rule} hover={hover} setHover={setHover} />}
-      {d && <AfterPanel key={loaded.id} d={d} />}
-      {d && (
+      {d && !refused && <Reasons d={d} rule={rule} hover={hover} setHover={setHover} />}
+      {d && !refused && <AfterPanel key={loaded.id} d={d} />}
+      {d && !refused && (
         <Replay d={d} kText={kText} setKText={setKText} txText={txText} setTxText={setTxText} kOk={kIn !== null} txOk={txIn !== null} />
       )}
     </div>

@@ -6,6 +6,7 @@ import type { LoadResult } from '../../engine/session.ts';
 import { useApp } from '../store.ts';
 import { fmtBytes, fmtInt, fmtMs, plural } from '../format.ts';
 import { baseName } from '../util.ts';
+import { GitVerdict } from './GitVerdict.tsx';
 
 /** The four headline figures (also the `data-testid` hooks). */
 export function headline(result: LoadResult): { live: number; tombstones: number; tables: number; totalBytes: number } {
@@ -59,6 +60,7 @@ export function OverviewView() {
 
   return (
     <div className="overview">
+      <GitVerdict report={r} shows="The figures below are refscope's reading of the intact tables; git itself fails on every command here." />
       <section className="stats" aria-label="Headline figures">
         <Stat label="Live refs" testid="live-refs" value={h.live} tone="live" />
         <Stat label="Tombstones" testid="tombstones" value={h.tombstones} tone="tomb"

@@ -5,6 +5,7 @@ import { useApp } from '../store.ts';
 import { engine } from '../engine.ts';
 import { fmtInt } from '../format.ts';
 import { shortTableName } from '../util.ts';
+import { GitVerdict } from './GitVerdict.tsx';
 
 const ROW = 26;
 const PAGE = 200;
@@ -101,6 +102,7 @@ export function RefsView() {
   const tables = result.report?.tables ?? [];
   return (
     <div className="refs-view panel">
+      <GitVerdict report={result.report} shows="git lists no refs at all; these are the refs refscope reads from the intact tables, not git's list." />
       <div className="refs-bar">
         <label className="filter">
           <span className="sr-only">Filter refs</span>

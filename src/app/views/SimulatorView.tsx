@@ -20,6 +20,7 @@ import {
 } from '../simchart.ts';
 import '../compaction.css';
 import '../simulator.css';
+import { GitVerdict, gitRefuses } from './GitVerdict.tsx';
 
 /**
  * A first visit runs the workload by itself when the address the page was opened with names one,
@@ -77,17 +78,20 @@ function LiveSimulator({ loaded, kind }: { loaded: Loaded; kind: 'reftable' | 'f
     const records = r?.stack ? r.stack.refRecords : loaded.result.refCount;
     const ops = s.form.gen === 'recreate' ? r?.stack?.tombstonesHiding ?? 0 : s.form.gen === 'delete-all' ? loaded.result.refCount : 1000;
     const fromLink = takeLinkWorkload() && !!w;
-    if (fromLink || (records <= AUTO_RUN_RECORDS && ops <= AUTO_RUN_OPS)) void runSimulation();
+    // On a stack git cannot read nothing runs by itself: its times would not be git's.
+    if (fromLink || (!gitRefuses(r) && records <= AUTO_RUN_RECORDS && ops <= AUTO_RUN_OPS)) void runSimulation();
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [loaded.id]);
 
   const problem = runProblem(st, kind);
   const sharer = loaded.origin === 'synthetic' ? sharedSimulation(sharerSimulation(loaded)) : null;
+  const refused = gitRefuses(loaded.result.report);
   return (
-    <div className="sim-view" data-testid="simulator-view" data-state={busy ? 'busy' : last ? 'done' : 'idle'} data-run-id={last?.runId ?? 0}>
+    <div className="sim-view" data-testid="simulator-view" data-state={busy ? 'busy' : last ? 'done' : 'idle'} data-run-id={last?.runId ?? 0} data-git-readable={refused ? 'false' : 'true'}>
+      <GitVerdict report={loaded.result.report} shows="Git fails on every operation here. A run below replays the workload on the intact tables: its counts and times are refscope's reading, not what git would do or take." />
       <section className="panel" aria-labelledby="sim-h">
         <div className="panel-head">
-          <h2 id="sim-h">Simulator <span className="muted">what git would do on these tables, per version</span></h2>
+          <h2 id="sim-h">Simulator <span className="muted">{refused ? 'refscope’s replay on the intact tables (not git’s behaviour)' : 'what git would do on these tables, per version'}</span></h2>
         </div>
         <div className="sim-setup">
           <WorkloadPicker loaded={loaded} kind={kind} textRef={textRef} />

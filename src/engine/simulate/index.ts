@@ -11,7 +11,7 @@
  */
 import type { Analysis } from '../analyze.ts';
 import type { Stack, MergedView } from '../stack.ts';
-import { GENERATOR } from '../report.ts';
+import { GENERATOR } from '../version.ts';
 import { loadFilesRepo, type FilesRepo } from '../files.ts';
 import { gitAutoCompaction, geometryByCount } from '../compaction.ts';
 import { displayName } from '../basics.ts';
