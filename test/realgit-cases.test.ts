@@ -129,10 +129,9 @@ describeRealGit('real-git field cases', () => {
       expect((await refscope(['simulate', a.gitDir, '--workload', 'lookup:existing:10', '--model', 'git-2.55', '--json'])).code).toBe(3);
     });
 
-    // Known disagreement (it.fails until fixed): with <table>.lock on table k git's pack-refs --auto
-    // merges only the tables above k (nothing when k is one of the top two), and with
-    // tables.list.lock nothing; refscope predicts the unlocked segment every time.
-    it.fails(`git ${g.version}: <table>.lock on each table and tables.list.lock: the predicted segment is what pack-refs --auto merged`, async () => {
+    // With <table>.lock on table k git's pack-refs --auto merges only the tables above k (nothing
+    // when k is one of the top two), and with tables.list.lock nothing.
+    it(`git ${g.version}: <table>.lock on each table and tables.list.lock: the predicted segment is what pack-refs --auto merged`, async () => {
       const base = repo(g, { env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' } });
       base.git(['commit', '-q', '--allow-empty', '-m', 'c0']);
       const oid = base.git(['rev-parse', 'HEAD']).trim();

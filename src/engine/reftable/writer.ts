@@ -20,14 +20,14 @@
  *   (git: `writer_dump_object_index`, `update_common`).
  * - Log blocks: records and restart table zlib-compressed (level 9, like git's
  *   `deflateInit(zstream, 9)`) after the 4-byte block header, `block_len` = inflated size,
- *   never padded. The deflate stream comes from `fflate`, so the compressed bytes may differ from
- *   zlib's while inflating to the same block (readers only depend on the inflated bytes).
+ *   never padded. The deflater (reftable/deflate.ts) is fflate's, whose stream may be a byte
+ *   longer than zlib's for some blocks while inflating to the same bytes.
  * - Footer: header again, index/section positions, CRC-32. Empty table = header + footer.
  *
  * Pure TypeScript: no DOM, no Node APIs. Keys and names are byte strings (one char per byte,
  * see `basics.bytesToKey`); use `basics.textToKey` to turn Unicode text into one.
  */
-import { zlibSync } from 'fflate';
+import { deflateLogBlock } from './deflate.ts';
 import { crc32, putU16, putU24, putU32, putU64, putVarint, varintLength } from '../basics.ts';
 import type { TableFooter } from '../table.ts';
 import {
@@ -261,7 +261,7 @@ class TableWriter extends BlockWriter {
     let padding = 0;
     if (this.btype === T_LOG) {
       const skip = this.headerOff + 4;
-      const z = zlibSync(b.subarray(skip, blockLen), { level: 9 });
+      const z = deflateLogBlock(b.subarray(skip, blockLen));
       raw = skip + z.length;
       this.ensureOut(at + raw + 128);
       this.out.set(b.subarray(0, skip), at);
