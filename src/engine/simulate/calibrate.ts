@@ -243,3 +243,105 @@ export function fitLooseWrite(points: LooseWritePoint[]): number {
   }
   return Math.exp((lo + hi) / 2);
 }
+
+/** The parameters `fitRealGits` fits, in its column order. */
+export const REAL_FIT_PARAMS = ['startup', 'perUpdate', 'perObjectCheck', 'perReflog', 'perTransaction', 'perLooseWrite',
+  'perRecord(git-2.49)', 'perRecord(git-2.55)', 'perRecord(git-2.56)'] as const;
+export type RealFitParam = typeof REAL_FIT_PARAMS[number];
+
+/** One recorded real-git run for `fitRealGits`: the model's counts of the same work and the CPU seconds measured. */
+export interface RealFitPoint {
+  model: ModelName;
+  counts: Counts;
+  seconds: number;
+  /** What it was, for messages. */
+  what?: string;
+}
+
+/** The result of `fitRealGits`. */
+export interface RealFit {
+  values: Record<RealFitParam, number>;
+  /** Worst max(est/meas, meas/est) over the points. */
+  worstRatio: number;
+  /** Parameters held at zero by the non-negativity constraint. */
+  atZero: RealFitParam[];
+}
+
+/** The features of `fitRealGits` for a point (seconds per unit × these = the fitted part). */
+export function realFitRow(p: { model: ModelName; counts: Counts }): { x: number[]; rest: number } {
+  const c = p.counts;
+  const f = fitFeatures(c);
+  const rec = (m: ModelName) => (p.model === m || (m === 'git-2.55' && p.model !== 'git-2.49' && p.model !== 'git-2.56') ? f.recordWork : 0);
+  return {
+    x: [c.processes, c.updates, c.objectChecks, c.reflogWrites, c.transactions + c.compactions, c.looseWrites,
+      rec('git-2.49'), rec('git-2.55'), rec('git-2.56')],
+    // fitFeatures' rest prices transactions and compactions with the priors; here they are fitted.
+    rest: f.rest - 100e-6 * (c.transactions + c.compactions),
+  };
+}
+
+/**
+ * Fit every constant the recorded real-git runs resolve (REAL_FIT_PARAMS) by non-negative least
+ * squares on relative errors: minimise Σ ((estimate − measured) / measured)² subject to every
+ * constant ≥ 0 (Lawson–Hanson active set on the column-normalised system). The records, blocks,
+ * seeks and written records of the ref store keep their fixed ratios (constants.ts RATIOS), one
+ * per-record cost per model (each model's git ran its own reftable library). Columns no point
+ * exercises come out 0.
+ */
+export function fitRealGits(points: RealFitPoint[]): RealFit {
+  const k = REAL_FIT_PARAMS.length;
+  const rows = points.map((p) => {
+    const { x, rest } = realFitRow(p);
+    const w = 1 / p.seconds;
+    return { a: x.map((v) => v * w), b: (p.seconds - rest) * w };
+  });
+  const norm = Array.from({ length: k }, (_, j) => Math.sqrt(rows.reduce((s, r) => s + r.a[j] * r.a[j], 0)) || 1);
+  const A = rows.map((r) => r.a.map((v, j) => v / norm[j]));
+  const b = rows.map((r) => r.b);
+  const x = nnls(A, b);
+  const values = {} as Record<RealFitParam, number>;
+  REAL_FIT_PARAMS.forEach((name, j) => { values[name] = x[j] / norm[j]; });
+  let worst = 1;
+  for (const p of points) {
+    const { x: f, rest } = realFitRow(p);
+    const e = f.reduce((s, v, j) => s + v * values[REAL_FIT_PARAMS[j]], 0) + rest;
+    worst = Math.max(worst, e / p.seconds, p.seconds / e);
+  }
+  return { values, worstRatio: worst, atZero: REAL_FIT_PARAMS.filter((n) => values[n] === 0) };
+}
+
+/** Lawson–Hanson non-negative least squares: min ‖A x − b‖ subject to x ≥ 0. */
+export function nnls(A: number[][], b: number[]): number[] {
+  const m = A.length;
+  const n = A[0]?.length ?? 0;
+  const x = new Array(n).fill(0);
+  const passive = new Set<number>();
+  const grad = () => {
+    const r = b.map((bi, i) => bi - A[i].reduce((s, a, j) => s + a * x[j], 0));
+    return Array.from({ length: n }, (_, j) => A.reduce((s, row, i) => s + row[j] * r[i], 0));
+  };
+  const lsq = (P: number[]): number[] => {
+    const H = P.map((a) => P.map((c) => A.reduce((s, row) => s + row[a] * row[c], 0)));
+    const g = P.map((a) => A.reduce((s, row, i) => s + row[a] * b[i], 0));
+    return solve(H, g);
+  };
+  for (let outer = 0; outer < 3 * n + 10; outer++) {
+    const w = grad();
+    let j = -1;
+    let best = 1e-12;
+    for (let t = 0; t < n; t++) if (!passive.has(t) && w[t] > best) { best = w[t]; j = t; }
+    if (j < 0) break;
+    passive.add(j);
+    for (let inner = 0; inner < 3 * n + 10; inner++) {
+      const P = [...passive].sort((p, q) => p - q);
+      const z = lsq(P);
+      if (z.every((v) => v > 0)) { P.forEach((p, i) => { x[p] = z[i]; }); break; }
+      // Step back to the boundary and drop the variables that hit zero.
+      let alpha = 1;
+      P.forEach((p, i) => { if (z[i] <= 0) alpha = Math.min(alpha, x[p] / (x[p] - z[i])); });
+      P.forEach((p, i) => { x[p] += alpha * (z[i] - x[p]); if (x[p] <= 1e-15) { x[p] = 0; passive.delete(p); } });
+    }
+  }
+  void m;
+  return x;
+}

@@ -64,6 +64,38 @@ export interface TimeConstants {
   perPackedProbe: number;
   /** Files backend: per packed-refs record parsed, listed or rewritten (prior). */
   perPackedRecord: number;
+  /**
+   * Per new object id checked in the object database (outside the ref store: find the object in
+   * the pack index, inflate and parse it), once per distinct id per process (fitted on the
+   * recorded real-git data, measured/real-gits.json).
+   */
+  perObjectCheck: number;
+  /** Per reflog entry written (`core.logAllRefUpdates`): formatting, and for files an append (fitted). */
+  perReflog: number;
+}
+
+/** Where the time goes, outside and inside the ref store (the breakdown's parts). */
+export type CostPart = 'refStore' | 'objects' | 'reflogs' | 'files' | 'updates' | 'startup';
+export const COST_PARTS: CostPart[] = ['refStore', 'objects', 'reflogs', 'files', 'updates', 'startup'];
+export const COST_PART_WORDS: Record<CostPart, string> = {
+  refStore: 'ref store', objects: 'objects', reflogs: 'reflogs', files: 'lock/rename/fsync',
+  updates: 'per-update bookkeeping', startup: 'process start',
+};
+
+/**
+ * Seconds per part: the ref store (reads, scans, availability checks, records written, the
+ * records compaction merges, dwim reads), objects (new object ids checked), reflogs, file
+ * operations (per transaction and compaction: lock, table file, rename, tables.list; per loose
+ * ref: lock, write, rename), per-update bookkeeping, process start. Sums to `seconds(c, k)`.
+ */
+export function secondsByPart(c: Counts, k: TimeConstants = CONSTANTS): Record<CostPart, number> {
+  const startup = k.startup * c.processes;
+  const objects = k.perObjectCheck * c.objectChecks;
+  const reflogs = k.perReflog * c.reflogWrites;
+  const files = k.perTransaction * c.transactions + k.perCompaction * c.compactions + k.perLooseWrite * c.looseWrites;
+  const updates = k.perUpdate * c.updates;
+  const refStore = seconds(c, k) - startup - objects - reflogs - files - updates;
+  return { refStore: Math.max(0, refStore), objects, reflogs, files, updates, startup };
 }
 
 /** Fixed ratios to `perRecord` (docs/simulator.md explains each). */
@@ -86,7 +118,8 @@ export const PRIORS = {
 
 /** Build the full set from the fitted values and the files cross-calibration. */
 export function makeConstants(startup: number, perUpdate: number, perRecord: number, perLooseWrite: number,
-  perRecordByModel: Partial<Record<ModelName, number>> = {}): TimeConstants {
+  perRecordByModel: Partial<Record<ModelName, number>> = {},
+  outside: { perObjectCheck?: number; perReflog?: number; perTransaction?: number } = {}): TimeConstants {
   return {
     startup, perUpdate, perRecord, perRecordByModel,
     perBlock: RATIOS.block * perRecord,
@@ -94,6 +127,10 @@ export function makeConstants(startup: number, perUpdate: number, perRecord: num
     perWrittenRecord: RATIOS.written * perRecord,
     perLooseWrite,
     ...PRIORS,
+    perTransaction: outside.perTransaction ?? PRIORS.perTransaction,
+    perCompaction: outside.perTransaction ?? PRIORS.perCompaction,
+    perObjectCheck: outside.perObjectCheck ?? 0,
+    perReflog: outside.perReflog ?? 0,
   };
 }
 
@@ -151,7 +188,8 @@ export function seconds(c: Counts, k: TimeConstants = CONSTANTS): number {
     + k.perCompaction * c.compactions + k.perReload * c.reloads + k.perIterator * c.iterators
     + k.perListedRef * c.refsListed
     + k.perLooseWrite * c.looseWrites + k.perLooseRead * c.looseReads + k.perPackedProbe * c.packedProbes
-    + k.perPackedRecord * c.packedRecords;
+    + k.perPackedRecord * c.packedRecords
+    + (k.perObjectCheck ?? 0) * c.objectChecks + (k.perReflog ?? 0) * c.reflogWrites;
 }
 
 /** Seconds per phase. */

@@ -61,6 +61,13 @@ export interface SimulateOptions {
   curve?: boolean;
   /** Time constants (default: the calibrated ones). */
   constants?: TimeConstants;
+  /** `core.logAllRefUpdates`: each ref written also gets a reflog entry (default false, as in a bare repository). */
+  reflogs?: boolean;
+  /**
+   * The model the fixes are computed against: the user's git (from `--git-version`, gitversion.ts).
+   * Default: the oldest reftable model requested.
+   */
+  baseline?: ModelName;
   /**
    * Wall-clock budget of one `run` in ms (every model, fixes and curve), default unlimited; past
    * it the run throws `SimulationLimitError`. The CLI and the web app's worker set 60,000.
@@ -207,7 +214,7 @@ export class Simulator {
 
   /** Run one model on a state (reftable) or the files store. */
   private runModel(model: ModelName, w: Workload, opts: SimulateOptions, state?: SimState): RunResult {
-    const o = { warnAmbiguousRefs: opts.warnAmbiguousRefs, autoCompaction: opts.autoCompaction, factor: opts.factor, deadline: this.deadline, budgetMs: opts.budgetMs };
+    const o = { warnAmbiguousRefs: opts.warnAmbiguousRefs, autoCompaction: opts.autoCompaction, factor: opts.factor, deadline: this.deadline, budgetMs: opts.budgetMs, reflogs: opts.reflogs };
     if (model === 'files') return runFiles(this.files!, w, o);
     const st = state ?? new SimState(this.storeFor(w));
     return runReftable(new FastEngine(st), MODELS[model], w, this.hexLength, o);
@@ -262,9 +269,10 @@ export class Simulator {
   /** What would fix it, for the oldest reftable model run (the baseline). */
   private fixes(w: Workload, opts: SimulateOptions, runs: Map<ModelName, RunResult>, k: TimeConstants): FixResult[] {
     const order: ModelName[] = ['git-2.49', 'git-2.55', 'git-2.56'];
-    const baseModel = order.find((m) => runs.has(m));
+    const baseModel = opts.baseline && order.includes(opts.baseline) ? opts.baseline : order.find((m) => runs.has(m));
     if (!baseModel) return [];
     const kb = constantsFor(k, baseModel, w.kind);
+    if (!runs.has(baseModel)) runs = new Map([...runs, [baseModel, this.runModel(baseModel, w, opts)]]);
     const base = seconds(runs.get(baseModel)!.total, kb);
     const out: FixResult[] = [];
     const mk = (fix: FixResult['fix'], label: string, s: number | null, note: string): FixResult => ({
