@@ -5,6 +5,7 @@
 import { shareCommands } from './share-cmd.ts';
 import { compactCommands } from './compact-cmd.ts';
 import { simulateCommand } from './simulate-cmd.ts';
+import { calibrateCommand } from './calibrate-cmd.ts';
 export interface Command {
   name: string;
   usage: string;
@@ -16,3 +17,4 @@ export const extraCommands: Command[] = [];
 extraCommands.push(...shareCommands);
 extraCommands.push(...compactCommands);
 extraCommands.push(simulateCommand);
+extraCommands.push(calibrateCommand);

@@ -9,6 +9,7 @@
  * On a stack with a damaged table `share` still prints the link of what could be read, and then
  * only the error line on stderr (not the description).
  */
+import { measureExport } from './calibrate-cmd.ts';
 import fs from 'node:fs';
 import type { Command } from './commands.ts';
 import { parseArgs, loadPath, firstError, UsageError, factorFlag } from './common.ts';
@@ -69,9 +70,10 @@ export const exportCommand: Command = {
   usage: 'export <path> --format F',
   summary: 'F = json, md, or script (rebuilds the shape with git); <path> may be a link',
   run(argv: string[]): number {
+    if (argv.includes('measure') && argv.some((a, i) => a === '--format=measure' || (a === '--format' && argv[i + 1] === 'measure'))) return measureExport(argv);
     const args = parseArgs(argv, ['format', 'factor'], []);
     const format = args.flags.get('format');
-    if (format !== 'json' && format !== 'md' && format !== 'script') throw new UsageError('--format takes json, md or script');
+    if (format !== 'json' && format !== 'md' && format !== 'script') throw new UsageError('--format takes json, md, script or measure');
     const src = args.pos[0];
     let report: Report;
     let payload: () => SharePayload;

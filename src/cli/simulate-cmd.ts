@@ -19,6 +19,7 @@ import {
   Simulator, MODEL_NAMES, SpecError, SimulationLimitError, type ModelName, type SimulationResult, type Workload,
 } from '../engine/simulate/index.ts';
 import { fmtGain } from '../engine/simulate/format.ts';
+import { gitVersionFlag, outsideOptions, formatOutside } from './calibrate-cmd.ts';
 
 /** Wall-clock budget of one simulation (`--budget <seconds>` changes it). */
 export const DEFAULT_BUDGET_MS = 60_000;
@@ -70,13 +71,14 @@ export function formatSimulation(r: SimulationResult): string {
       out.push(`  ${m.model.padEnd(9)} ${shown.map((p) => `${p.phase === 'parse' ? 'parse (dwim reads)' : p.phase} ${Math.round((100 * p.seconds) / m.seconds!)} %`).join(', ')}`);
     }
   }
+  out.push(...formatOutside(r));
   if (r.fixes.length) {
     out.push('');
     out.push(`what would fix it (against ${r.fixes[0].model}, ${secs(r.fixes[0].baselineSeconds)}):`);
     for (const f of r.fixes) {
       const gain = fmtGain(f.speedup);
       out.push(`  ${f.label}`);
-      out.push(`      ${secs(f.seconds).padEnd(10)} ${gain.padEnd(14)} ${f.note}`);
+      out.push(`      ${secs(f.seconds).padEnd(10)} ${gain.padEnd(14)} ${f.note}${f.refStoreSpeedup && f.speedup && Math.abs(f.refStoreSpeedup / f.speedup - 1) > 0.05 ? ` (the ref store alone: ${fmtGain(f.refStoreSpeedup)}; the gain is on the total)` : ''}`);
     }
   }
   const errs = r.results.find((m) => m.errorCount);
@@ -125,8 +127,9 @@ function parseModels(v: string | true | undefined): ModelName[] | undefined {
 async function run(argv: string[]): Promise<number> {
   // `-z` is a short flag; parseArgs only knows long ones.
   const z = argv.includes('-z') || argv.includes('--z');
-  const args = parseArgs(argv.filter((a) => a !== '-z' && a !== '--z'), ['stdin', 'workload', 'model', 'factor', 'budget'],
-    ['json', 'no-fixes', 'no-curve', 'no-auto-compaction', 'no-warn-ambiguous-refs'], ['model']);
+  const args = parseArgs(argv.filter((a) => a !== '-z' && a !== '--z'), ['stdin', 'workload', 'model', 'factor', 'budget', 'git-version', 'machine-factor'],
+    ['json', 'no-fixes', 'no-curve', 'no-auto-compaction', 'no-warn-ambiguous-refs', 'reflogs'], ['model']);
+  const gitVersion = gitVersionFlag(args.flags);
   if (args.pos.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.pos[1])}`);
   const stdinPath = args.flags.get('stdin');
   const spec = args.flags.get('workload');
@@ -160,6 +163,7 @@ async function run(argv: string[]): Promise<number> {
     res = sim.run(w, {
       models, factor, fixes: !args.flags.has('no-fixes'), curve: !args.flags.has('no-curve'),
       autoCompaction: !args.flags.has('no-auto-compaction'), warnAmbiguousRefs: !args.flags.has('no-warn-ambiguous-refs'), budgetMs,
+      ...outsideOptions(args.flags, gitVersion),
     });
   } catch (e) {
     // Too big for the budget: the usual one-line error (exit 3), naming the workload.

@@ -198,3 +198,14 @@ export function secondsByPhase(p: PhaseCounts, k: TimeConstants = CONSTANTS): Re
   for (const ph of PHASES) out[ph] = seconds(p[ph], k);
   return out;
 }
+
+/** Every constant times \`f\` (a machine's factor: measured ÷ predicted). */
+export function scaleConstants(k: TimeConstants, f: number): TimeConstants {
+  const out = { ...k, perRecordByModel: { ...k.perRecordByModel } } as TimeConstants;
+  for (const key of Object.keys(out) as (keyof TimeConstants)[]) {
+    const v = out[key];
+    if (typeof v === 'number') (out as unknown as Record<string, number>)[key] = v * f;
+  }
+  for (const m of Object.keys(out.perRecordByModel) as ModelName[]) out.perRecordByModel[m] = out.perRecordByModel[m]! * f;
+  return out;
+}

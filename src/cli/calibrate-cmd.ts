@@ -1,0 +1,193 @@
+/**
+ * "Measure with your git" on the command line:
+ * - `refscope export <path> --format measure --workload <spec> | --stdin <file> [--git-version <line>]
+ *   [--model <name>] [--repeats N]`: prints the measure script (src/engine/simulate/measure.ts) for
+ *   that workload on that ref store, with refscope's prediction embedded;
+ * - `refscope calibrate <file> [--json]`: reads the JSON file the script wrote and shows predicted
+ *   against measured, per phase from the trace2 events, and this machine's factor (to pass as
+ *   `refscope simulate … --machine-factor <f>`).
+ * Exit codes as elsewhere: 2 usage, 3 a file that is not a measure file (one line naming the file,
+ * the offset and what was expected).
+ */
+import fs from 'node:fs';
+import type { Command } from './commands.ts';
+import { parseArgs, loadPath, UsageError, intFlag } from './common.ts';
+import { FormatError } from '../engine/basics.ts';
+import { GENERATOR } from '../engine/report.ts';
+import { Simulator, SpecError, MODEL_NAMES, COST_PART_WORDS, parseGitVersion, secondsByPart, constantsFor, CONSTANTS, type ModelName, type Workload } from '../engine/simulate/index.ts';
+import {
+  measureScript, readMeasureFile, compareMeasure, MeasureFileError, MeasureScriptError, type MeasurePrediction, type MeasureComparison,
+} from '../engine/simulate/measure.ts';
+
+const secs = (s: number | null): string => {
+  if (s === null || !Number.isFinite(s)) return '—';
+  if (s >= 1) return `${s.toFixed(2)} s`;
+  if (s >= 0.001) return `${(s * 1000).toFixed(1)} ms`;
+  return `${(s * 1e6).toFixed(0)} µs`;
+};
+
+/** The model for `--git-version` / `--model` (one reftable model), and the parsed version line. */
+export function chosenModel(gitVersion: string | undefined, model: string | undefined): { model: ModelName; note: string | null } {
+  if (gitVersion !== undefined) {
+    let info;
+    try {
+      info = parseGitVersion(gitVersion);
+    } catch (e) {
+      throw new UsageError(`--git-version: ${(e as Error).message}`);
+    }
+    return { model: info.model ?? 'files', note: info.note };
+  }
+  if (model !== undefined) {
+    if (!(MODEL_NAMES as string[]).includes(model)) throw new UsageError(`unknown model ${JSON.stringify(model)}: ${MODEL_NAMES.join(', ')}`);
+    return { model: model as ModelName, note: null };
+  }
+  return { model: 'git-2.55', note: null };
+}
+
+/** `export --format measure`: the script on standard output. */
+export function measureExport(argv: string[]): number {
+  const args = parseArgs(argv, ['format', 'workload', 'stdin', 'git-version', 'model', 'repeats'], []);
+  const spec = args.flags.get('workload');
+  const stdinPath = args.flags.get('stdin');
+  if ((spec === undefined) === (stdinPath === undefined)) throw new UsageError('--format measure: give exactly one of --workload <spec> and --stdin <file>');
+  const repeats = intFlag(args.flags, 'repeats', 1, 20) ?? 3;
+  const gv = args.flags.get('git-version');
+  const { model, note } = chosenModel(typeof gv === 'string' ? gv : undefined, typeof args.flags.get('model') === 'string' ? String(args.flags.get('model')) : undefined);
+  const a = loadPath(args.pos[0]);
+  const sim = Simulator.fromAnalysis(a);
+  let w: Workload;
+  let ownObjects = false;
+  if (typeof spec === 'string') {
+    try {
+      w = sim.parseSpec(spec);
+    } catch (e) {
+      if (e instanceof SpecError) throw new UsageError(`--workload: ${e.message}`);
+      throw e;
+    }
+    ownObjects = /^create:/.test(spec);
+  } else {
+    if (typeof stdinPath !== 'string' || stdinPath === '') throw new UsageError('--stdin needs a file');
+    w = sim.parseStdin(new Uint8Array(fs.readFileSync(stdinPath)), { file: stdinPath });
+  }
+  const prediction = predict(sim, w, model, typeof gv === 'string' ? gv : null);
+  let script: string;
+  try {
+    script = measureScript({ workload: w, prediction, source: a.input.description, generator: GENERATOR, repeats, ownObjects });
+  } catch (e) {
+    if (e instanceof MeasureScriptError) throw new UsageError(e.message);
+    throw e;
+  }
+  if (note) process.stderr.write(`refscope: ${note}\n`);
+  process.stdout.write(script);
+  return 0;
+}
+
+/** refscope's prediction for the script: the model's estimate, its parts, and after pack-refs. */
+export function predict(sim: Simulator, w: Workload, model: ModelName, gitVersion: string | null): MeasurePrediction {
+  const r = sim.run(w, { models: [model], fixes: model !== 'files', curve: false, baseline: model === 'files' ? undefined : model });
+  const m = r.results[0];
+  if (!m.applicable || m.seconds === null) throw new UsageError(`model ${model} does not apply to this input: ${m.reason}`);
+  const k = constantsFor(CONSTANTS, model, w.kind);
+  const parts = secondsByPart(m.counts!, k);
+  const pack = r.fixes.find((f) => f.fix === 'pack-refs');
+  return {
+    model, gitVersion,
+    before: { seconds: m.seconds, parts },
+    after: pack && pack.seconds !== null ? { seconds: pack.seconds, parts: {} } : null,
+    startup: k.startup,
+  };
+}
+
+/** The readable comparison. */
+export function formatComparison(c: MeasureComparison): string {
+  const out: string[] = [];
+  out.push(`refscope calibrate — ${c.git}, model ${c.model}`);
+  out.push(`workload: ${c.workload} (${c.runs} run${c.runs === 1 ? '' : 's'} before and after pack-refs)`);
+  for (const [label, rows] of [['before pack-refs', c.before], ['after pack-refs', c.after]] as const) {
+    out.push('');
+    out.push(`${label}:`);
+    out.push(`  ${'phase'.padEnd(44)} ${'predicted'.padStart(10)} ${'measured'.padStart(10)}`);
+    for (const r of rows) {
+      const meas = r.unit === 'count' ? (r.measured === null ? '—' : String(r.measured)) : secs(r.measured);
+      out.push(`  ${r.what.padEnd(44)} ${secs(r.predicted).padStart(10)} ${meas.padStart(10)}${r.unit === 'wall' ? ' wall' : r.unit === 'cpu' && r.measured !== null ? ' CPU' : ''}`);
+    }
+  }
+  out.push('');
+  const g = (x: number | null) => (x === null ? '—' : `×${x.toFixed(2)}`);
+  out.push(`pack-refs gain: measured ${g(c.gain.measured)}, predicted ${g(c.gain.predicted)}`);
+  if (c.factor !== null) {
+    out.push(`this machine's factor (measured CPU ÷ predicted): ${c.factor.toPrecision(3)} (before ${c.factorBefore?.toPrecision(3) ?? '—'}, after ${c.factorAfter?.toPrecision(3) ?? '—'})`);
+    out.push(`  estimates in this machine's seconds: refscope simulate <path> … --machine-factor ${c.factor.toPrecision(3)}`);
+  }
+  for (const f of c.failures) out.push(`failed: ${f}`);
+  return out.join('\n') + '\n';
+}
+
+export const calibrateCommand: Command = {
+  name: 'calibrate',
+  usage: 'calibrate <measure.json> [--json]',
+  summary: 'predicted vs measured from a measure script\'s file (export --format measure), and this machine\'s factor',
+  run(argv: string[]): number {
+    const args = parseArgs(argv, [], ['json']);
+    const file = args.pos[0];
+    if (!file) throw new UsageError('missing <measure.json> (the file written by the script of refscope export --format measure)');
+    if (args.pos.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.pos[1])}`);
+    if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
+    let c: MeasureComparison;
+    try {
+      c = compareMeasure(readMeasureFile(fs.readFileSync(file, 'utf8'), file));
+    } catch (e) {
+      if (e instanceof MeasureFileError) throw new FormatError(e.file, e.offset, e.expected);
+      throw e;
+    }
+    process.stdout.write(args.flags.has('json') ? JSON.stringify(c, null, 2) + '\n' : formatComparison(c));
+    return c.failures.length ? 3 : 0;
+  },
+};
+
+/** `--git-version "<git --version line>"` for `simulate`: checked here (usage error when it holds no version). */
+export function gitVersionFlag(flags: Map<string, string | true>): string | undefined {
+  if (!flags.has('git-version')) return undefined;
+  const v = flags.get('git-version');
+  if (typeof v !== 'string' || v.trim() === '') throw new UsageError('--git-version needs the line git --version prints, e.g. "git version 2.55.0"');
+  try {
+    parseGitVersion(v);
+  } catch (e) {
+    throw new UsageError(`--git-version: ${(e as Error).message}`);
+  }
+  return v;
+}
+
+/** `simulate`'s options for the costs outside the ref store: the user's git, this machine's factor, reflogs. */
+export function outsideOptions(flags: Map<string, string | true>, gitVersion: string | undefined): { gitVersion?: string; machineFactor?: number; reflogs?: boolean } {
+  const out: { gitVersion?: string; machineFactor?: number; reflogs?: boolean } = {};
+  if (gitVersion !== undefined) out.gitVersion = gitVersion;
+  if (flags.has('machine-factor')) {
+    const raw = String(flags.get('machine-factor'));
+    const f = /^[0-9]{1,4}(\.[0-9]{1,6})?$/.test(raw) ? Number(raw) : NaN;
+    if (!(f > 0 && f <= 1000)) throw new UsageError('--machine-factor takes a positive decimal number (the factor refscope calibrate printed), e.g. 1.7');
+    out.machineFactor = f;
+  }
+  if (flags.has('reflogs')) out.reflogs = true;
+  return out;
+}
+
+/** The simulate text's lines about the user's git and the parts outside the ref store. */
+export function formatOutside(r: import('../engine/simulate/index.ts').SimulationResult): string[] {
+  const out: string[] = [];
+  if (r.gitVersion) {
+    out.push('');
+    out.push(`your git: ${r.gitVersion.input} → ${r.gitVersion.model ?? 'files only'}${r.gitVersion.alternative ? ` (or ${r.gitVersion.alternative})` : ''}`);
+    out.push(`  ${r.gitVersion.note}`);
+  }
+  const ok = r.results.filter((m) => m.applicable && m.seconds && m.parts?.length);
+  if (ok.length) {
+    out.push('');
+    out.push('ref store and outside it:');
+    for (const m of ok) {
+      out.push(`  ${m.model.padEnd(9)} ${m.parts!.filter((p) => p.share >= 0.005).map((p) => `${COST_PART_WORDS[p.part]} ${Math.round(100 * p.share)} %${p.estimate ? '*' : ''}`).join(', ')}`);
+    }
+    out.push('  * estimate: refscope reads no objects (see outsideNote in --json); refscope export --format measure times it with your git');
+  }
+  return out;
+}
