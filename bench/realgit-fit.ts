@@ -1,14 +1,20 @@
+/**
+ * `npm run calibrate:fit`: refit the time constants on the recorded real-git timings
+ * (src/engine/simulate/measured/real-gits.json) and print them with every case's estimate
+ * against its measurement, and the README's agreement table (`--table`).
+ */
 import fs from 'node:fs';
 import { measuredPoints, type RealGitsFile } from '../src/engine/simulate/measured.ts';
-import { fitRealGits } from '../src/engine/simulate/calibrate.ts';
+import { fitRealGits, constantsFromRealFit, realFitPoints } from '../src/engine/simulate/calibrate.ts';
+import { agreementTable } from '../src/engine/simulate/agreement.ts';
+
 const data: RealGitsFile = JSON.parse(fs.readFileSync('src/engine/simulate/measured/real-gits.json', 'utf8'));
-const t0 = Date.now();
 const pts = measuredPoints(data);
-console.log('points', pts.length, Date.now() - t0, 'ms');
-const starts = Object.entries(data.gits).map(([g, v]) => ({ model: 'git-2.55' as const, counts: { ...pts[0].counts, ...Object.fromEntries(Object.keys(pts[0].counts).map((k) => [k, 0])), processes: 1 }, seconds: v.processStart['update-ref-empty (reftable)'].cpu }));
-const fit = fitRealGits([...pts.map((p) => ({ model: p.model, counts: p.counts, seconds: p.measured })), ...starts]);
-console.log(fit);
-for (const p of pts) {
-  const c = p.counts;
-  console.log(p.git, p.backend, p.workload, p.step, p.n, 'meas', p.measured, 'recs', c.recordsDecoded, 'obj', c.objectChecks, 'tx', c.transactions, 'cmp', c.compactions, 'lw', c.looseWrites);
+const fit = fitRealGits(realFitPoints(data, pts));
+console.log(JSON.stringify(fit, null, 1));
+const k = constantsFromRealFit(fit);
+const again = measuredPoints(data, { constants: k, fixes: true });
+for (const p of again) {
+  console.log(`${p.git.padEnd(22)} ${p.backend.padEnd(8)} ${p.workload.padEnd(12)} ${p.step.padEnd(28)} ${String(p.n).padStart(6)} meas ${p.measured.toPrecision(3).padStart(8)} est ${p.estimated.toPrecision(3).padStart(8)} ratio ${(p.estimated / p.measured).toFixed(2)}`);
 }
+if (process.argv.includes('--table')) console.log(agreementTable(data, again));

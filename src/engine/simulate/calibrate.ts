@@ -12,8 +12,8 @@
  * perUpdate ≥ 0 and the published figures given as bounds (CONTEXT.md case 2) within 2×.
  * `fitLooseWrite` fits the files backend's per-loose-ref cost to published figures.
  */
-import type { Counts } from './counts.ts';
-import { fitFeatures, STARTUP_FLOOR } from './constants.ts';
+import { zeroCounts, type Counts } from './counts.ts';
+import { fitFeatures, makeConstants, STARTUP_FLOOR, type TimeConstants } from './constants.ts';
 import type { ModelName } from './models.ts';
 
 /** One measurement: model (git version), fixture size, wall seconds. */
@@ -245,7 +245,7 @@ export function fitLooseWrite(points: LooseWritePoint[]): number {
 }
 
 /** The parameters `fitRealGits` fits, in its column order. */
-export const REAL_FIT_PARAMS = ['startup', 'perUpdate', 'perObjectCheck', 'perReflog', 'perTransaction', 'perLooseWrite',
+export const REAL_FIT_PARAMS = ['startup', 'perUpdate', 'perUpdate(git-2.49)', 'perObjectCheck', 'perReflog', 'perTransaction', 'perLooseWrite',
   'perRecord(git-2.49)', 'perRecord(git-2.55)', 'perRecord(git-2.56)'] as const;
 export type RealFitParam = typeof REAL_FIT_PARAMS[number];
 
@@ -273,7 +273,7 @@ export function realFitRow(p: { model: ModelName; counts: Counts }): { x: number
   const f = fitFeatures(c);
   const rec = (m: ModelName) => (p.model === m || (m === 'git-2.55' && p.model !== 'git-2.49' && p.model !== 'git-2.56') ? f.recordWork : 0);
   return {
-    x: [c.processes, c.updates, c.objectChecks, c.reflogWrites, c.transactions + c.compactions, c.looseWrites,
+    x: [c.processes, p.model === 'git-2.49' ? 0 : c.updates, p.model === 'git-2.49' ? c.updates : 0, c.objectChecks, c.reflogWrites, c.transactions + c.compactions, c.looseWrites,
       rec('git-2.49'), rec('git-2.55'), rec('git-2.56')],
     // fitFeatures' rest prices transactions and compactions with the priors; here they are fitted.
     rest: f.rest - 100e-6 * (c.transactions + c.compactions),
@@ -344,4 +344,27 @@ export function nnls(A: number[][], b: number[]): number[] {
   }
   void m;
   return x;
+}
+
+/** The constants from a `fitRealGits` result (ratios and the small priors as in constants.ts). */
+export function constantsFromRealFit(f: RealFit): TimeConstants {
+  const v = f.values;
+  return makeConstants(Math.max(v.startup, 0), v.perUpdate, v['perRecord(git-2.55)'], v.perLooseWrite,
+    { 'git-2.49': v['perRecord(git-2.49)'], 'git-2.56': v['perRecord(git-2.56)'] },
+    { perObjectCheck: v.perObjectCheck, perReflog: v.perReflog, perTransaction: v.perTransaction, perUpdateByModel: { 'git-2.49': v['perUpdate(git-2.49)'] } });
+}
+
+/**
+ * The fit's data from the recorded file: every modelled step (priced by `measuredPoints`) and,
+ * per git, one empty `update-ref --stdin` (process start: the `startup` constant's own data).
+ */
+export function realFitPoints(data: { gits: Record<string, { processStart: Record<string, { cpu: number }> }> },
+  points: { model: ModelName; counts: Counts; measured: number; git: string; workload: string; step: string; n: number; backend: string }[]): RealFitPoint[] {
+  const out: RealFitPoint[] = points.map((p) => ({ model: p.model, counts: p.counts, seconds: p.measured, what: `${p.git} ${p.backend} ${p.workload} ${p.step} ${p.n}` }));
+  for (const [git, g] of Object.entries(data.gits)) {
+    const s = g.processStart['update-ref-empty (reftable)'];
+    if (!s) continue;
+    out.push({ model: 'git-2.55', counts: { ...zeroCounts(), processes: 1 }, seconds: s.cpu, what: `${git} process start` });
+  }
+  return out;
 }

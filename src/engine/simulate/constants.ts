@@ -40,6 +40,11 @@ export interface TimeConstants {
    * docs/simulator.md "The fit"). perBlock, perSeek and perWrittenRecord follow the same ratios.
    */
   perRecordByModel: Partial<Record<ModelName, number>>;
+  /**
+   * Per ref update, for models whose git does measurably more per update than the counted reads
+   * show (fitted: git 2.47.3's `update-ref` costs more per line than 2.55's besides its dwim reads).
+   */
+  perUpdateByModel?: Partial<Record<ModelName, number>>;
   /** Per block read: header, restart table, bounds (RATIOS.block × perRecord). */
   perBlock: number;
   /** Per table seek, beyond its blocks and records: iterator set-up (RATIOS.seek × perRecord). */
@@ -119,9 +124,9 @@ export const PRIORS = {
 /** Build the full set from the fitted values and the files cross-calibration. */
 export function makeConstants(startup: number, perUpdate: number, perRecord: number, perLooseWrite: number,
   perRecordByModel: Partial<Record<ModelName, number>> = {},
-  outside: { perObjectCheck?: number; perReflog?: number; perTransaction?: number } = {}): TimeConstants {
+  outside: { perObjectCheck?: number; perReflog?: number; perTransaction?: number; perUpdateByModel?: Partial<Record<ModelName, number>> } = {}): TimeConstants {
   return {
-    startup, perUpdate, perRecord, perRecordByModel,
+    startup, perUpdate, perRecord, perRecordByModel, perUpdateByModel: outside.perUpdateByModel ?? {},
     perBlock: RATIOS.block * perRecord,
     perSeek: RATIOS.seek * perRecord,
     perWrittenRecord: RATIOS.written * perRecord,
@@ -143,8 +148,11 @@ export function makeConstants(startup: number, perUpdate: number, perRecord: num
 export function constantsFor(k: TimeConstants, model: ModelName, workload: 'updates' | 'lookups' | 'scans' | 'objects' = 'updates'): TimeConstants {
   if (workload !== 'updates') return k;
   const pr = k.perRecordByModel?.[model];
-  if (pr === undefined || pr === k.perRecord) return k;
-  return { ...k, perRecord: pr, perBlock: RATIOS.block * pr, perSeek: RATIOS.seek * pr, perWrittenRecord: RATIOS.written * pr };
+  const pu = k.perUpdateByModel?.[model];
+  let out = k;
+  if (pr !== undefined && pr !== k.perRecord) out = { ...out, perRecord: pr, perBlock: RATIOS.block * pr, perSeek: RATIOS.seek * pr, perWrittenRecord: RATIOS.written * pr };
+  if (pu !== undefined && pu !== k.perUpdate) out = { ...out, perUpdate: pu };
+  return out;
 }
 
 /**
@@ -207,5 +215,7 @@ export function scaleConstants(k: TimeConstants, f: number): TimeConstants {
     if (typeof v === 'number') (out as unknown as Record<string, number>)[key] = v * f;
   }
   for (const m of Object.keys(out.perRecordByModel) as ModelName[]) out.perRecordByModel[m] = out.perRecordByModel[m]! * f;
+  out.perUpdateByModel = { ...(k.perUpdateByModel ?? {}) };
+  for (const m of Object.keys(out.perUpdateByModel) as ModelName[]) out.perUpdateByModel[m] = out.perUpdateByModel[m]! * f;
   return out;
 }
