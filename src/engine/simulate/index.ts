@@ -188,6 +188,8 @@ export class Simulator {
   private base: SimStore | null = null;
   private files: FilesStore | null = null;
   private stores = new WeakMap<Workload, SimStore>();
+  /** Queries the simulator answered in all runs so far (SimState.steps): its own work, counted. */
+  steps = 0;
   /** Deadline of the `run` in progress (ms since the epoch), from `SimulateOptions.budgetMs`. */
   private deadline: number | undefined;
 
@@ -244,7 +246,10 @@ export class Simulator {
     const o = { warnAmbiguousRefs: opts.warnAmbiguousRefs, autoCompaction: opts.autoCompaction, factor: opts.factor, deadline: this.deadline, budgetMs: opts.budgetMs, reflogs: opts.reflogs };
     if (model === 'files') return runFiles(this.files!, w, o);
     const st = state ?? new SimState(this.storeFor(w));
-    return runReftable(new FastEngine(st), MODELS[model], w, this.hexLength, o);
+    const before = st.steps;
+    const r = runReftable(new FastEngine(st), MODELS[model], w, this.hexLength, o);
+    this.steps += st.steps - before;
+    return r;
   }
 
   /** Simulate a workload: results per model, fixes, explanation, curve. */
