@@ -14,7 +14,8 @@ import type { Command } from './commands.ts';
 import { parseArgs, loadPath, UsageError, intFlag } from './common.ts';
 import { FormatError } from '../engine/basics.ts';
 import { GENERATOR } from '../engine/report.ts';
-import { Simulator, SpecError, MODEL_NAMES, COST_PART_WORDS, parseGitVersion, secondsByPart, constantsFor, CONSTANTS, type ModelName, type Workload } from '../engine/simulate/index.ts';
+import { Simulator, SpecError, MODEL_NAMES, COST_PART_WORDS, parseGitVersion, type ModelName, type Workload } from '../engine/simulate/index.ts';
+import { predictForMeasure } from '../engine/simulate/measure-run.ts';
 import {
   measureScript, readMeasureFile, compareMeasure, MeasureFileError, MeasureScriptError, type MeasurePrediction, type MeasureComparison,
 } from '../engine/simulate/measure.ts';
@@ -69,7 +70,12 @@ export function measureExport(argv: string[]): number {
     if (typeof stdinPath !== 'string' || stdinPath === '') throw new UsageError('--stdin needs a file');
     w = sim.parseStdin(new Uint8Array(fs.readFileSync(stdinPath)), { file: stdinPath });
   }
-  const prediction = predict(sim, w, model, typeof gv === 'string' ? gv : null);
+  let prediction: MeasurePrediction;
+  try {
+    prediction = predictForMeasure(sim, w, model, typeof gv === 'string' ? gv : null);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   let script: string;
   try {
     script = measureScript({ workload: w, prediction, source: a.input.description, generator: GENERATOR, repeats, ownObjects });
@@ -80,22 +86,6 @@ export function measureExport(argv: string[]): number {
   if (note) process.stderr.write(`refscope: ${note}\n`);
   process.stdout.write(script);
   return 0;
-}
-
-/** refscope's prediction for the script: the model's estimate, its parts, and after pack-refs. */
-export function predict(sim: Simulator, w: Workload, model: ModelName, gitVersion: string | null): MeasurePrediction {
-  const r = sim.run(w, { models: [model], fixes: model !== 'files', curve: false, baseline: model === 'files' ? undefined : model });
-  const m = r.results[0];
-  if (!m.applicable || m.seconds === null) throw new UsageError(`model ${model} does not apply to this input: ${m.reason}`);
-  const k = constantsFor(CONSTANTS, model, w.kind);
-  const parts = secondsByPart(m.counts!, k);
-  const pack = r.fixes.find((f) => f.fix === 'pack-refs');
-  return {
-    model, gitVersion,
-    before: { seconds: m.seconds, parts },
-    after: pack && pack.seconds !== null ? { seconds: pack.seconds, parts: {} } : null,
-    startup: k.startup,
-  };
 }
 
 /** The readable comparison. */

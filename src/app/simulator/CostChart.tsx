@@ -49,6 +49,10 @@ export function CostChart({ curve, results, idSuffix }: { curve: CurveData; resu
     });
   };
   const quad = series.filter((s) => s.growth.kind === 'quadratic');
+  // Beyond the largest n measured with real git for the models shown, the curves are extrapolated.
+  const measured = series.map((s) => curve.measuredUpTo?.[s.model] ?? 0).filter((v) => v > 0);
+  const extrapolatedFrom = measured.length && Math.max(...measured) < ns[ns.length - 1] ? Math.max(...measured) : null;
+  const measuredNote = series.map((s) => ({ m: s.model, up: curve.measuredUpTo?.[s.model] ?? 0 }));
   // Without stepping over entries (no tombstones in the way) both curves are the same: no choice.
   const steps = curve.series.some((s) => s.parts.stepping > 0);
   return (
@@ -104,6 +108,12 @@ export function CostChart({ curve, results, idSuffix }: { curve: CurveData; resu
                 : <text x={x.at(simN) + 4} y={M.top + 10}>simulated: n = {fmtInt(simN)}</text>}
             </g>
           )}
+          {extrapolatedFrom !== null && (
+            <g className="sim-extrapolated" aria-hidden="true">
+              <rect x={x.at(extrapolatedFrom)} y={M.top} width={Math.max(0, CW - M.right - x.at(extrapolatedFrom))} height={CH - M.bottom - M.top} />
+              <text x={x.at(extrapolatedFrom) + 4} y={CH - M.bottom - 6}>extrapolated</text>
+            </g>
+          )}
           {series.map((s, i) => (
             <g key={s.model} className={`sim-series ${MODEL_CLASS[s.model]}`} data-testid="sim-series" data-model={s.model} data-growth={s.growth.kind}>
               <path className="sim-line" d={linePath(ns.map((n, j) => [x.at(n), clampY(s.values[j])]))} strokeDasharray={DASH[s.model]} />
@@ -133,6 +143,11 @@ export function CostChart({ curve, results, idSuffix }: { curve: CurveData; resu
           )}
         </figcaption>
       </figure>
+      <p className="muted small" data-testid="sim-extrapolated">
+        Checked against real git (CPU time on the test machine) up to {measuredNote.map((x, i) => (
+          <span key={x.m}>{i ? ', ' : ''}{x.up > 0 ? `n = ${fmtInt(x.up)}` : 'no n'} for {x.m}</span>
+        ))}; beyond that (shaded) the curve is an extrapolation of the model, not a measurement.
+      </p>
       <ul className="legend sim-legend" aria-label="Legend">
         {series.map((s) => (
           <li key={s.model}>

@@ -1,6 +1,6 @@
 /** Models and options of a run: which models, warnAmbiguousRefs, auto-compaction, the geometric factor, the user's git. */
 import { MODELS, MODEL_NAMES, type ModelName } from '../../engine/simulate/models.ts';
-import { applicableModels, factorOf, useSim, type SimState } from '../simstore.ts';
+import { applicableModels, factorOf, gitVersionInfo, setGitVersion, useSim, type SimState } from '../simstore.ts';
 import { ModelKey } from './ModelKey.tsx';
 
 export function OptionsPicker({ kind, st }: { kind: 'reftable' | 'files'; st: SimState }) {
@@ -14,6 +14,7 @@ export function OptionsPicker({ kind, st }: { kind: 'reftable' | 'files'; st: Si
     useSim.setState({ models: MODEL_NAMES.filter((x) => cur.has(x)) });
   };
   const factorOk = factorOf(o.factorText) !== null;
+  const gv = gitVersionInfo(o.gitVersion);
   return (
     <fieldset className="sim-box sim-options">
       <legend>Models and options</legend>
@@ -42,6 +43,18 @@ export function OptionsPicker({ kind, st }: { kind: 'reftable' | 'files'; st: Si
       <label className="check sim-opt">
         <input type="checkbox" data-testid="sim-auto" checked={o.autoCompaction} onChange={(e) => setO({ autoCompaction: e.currentTarget.checked })} />
         <span>Auto-compaction after each commit <span className="muted small">(git&rsquo;s default)</span></span>
+      </label>
+      <label className="field sim-opt">
+        <span>Your git</span>
+        <input
+          type="text" value={o.gitVersion} placeholder="git version 2.55.0" spellCheck={false} aria-invalid={!!gv && 'error' in gv}
+          data-testid="sim-git-version" onChange={(e) => setGitVersion(e.currentTarget.value)}
+        />
+        <span className="muted small" data-testid="sim-git-version-model">
+          {!gv ? <>what <code>git --version</code> prints: the fixes are then compared against your git (remembered in this browser)</>
+            : 'error' in gv ? gv.error
+              : <><strong>{gv.info.model ?? 'files only'}</strong>{gv.info.alternative ? ` (or ${gv.info.alternative})` : ''}: {gv.info.note}</>}
+        </span>
       </label>
       <label className="field sim-opt">
         <span>Geometric factor</span>

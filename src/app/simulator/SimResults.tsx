@@ -1,6 +1,7 @@
 /** The results of a simulation (a live run or the sharer's): the model table, phases and parts, refusals, the chart, the fixes, the paragraph. */
 import { Fragment, memo, useState, type ReactNode } from 'react';
 import type { ModelResult, FixResult } from '../../engine/simulate/index.ts';
+import type { CostPart } from '../../engine/simulate/constants.ts';
 import { MODELS, type ModelName } from '../../engine/simulate/models.ts';
 import type { Counts, Phase } from '../../engine/simulate/counts.ts';
 import { fmtInt, fmtPct, plural } from '../format.ts';
@@ -32,6 +33,12 @@ export const SimResults = memo(function SimResults({ d, stale = false, nested = 
           </span>
         </p>
         {ok.length ? <ModelTable results={r.results} idSuffix={d.source} /> : <p className="muted">No model applies to this input.</p>}
+        {r.gitVersion && (
+          <p className="small" data-testid="sim-git-version-note">
+            <strong>Your git:</strong> {r.gitVersion.input} → <strong>{r.gitVersion.model ?? 'files only'}</strong>. {r.gitVersion.note}
+          </p>
+        )}
+        {ok.some((m) => m.parts?.length) && <Parts results={ok} note={r.outsideNote ?? ''} />}
         {notApplicable.length > 0 && (
           <p className="muted small">
             {notApplicable.map((m) => <Fragment key={m.model}><strong>{m.model}</strong> not applicable{m.reason ? `: ${m.reason}` : ''}. </Fragment>)}
@@ -225,6 +232,11 @@ function Fixes({ fixes }: { fixes: FixResult[] }) {
                   <>
                     <span className="mono">{fmtSeconds(f.baselineSeconds)} → <strong>{fmtSeconds(f.seconds)}</strong></span>
                     <span className={f.speedup !== null && f.speedup >= 1.05 ? 'sim-gain' : 'muted'}>{fmtGain(f.speedup)}</span>
+                    {f.refStoreSpeedup && f.speedup && Math.abs(f.refStoreSpeedup / f.speedup - 1) > 0.05 ? (
+                      <span className="muted small" data-testid="sim-fix-refstore" data-speedup={f.refStoreSpeedup}>
+                        {' '}(the ref store alone {fmtGain(f.refStoreSpeedup)}; the gain shown is on the whole run)
+                      </span>
+                    ) : null}
                   </>
                 )}
               </div>
@@ -240,6 +252,35 @@ function Fixes({ fixes }: { fixes: FixResult[] }) {
         })}
       </ul>
     </>
+  );
+}
+
+const PART_WORDS: Record<CostPart, string> = {
+  refStore: 'ref store', objects: 'objects', reflogs: 'reflogs', files: 'lock/rename/fsync', updates: 'per-update bookkeeping', startup: 'process start',
+};
+
+/** Where the time goes, inside and outside the ref store, per model ("ref store 45 %, objects 40 %, …"). */
+function Parts({ results, note }: { results: ModelResult[]; note: string }) {
+  return (
+    <div className="sim-parts" data-testid="sim-parts">
+      <h3>Ref store and outside it</h3>
+      {results.filter((m) => m.parts?.length).map((m) => (
+        <div key={m.model} className="sim-parts-row" data-testid="sim-parts-row" data-model={m.model}>
+          <strong>{m.model}</strong>
+          <div>
+            <div className="sim-parts-bar" aria-hidden="true">
+              {m.parts!.map((p) => <span key={p.part} className={`sim-part-${p.part}`} style={{ width: `${100 * p.share}%` }} />)}
+            </div>
+            <span className="small">
+              {m.parts!.filter((p) => p.share >= 0.005).map((p, i) => (
+                <span key={p.part} data-part={p.part} data-share={p.share}>{i ? ', ' : ''}{PART_WORDS[p.part]} {Math.round(100 * p.share)} %{p.estimate ? '*' : ''}</span>
+              ))}
+            </span>
+          </div>
+        </div>
+      ))}
+      <p className="muted small" data-testid="sim-outside-note">* an estimate. {note}</p>
+    </div>
   );
 }
 

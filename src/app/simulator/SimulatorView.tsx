@@ -8,6 +8,7 @@ import { WorkloadPicker } from './WorkloadPicker.tsx';
 import { OptionsPicker } from './OptionsPicker.tsx';
 import { SimErrorBox } from './SimErrorBox.tsx';
 import { SimResults } from './SimResults.tsx';
+import { MeasurePanel } from './MeasurePanel.tsx';
 import '../compaction.css';
 import '../simulator.css';
 
@@ -97,6 +98,7 @@ function LiveSimulator({ loaded, kind }: { loaded: Loaded; kind: 'reftable' | 'f
       {last ? <SimResults d={last} stale={!!busy || !!error} /> : !busy && !error && (
         <p className="muted sim-hint">Pick a workload and press <strong>Run simulation</strong>: the tables are replayed in the engine worker, the page stays responsive.</p>
       )}
+      <MeasurePanel kind={kind} />
       {sharer && (
         <details className="panel sim-sharer" data-testid="sim-sharer">
           <summary><strong>The sharer&rsquo;s results</strong> <span className="muted">from the link, computed on their real tables</span></summary>
