@@ -375,7 +375,7 @@ function main(): void {
       ['files', 'per-ref', NS.filter((n) => n === 1000)],
     ] as [Backend, string, number[]][]).filter(([b, k]) => !PLAN || PLAN.includes(`${b}:${k}`));
     // A case re-run replaces its old record (same git, backend, workload).
-    data.cases = data.cases.filter((c) => !(c.git === g.version && plan.some(([b, k]) => b === c.backend && k === c.workload)));
+    data.cases = data.cases.filter((c) => !(c.git === g.version && plan.some(([b, k, ns]) => b === c.backend && k === c.workload && ns.includes(c.n))));
     for (const [backend, kind, ns] of plan) {
       let last: CaseResult | undefined;
       for (const n of ns) {

@@ -246,6 +246,7 @@ export function fitLooseWrite(points: LooseWritePoint[]): number {
 
 /** The parameters `fitRealGits` fits, in its column order. */
 export const REAL_FIT_PARAMS = ['startup', 'perUpdate', 'perUpdate(git-2.49)', 'perObjectCheck', 'perReflog', 'perTransaction', 'perLooseWrite',
+  'perTransaction(files)', 'perReflog(files)', 'perValueWrite',
   'perRecord(git-2.49)', 'perRecord(git-2.55)', 'perRecord(git-2.56)'] as const;
 export type RealFitParam = typeof REAL_FIT_PARAMS[number];
 
@@ -271,9 +272,12 @@ export interface RealFit {
 export function realFitRow(p: { model: ModelName; counts: Counts }): { x: number[]; rest: number } {
   const c = p.counts;
   const f = fitFeatures(c);
+  const files = p.model === 'files';
   const rec = (m: ModelName) => (p.model === m || (m === 'git-2.55' && p.model !== 'git-2.49' && p.model !== 'git-2.56') ? f.recordWork : 0);
   return {
-    x: [c.processes, p.model === 'git-2.49' ? 0 : c.updates, p.model === 'git-2.49' ? c.updates : 0, c.objectChecks, c.reflogWrites, c.transactions + c.compactions, c.looseWrites,
+    x: [c.processes, p.model === 'git-2.49' ? 0 : c.updates, p.model === 'git-2.49' ? c.updates : 0, c.objectChecks,
+      files ? 0 : c.reflogWrites, files ? 0 : c.transactions + c.compactions, c.looseWrites,
+      files ? c.transactions + c.compactions : 0, files ? c.reflogWrites : 0, c.valueWrites,
       rec('git-2.49'), rec('git-2.55'), rec('git-2.56')],
     // fitFeatures' rest prices transactions and compactions with the priors; here they are fitted.
     rest: f.rest - 100e-6 * (c.transactions + c.compactions),
@@ -351,7 +355,8 @@ export function constantsFromRealFit(f: RealFit): TimeConstants {
   const v = f.values;
   return makeConstants(Math.max(v.startup, 0), v.perUpdate, v['perRecord(git-2.55)'], v.perLooseWrite,
     { 'git-2.49': v['perRecord(git-2.49)'], 'git-2.56': v['perRecord(git-2.56)'] },
-    { perObjectCheck: v.perObjectCheck, perReflog: v.perReflog, perTransaction: v.perTransaction, perUpdateByModel: { 'git-2.49': v['perUpdate(git-2.49)'] } });
+    { perObjectCheck: v.perObjectCheck, perReflog: v.perReflog, perTransaction: v.perTransaction, perUpdateByModel: { 'git-2.49': v['perUpdate(git-2.49)'] },
+      perTransactionFiles: v['perTransaction(files)'], perReflogFiles: v['perReflog(files)'], perValueWrite: v.perValueWrite });
 }
 
 /**

@@ -77,6 +77,15 @@ export interface TimeConstants {
   perObjectCheck: number;
   /** Per reflog entry written (`core.logAllRefUpdates`): formatting, and for files an append (fitted). */
   perReflog: number;
+  /**
+   * The files backend's own per-transaction and per-reflog costs (fitted apart: a files
+   * transaction locks packed-refs, a reftable one writes a table and rewrites tables.list; a files
+   * reflog entry opens and appends to logs/<ref>, a reftable one is a log record).
+   */
+  perTransactionFiles?: number;
+  /** Per update that writes a value (not a deletion): the new value's parse, queueing and record (fitted). */
+  perValueWrite?: number;
+  perReflogFiles?: number;
 }
 
 /** Where the time goes, outside and inside the ref store (the breakdown's parts). */
@@ -98,7 +107,7 @@ export function secondsByPart(c: Counts, k: TimeConstants = CONSTANTS): Record<C
   const objects = k.perObjectCheck * c.objectChecks;
   const reflogs = k.perReflog * c.reflogWrites;
   const files = k.perTransaction * c.transactions + k.perCompaction * c.compactions + k.perLooseWrite * c.looseWrites;
-  const updates = k.perUpdate * c.updates;
+  const updates = k.perUpdate * c.updates + (k.perValueWrite ?? 0) * c.valueWrites;
   const refStore = seconds(c, k) - startup - objects - reflogs - files - updates;
   return { refStore: Math.max(0, refStore), objects, reflogs, files, updates, startup };
 }
@@ -124,7 +133,7 @@ export const PRIORS = {
 /** Build the full set from the fitted values and the files cross-calibration. */
 export function makeConstants(startup: number, perUpdate: number, perRecord: number, perLooseWrite: number,
   perRecordByModel: Partial<Record<ModelName, number>> = {},
-  outside: { perObjectCheck?: number; perReflog?: number; perTransaction?: number; perUpdateByModel?: Partial<Record<ModelName, number>> } = {}): TimeConstants {
+  outside: { perObjectCheck?: number; perReflog?: number; perTransaction?: number; perUpdateByModel?: Partial<Record<ModelName, number>>; perTransactionFiles?: number; perReflogFiles?: number; perValueWrite?: number } = {}): TimeConstants {
   return {
     startup, perUpdate, perRecord, perRecordByModel, perUpdateByModel: outside.perUpdateByModel ?? {},
     perBlock: RATIOS.block * perRecord,
@@ -136,6 +145,9 @@ export function makeConstants(startup: number, perUpdate: number, perRecord: num
     perCompaction: outside.perTransaction ?? PRIORS.perCompaction,
     perObjectCheck: outside.perObjectCheck ?? 0,
     perReflog: outside.perReflog ?? 0,
+    ...(outside.perTransactionFiles !== undefined ? { perTransactionFiles: outside.perTransactionFiles } : {}),
+    ...(outside.perReflogFiles !== undefined ? { perReflogFiles: outside.perReflogFiles } : {}),
+    ...(outside.perValueWrite !== undefined ? { perValueWrite: outside.perValueWrite } : {}),
   };
 }
 
@@ -146,6 +158,9 @@ export function makeConstants(startup: number, perUpdate: number, perRecord: num
  * so reads, scans and object lookups, which every version does alike, are priced alike.
  */
 export function constantsFor(k: TimeConstants, model: ModelName, workload: 'updates' | 'lookups' | 'scans' | 'objects' = 'updates'): TimeConstants {
+  if (model === 'files' && (k.perTransactionFiles !== undefined || k.perReflogFiles !== undefined)) {
+    return { ...k, perTransaction: k.perTransactionFiles ?? k.perTransaction, perReflog: k.perReflogFiles ?? k.perReflog };
+  }
   if (workload !== 'updates') return k;
   const pr = k.perRecordByModel?.[model];
   const pu = k.perUpdateByModel?.[model];
@@ -197,7 +212,7 @@ export function seconds(c: Counts, k: TimeConstants = CONSTANTS): number {
     + k.perListedRef * c.refsListed
     + k.perLooseWrite * c.looseWrites + k.perLooseRead * c.looseReads + k.perPackedProbe * c.packedProbes
     + k.perPackedRecord * c.packedRecords
-    + (k.perObjectCheck ?? 0) * c.objectChecks + (k.perReflog ?? 0) * c.reflogWrites;
+    + (k.perObjectCheck ?? 0) * c.objectChecks + (k.perReflog ?? 0) * c.reflogWrites + (k.perValueWrite ?? 0) * c.valueWrites;
 }
 
 /** Seconds per phase. */

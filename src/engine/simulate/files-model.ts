@@ -199,6 +199,7 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
         P.write.updates++;
         P.write.looseWrites++;
         if (opts.reflogs && !wr.del) P.write.reflogWrites++;
+        if (!wr.del) P.write.valueWrites++;
         if (wr.del) {
           dropLoose(wr.name);
           if (inPacked(wr.name)) { deletedPacked.add(wr.name); rewritePacked = true; }

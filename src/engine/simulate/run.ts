@@ -209,6 +209,7 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
       }
       const deletions = recs.filter((r) => r.type === 0).length;
       if (opts.reflogs) P.write.reflogWrites += recs.length - deletions;
+      P.write.valueWrites += recs.length - deletions;
       P.write.updates += recs.length;
       P.write.recordsWritten += recs.length;
       if (deletions) P.write.logSeeks += deletions * engine.tables().length;
