@@ -72,10 +72,19 @@ export interface MeasuredPoint {
  * runs minutes apart; one median over the twelve runs of a case is steadier than four of three.
  */
 export const FILES_POOLED = ['create', 'recreate', 'create-loose', 'recreate-after-packed-delete'];
+/** Likewise the two deletions of n + 1 refs (loose, or packed: the model counts about the same work). */
+export const FILES_POOLED_DELETE = ['delete', 'delete-packed'];
+
+/** The steps pooled with `step` of a files case (itself alone for other steps). */
+export function pooledSteps(c: { backend: string }, step: string): string[] {
+  if (c.backend !== 'files') return [step];
+  return FILES_POOLED.includes(step) ? FILES_POOLED : FILES_POOLED_DELETE.includes(step) ? FILES_POOLED_DELETE : [step];
+}
 
 function measuredOf(c: RealGitCase, step: string): number {
-  if (c.backend !== 'files' || !FILES_POOLED.includes(step)) return c.steps[step].cpu;
-  const all = FILES_POOLED.flatMap((s) => c.steps[s]?.runs ?? []).sort((a, b) => a - b);
+  const same = pooledSteps(c, step);
+  if (same.length === 1) return c.steps[step].cpu;
+  const all = same.flatMap((s) => c.steps[s]?.runs ?? []).sort((a, b) => a - b);
   const m = all.length >> 1;
   return all.length % 2 ? all[m] : (all[m - 1] + all[m]) / 2;
 }
