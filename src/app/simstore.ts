@@ -13,6 +13,9 @@ import { useApp, type Loaded } from './store.ts';
 import { sharedReport } from './share-open.tsx';
 import { DEFAULT_FORM, formFromSpec, specOf, workloadCode, type WorkloadForm } from './simspec.ts';
 import type { SimDisplay } from './simshare.ts';
+import { parseGitVersion, type GitVersionInfo } from '../engine/simulate/gitversion.ts';
+import { compareMeasure, readMeasureFile, type MeasureComparison } from '../engine/simulate/measure.ts';
+import { downloadText } from './download.ts';
 
 /** `update-ref --stdin` input: typed or pasted text, or an opened/dropped file (bytes as they are). */
 export interface StdinInput {
@@ -36,6 +39,10 @@ export interface SimOptionsForm {
   warnAmbiguousRefs: boolean;
   autoCompaction: boolean;
   factorText: string;
+  /** The user's `git --version` line (remembered in localStorage); '' = not given. */
+  gitVersion: string;
+  /** This machine's factor from a measure file (remembered); null = none. */
+  machineFactor: number | null;
 }
 
 export interface SimState {
@@ -50,6 +57,11 @@ export interface SimState {
   /** Why the last run ran nothing (a bad spec or stdin line), for the load it was asked on. */
   error: (SimulateError & { loadedId: number }) | null;
   last: SimRun | null;
+  /** A measure file dropped or opened (refscope.measure/1), compared; or why it could not be read. */
+  measured: { name: string; comparison: MeasureComparison } | { name: string; error: string } | null;
+  /** The measure script being written (busy) or why it could not be. */
+  measureBusy: boolean;
+  measureError: string | null;
 }
 
 export const useSim = create<SimState>(() => ({
@@ -57,11 +69,67 @@ export const useSim = create<SimState>(() => ({
   form: DEFAULT_FORM,
   stdin: { text: '', z: false, file: null },
   models: null,
-  options: { warnAmbiguousRefs: true, autoCompaction: true, factorText: '2' },
+  options: { warnAmbiguousRefs: true, autoCompaction: true, factorText: '2', gitVersion: remembered(GIT_VERSION_KEY) ?? '', machineFactor: rememberedFactor() },
   busy: null,
   error: null,
   last: null,
+  measured: null,
+  measureBusy: false,
+  measureError: null,
 }));
+
+/** localStorage keys: the user's git and this machine's factor stay between visits (nothing leaves the page). */
+export const GIT_VERSION_KEY = 'refscope.simulator.gitVersion';
+export const MACHINE_FACTOR_KEY = 'refscope.simulator.machineFactor';
+
+function remembered(key: string): string | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+function remember(key: string, v: string | null): void {
+  try {
+    if (typeof localStorage === 'undefined') return;
+    if (v === null || v === '') localStorage.removeItem(key); else localStorage.setItem(key, v);
+  } catch { /* private mode: not remembered */ }
+}
+function rememberedFactor(): number | null {
+  const v = Number(remembered(MACHINE_FACTOR_KEY) ?? NaN);
+  return v > 0 && v < 1000 ? v : null;
+}
+
+/** Set the user's git version line (remembered). */
+export function setGitVersion(line: string): void {
+  remember(GIT_VERSION_KEY, line.trim());
+  useSim.setState((s) => ({ options: { ...s.options, gitVersion: line } }));
+}
+
+/** Use (or drop, null) this machine's factor for the next runs (remembered). */
+export function setMachineFactor(f: number | null): void {
+  remember(MACHINE_FACTOR_KEY, f === null ? null : String(f));
+  useSim.setState((s) => ({ options: { ...s.options, machineFactor: f } }));
+}
+
+/** What the git version field says: the model and the note, or why it is not a version line. */
+export function gitVersionInfo(line: string): { info: GitVersionInfo } | { error: string } | null {
+  if (!line.trim()) return null;
+  try {
+    return { info: parseGitVersion(line) };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+/** Read a dropped or opened measure file (text) and compare it with the prediction it carries. */
+export function loadMeasureFile(name: string, text: string): void {
+  try {
+    useSim.setState({ measured: { name, comparison: compareMeasure(readMeasureFile(text, name)) } });
+  } catch (e) {
+    useSim.setState({ measured: { name, error: (e as Error).message } });
+  }
+}
 
 /** Kind of input the loaded analysis is, for the simulator. */
 export function simKind(loaded: Loaded): 'reftable' | 'files' | null {
@@ -127,6 +195,8 @@ export function runProblem(s: SimState, kind: 'reftable' | 'files'): string | nu
   const models = (s.models ?? applicableModels(kind)).filter((m) => applicableModels(kind).includes(m));
   if (!models.length) return 'Tick at least one model.';
   if (factorOf(s.options.factorText) === null) return 'The geometric factor is a whole number from 2 to 255.';
+  const gv = gitVersionInfo(s.options.gitVersion);
+  if (gv && 'error' in gv) return 'Your git: paste what `git --version` prints, e.g. "git version 2.55.0".';
   return null;
 }
 
@@ -141,7 +211,7 @@ export async function runSimulation(): Promise<void> {
   const isStdin = s.form.gen === 'stdin';
   const models = (s.models ?? applicableModels(kind)).filter((m) => applicableModels(kind).includes(m));
   const factor = factorOf(s.options.factorText)!;
-  const q: SimulateQuery = { models, warnAmbiguousRefs: s.options.warnAmbiguousRefs, autoCompaction: s.options.autoCompaction, factor };
+  const q: SimulateQuery = { models, warnAmbiguousRefs: s.options.warnAmbiguousRefs, autoCompaction: s.options.autoCompaction, factor, options: outsideOf(s) };
   const transfer: ArrayBuffer[] = [];
   if (isStdin) {
     // A copy is sent (transferred): the input stays here for the next run.
@@ -177,6 +247,50 @@ export async function runSimulation(): Promise<void> {
       busy: null,
       error: { kind: 'engine', message: (e as Error)?.message ?? String(e), file: '', offset: -1, expected: '', line: 0, column: 0, lineText: '', loadedId: loaded.id },
     });
+  }
+}
+
+/** The run options for the user's git and this machine's factor. */
+function outsideOf(s: SimState): NonNullable<SimulateQuery['options']> {
+  const o: NonNullable<SimulateQuery['options']> = {};
+  if (s.options.gitVersion.trim()) o.gitVersion = s.options.gitVersion.trim();
+  if (s.options.machineFactor !== null) o.machineFactor = s.options.machineFactor;
+  return o;
+}
+
+/**
+ * "Measure with your git": the worker writes the measure script for the picked workload (with the
+ * prediction for the user's git embedded); the page saves it as refscope-measure.sh.
+ */
+export async function downloadMeasureScript(): Promise<void> {
+  const loaded = useApp.getState().loaded;
+  if (!loaded) return;
+  const kind = simKind(loaded);
+  const s = useSim.getState();
+  if (!kind || s.measureBusy || runProblem(s, kind)) return;
+  const sp = specOf(s.form) as { spec: string };
+  const q: SimulateQuery = {
+    models: [], warnAmbiguousRefs: s.options.warnAmbiguousRefs, autoCompaction: s.options.autoCompaction, factor: factorOf(s.options.factorText)!,
+    options: { ...outsideOf(s), machineFactor: undefined }, measure: {},
+  };
+  const transfer: ArrayBuffer[] = [];
+  if (s.form.gen === 'stdin') {
+    const bytes = s.stdin.file ? s.stdin.file.bytes.slice() : new TextEncoder().encode(s.stdin.text);
+    q.stdin = { bytes, z: s.stdin.z, file: s.stdin.file?.name ?? '(pasted input)' };
+    transfer.push(bytes.buffer as ArrayBuffer);
+  } else q.spec = sp.spec;
+  useSim.setState({ measureBusy: true, measureError: null });
+  try {
+    const ans = await engine().simulate(Comlink.transfer(q, transfer));
+    if (!ans.ok) { useSim.setState({ measureBusy: false, measureError: ans.error.message }); return; }
+    if (!ans.measure || 'error' in ans.measure) {
+      useSim.setState({ measureBusy: false, measureError: ans.measure && 'error' in ans.measure ? ans.measure.error : 'no script was written' });
+      return;
+    }
+    downloadText(ans.measure.script, 'refscope-measure.sh', 'text/x-shellscript');
+    useSim.setState({ measureBusy: false, measureError: null });
+  } catch (e) {
+    useSim.setState({ measureBusy: false, measureError: (e as Error)?.message ?? String(e) });
   }
 }
 

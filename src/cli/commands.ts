@@ -21,5 +21,6 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'simulate', summary: "replay ref updates or lookups: git's work and time per version, what would fix it", load: async () => (await import('./simulate-cmd.ts')).simulateCommand },
   { name: 'share', summary: "print a link carrying the report's shape (no names unless --with-names)", load: async () => (await import('./share-cmd.ts')).shareCommand },
   { name: 'export', summary: 'the report as JSON or Markdown, or a script rebuilding its shape with git', load: async () => (await import('./share-cmd.ts')).exportCommand },
+  { name: 'calibrate', summary: 'compare a measure-script result with the prediction and fit this machine\'s factor', load: async () => (await import('./calibrate-cmd.ts')).calibrateCommand },
   { name: 'serve', summary: 'serve the web app from the package on 127.0.0.1 and print its URL', load: async () => (await import('./serve-cmd.ts')).serveCommand },
 ];

@@ -11,6 +11,7 @@
  * On a stack with a damaged table `share` still prints the link of what could be read, and then
  * only the error line on stderr (not the description).
  */
+import { measureExport } from './calibrate-cmd.ts';
 import fs from 'node:fs';
 import { UsageError, factorOption, flag, str, writeJson, FACTOR_OPTION, type CommandSpec, type Context } from './common.ts';
 import { loadPath, firstError, readStdin } from './load.ts';
@@ -108,14 +109,20 @@ export const exportCommand: CommandSpec = {
   summary: 'The report as refscope.report/1 JSON, as Markdown, or as a bash script that rebuilds a stack of the same shape with a reftable-capable git; the input may be a share link instead of a path.',
   args: { min: 1, max: 1 },
   options: {
-    format: { type: 'string', value: 'json|md|script', help: 'what to print (with --json the default is json)' },
+    format: { type: 'string', value: 'json|md|script|measure', help: 'what to print (with --json the default is json); measure: a script timing a workload with your git on a throw-away copy (refscope calibrate reads its result)' },
+    workload: { type: 'string', value: '<spec>', help: 'with --format measure: the workload to time (as simulate --workload)' },
+    stdin: { type: 'string', value: '<file>', help: 'with --format measure: an update-ref --stdin file to time' },
+    'git-version': { type: 'string', value: '<line>', help: 'with --format measure: your git --version line (picks the model predicted)' },
+    model: { type: 'string', value: '<name>', help: 'with --format measure: the model predicted (default git-2.55)' },
+    repeats: { type: 'string', value: 'N', help: 'with --format measure: runs before and after pack-refs, 1 to 20 (default 3)' },
     factor: FACTOR_OPTION,
   },
   schema: EXPORT_SCHEMA,
   details: '--json wraps the export in refscope.export/1: the report itself for --format json, the text for md and script.',
   run(ctx: Context): number {
     const format = str(ctx, 'format') ?? (ctx.json ? 'json' : undefined);
-    if (format !== 'json' && format !== 'md' && format !== 'script') throw new UsageError('--format takes json, md or script');
+    if (format === 'measure') return measureExport(ctx);
+    if (format !== 'json' && format !== 'md' && format !== 'script') throw new UsageError('--format takes json, md, script or measure');
     const src = ctx.positionals[0];
     let report: Report;
     let payload: () => SharePayload;

@@ -20,6 +20,7 @@ import {
   Simulator, MODEL_NAMES, SpecError, SimulationLimitError, type ModelName, type SimulationResult, type Workload,
 } from '../engine/simulate/index.ts';
 import { fmtGain } from '../engine/simulate/format.ts';
+import { gitVersionFlag, outsideOptions, formatOutside } from './calibrate-cmd.ts';
 
 const n = (v: number): string => Math.round(v).toLocaleString('en-US');
 
@@ -68,13 +69,14 @@ export function formatSimulation(r: SimulationResult): string {
       out.push(`  ${m.model.padEnd(9)} ${shown.map((p) => `${p.phase === 'parse' ? 'parse (dwim reads)' : p.phase} ${Math.round((100 * p.seconds) / m.seconds!)} %`).join(', ')}`);
     }
   }
+  out.push(...formatOutside(r));
   if (r.fixes.length) {
     out.push('');
     out.push(`what would fix it (against ${r.fixes[0].model}, ${secs(r.fixes[0].baselineSeconds)}):`);
     for (const f of r.fixes) {
       const gain = fmtGain(f.speedup);
       out.push(`  ${f.label}`);
-      out.push(`      ${secs(f.seconds).padEnd(10)} ${gain.padEnd(14)} ${f.note}`);
+      out.push(`      ${secs(f.seconds).padEnd(10)} ${gain.padEnd(14)} ${f.note}${f.refStoreSpeedup && f.speedup && Math.abs(f.refStoreSpeedup / f.speedup - 1) > 0.05 ? ` (the ref store alone: ${fmtGain(f.refStoreSpeedup)}; the gain is on the total)` : ''}`);
     }
   }
   const errs = r.results.find((m) => m.errorCount);
@@ -124,6 +126,7 @@ async function run(ctx: Context): Promise<number> {
   const stdinPath = str(ctx, 'stdin');
   const spec = str(ctx, 'workload');
   const z = flag(ctx, 'z');
+  const gitVersion = gitVersionFlag(ctx);
   if ((stdinPath === undefined) === (spec === undefined)) throw new UsageError('give exactly one of --stdin <file> and --workload <spec>');
   if (z && stdinPath === undefined) throw new UsageError('-z applies to --stdin input only');
   const m = ctx.values.model;
@@ -157,6 +160,7 @@ async function run(ctx: Context): Promise<number> {
       onProgress: ctx.progress.enabled
         ? (model, done, total) => ctx.progress.update(() => `simulating ${model}: ${n(done)} of ${n(total)} operations`)
         : undefined,
+      ...outsideOptions(ctx, gitVersion),
     });
   } catch (e) {
     // Too big for the budget: the usual one-line error (exit 3), naming the workload.
@@ -197,6 +201,9 @@ export const simulateCommand: CommandSpec = {
     'no-curve': { type: 'boolean', help: 'leave out the cost curve against batch size (faster)' },
     'no-auto-compaction': { type: 'boolean', help: "replay without git's auto-compaction after each transaction" },
     'no-warn-ambiguous-refs': { type: 'boolean', help: 'as git -c core.warnAmbiguousRefs=false' },
+    'git-version': { type: 'string', value: '<line>', help: 'what your git --version prints, e.g. "git version 2.55.0": picks the model and compares the fixes against your git' },
+    'machine-factor': { type: 'string', value: '<f>', help: "this machine's factor from refscope calibrate: estimates in your machine's seconds" },
+    reflogs: { type: 'boolean', help: 'count a reflog entry per ref written (core.logAllRefUpdates, on in non-bare repositories)' },
   },
   schema: 'refscope.simulation/1',
   details: 'As in the web app, reading the tables and the simulation each get the --budget time; past it: exit 3.',

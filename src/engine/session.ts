@@ -12,7 +12,7 @@ import {
 } from './basics.ts';
 import { analyzeFiles, analysisRefs, stackLocks, type Analysis } from './analyze.ts';
 import { classifyInput } from './input.ts';
-import { buildReport, type Report, type BlockReport } from './report.ts';
+import { buildReport, GENERATOR, type Report, type BlockReport } from './report.ts';
 import { resolveEntry } from './refs.ts';
 import { sectionRanges, type SectionName, type Table, type TableFooter, type TableHeader } from './table.ts';
 import { decodeBlockDetail, type BlockDetail } from './blockdetail.ts';
@@ -28,6 +28,7 @@ import {
 } from './share.ts';
 import { exportJson, exportMarkdown, exportScript } from './export.ts';
 import { Simulator, SpecError, SimulationLimitError, type ModelName, type SimulationResult } from './simulate/index.ts';
+import { measureScriptFor } from './simulate/measure-run.ts';
 import './index.ts';
 
 
@@ -281,6 +282,10 @@ export interface SimulateQuery {
   warnAmbiguousRefs?: boolean;
   autoCompaction?: boolean;
   factor?: number;
+  /** The user's `git --version` line, this machine's factor, reflogs (simulate/index.ts SimulateOptions). */
+  options?: { gitVersion?: string; machineFactor?: number; reflogs?: boolean };
+  /** Also write the measure script for this workload (simulate/measure-run.ts); answered in `measure`. */
+  measure?: { repeats?: number };
 }
 
 /** Why `simulate` ran nothing: a malformed spec, a bad line of the stdin input, or an engine failure. */
@@ -301,7 +306,7 @@ export interface SimulateError {
 
 /** What `simulate` returns. Names in `result` (explanation, errors, workload) are display text. */
 export type SimulateAnswer =
-  | { ok: true; result: SimulationResult; elapsed: number }
+  | { ok: true; result: SimulationResult; elapsed: number; measure?: { script: string } | { error: string } }
   | { ok: false; error: SimulateError };
 
 /** Called by the session with progress; throttled to about every `PROGRESS_MS`. */
@@ -991,7 +996,7 @@ export class EngineSession {
     let result: SimulationResult;
     try {
       // The same 60 s budget as the CLI: a run cannot be cancelled from the page, so it ends itself.
-      result = sim.run(w, { models: q.models, warnAmbiguousRefs: q.warnAmbiguousRefs, autoCompaction: q.autoCompaction, factor: q.factor, budgetMs: this.simulationBudgetMs });
+      result = sim.run(w, { models: q.models, warnAmbiguousRefs: q.warnAmbiguousRefs, autoCompaction: q.autoCompaction, factor: q.factor, budgetMs: this.simulationBudgetMs, ...q.options });
     } catch (e) {
       if (e instanceof SimulationLimitError) {
         const message = `it ran past its ${e.budgetMs / 1000} s budget (${e.model} had replayed ${e.done.toLocaleString('en-US')} of ${e.total.toLocaleString('en-US')} operations). Try a smaller batch, one transaction instead of one per ref, or fewer models.`;
@@ -1003,7 +1008,15 @@ export class EngineSession {
     result.explanation = displayName(result.explanation);
     result.workload.description = displayName(result.workload.description);
     for (const m of result.results) m.errors = m.errors.map(displayName);
-    return { ok: true, result, elapsed: Date.now() - t0 };
+    let measure: { script: string } | { error: string } | undefined;
+    if (q.measure) {
+      try {
+        measure = { script: measureScriptFor(sim, w, { gitVersion: q.options?.gitVersion, spec: q.spec ?? null, source: a.input.description, generator: GENERATOR, repeats: q.measure.repeats }) };
+      } catch (e) {
+        measure = { error: displayName((e as Error)?.message ?? String(e)) };
+      }
+    }
+    return { ok: true, result, elapsed: Date.now() - t0, ...(measure ? { measure } : {}) };
   }
 
   /** What this engine build can do. */

@@ -12,8 +12,8 @@
  * perUpdate ≥ 0 and the published figures given as bounds (CONTEXT.md case 2) within 2×.
  * `fitLooseWrite` fits the files backend's per-loose-ref cost to published figures.
  */
-import type { Counts } from './counts.ts';
-import { fitFeatures, STARTUP_FLOOR } from './constants.ts';
+import { zeroCounts, type Counts } from './counts.ts';
+import { fitFeatures, makeConstants, STARTUP_FLOOR, type TimeConstants } from './constants.ts';
 import type { ModelName } from './models.ts';
 
 /** One measurement: model (git version), fixture size, wall seconds. */
@@ -242,4 +242,134 @@ export function fitLooseWrite(points: LooseWritePoint[]): number {
     else { lo = x1; x1 = x2; f1 = f2; x2 = lo + g * (hi - lo); f2 = f(x2); }
   }
   return Math.exp((lo + hi) / 2);
+}
+
+/** The parameters `fitRealGits` fits, in its column order. */
+export const REAL_FIT_PARAMS = ['startup', 'perUpdate', 'perUpdate(git-2.49)', 'perObjectCheck', 'perReflog', 'perTransaction', 'perLooseWrite',
+  'perTransaction(files)', 'perReflog(files)', 'perValueWrite',
+  'perRecord(git-2.49)', 'perRecord(git-2.55)', 'perRecord(git-2.56)'] as const;
+export type RealFitParam = typeof REAL_FIT_PARAMS[number];
+
+/** One recorded real-git run for `fitRealGits`: the model's counts of the same work and the CPU seconds measured. */
+export interface RealFitPoint {
+  model: ModelName;
+  counts: Counts;
+  seconds: number;
+  /** What it was, for messages. */
+  what?: string;
+}
+
+/** The result of `fitRealGits`. */
+export interface RealFit {
+  values: Record<RealFitParam, number>;
+  /** Worst max(est/meas, meas/est) over the points. */
+  worstRatio: number;
+  /** Parameters held at zero by the non-negativity constraint. */
+  atZero: RealFitParam[];
+}
+
+/** The features of `fitRealGits` for a point (seconds per unit × these = the fitted part). */
+export function realFitRow(p: { model: ModelName; counts: Counts }): { x: number[]; rest: number } {
+  const c = p.counts;
+  const f = fitFeatures(c);
+  const files = p.model === 'files';
+  const rec = (m: ModelName) => (p.model === m || (m === 'git-2.55' && p.model !== 'git-2.49' && p.model !== 'git-2.56') ? f.recordWork : 0);
+  return {
+    x: [c.processes, p.model === 'git-2.49' ? 0 : c.updates, p.model === 'git-2.49' ? c.updates : 0, c.objectChecks,
+      files ? 0 : c.reflogWrites, files ? 0 : c.transactions + c.compactions, c.looseWrites,
+      files ? c.transactions + c.compactions : 0, files ? c.reflogWrites : 0, c.valueWrites,
+      rec('git-2.49'), rec('git-2.55'), rec('git-2.56')],
+    // fitFeatures' rest prices transactions and compactions with the priors; here they are fitted.
+    rest: f.rest - 100e-6 * (c.transactions + c.compactions),
+  };
+}
+
+/**
+ * Fit every constant the recorded real-git runs resolve (REAL_FIT_PARAMS) by non-negative least
+ * squares on relative errors: minimise Σ ((estimate − measured) / measured)² subject to every
+ * constant ≥ 0 (Lawson–Hanson active set on the column-normalised system). The records, blocks,
+ * seeks and written records of the ref store keep their fixed ratios (constants.ts RATIOS), one
+ * per-record cost per model (each model's git ran its own reftable library). Columns no point
+ * exercises come out 0.
+ */
+export function fitRealGits(points: RealFitPoint[]): RealFit {
+  const k = REAL_FIT_PARAMS.length;
+  const rows = points.map((p) => {
+    const { x, rest } = realFitRow(p);
+    const w = 1 / p.seconds;
+    return { a: x.map((v) => v * w), b: (p.seconds - rest) * w };
+  });
+  const norm = Array.from({ length: k }, (_, j) => Math.sqrt(rows.reduce((s, r) => s + r.a[j] * r.a[j], 0)) || 1);
+  const A = rows.map((r) => r.a.map((v, j) => v / norm[j]));
+  const b = rows.map((r) => r.b);
+  const x = nnls(A, b);
+  const values = {} as Record<RealFitParam, number>;
+  REAL_FIT_PARAMS.forEach((name, j) => { values[name] = x[j] / norm[j]; });
+  let worst = 1;
+  for (const p of points) {
+    const { x: f, rest } = realFitRow(p);
+    const e = f.reduce((s, v, j) => s + v * values[REAL_FIT_PARAMS[j]], 0) + rest;
+    worst = Math.max(worst, e / p.seconds, p.seconds / e);
+  }
+  return { values, worstRatio: worst, atZero: REAL_FIT_PARAMS.filter((n) => values[n] === 0) };
+}
+
+/** Lawson–Hanson non-negative least squares: min ‖A x − b‖ subject to x ≥ 0. */
+export function nnls(A: number[][], b: number[]): number[] {
+  const m = A.length;
+  const n = A[0]?.length ?? 0;
+  const x = new Array(n).fill(0);
+  const passive = new Set<number>();
+  const grad = () => {
+    const r = b.map((bi, i) => bi - A[i].reduce((s, a, j) => s + a * x[j], 0));
+    return Array.from({ length: n }, (_, j) => A.reduce((s, row, i) => s + row[j] * r[i], 0));
+  };
+  const lsq = (P: number[]): number[] => {
+    const H = P.map((a) => P.map((c) => A.reduce((s, row) => s + row[a] * row[c], 0)));
+    const g = P.map((a) => A.reduce((s, row, i) => s + row[a] * b[i], 0));
+    return solve(H, g);
+  };
+  for (let outer = 0; outer < 3 * n + 10; outer++) {
+    const w = grad();
+    let j = -1;
+    let best = 1e-12;
+    for (let t = 0; t < n; t++) if (!passive.has(t) && w[t] > best) { best = w[t]; j = t; }
+    if (j < 0) break;
+    passive.add(j);
+    for (let inner = 0; inner < 3 * n + 10; inner++) {
+      const P = [...passive].sort((p, q) => p - q);
+      const z = lsq(P);
+      if (z.every((v) => v > 0)) { P.forEach((p, i) => { x[p] = z[i]; }); break; }
+      // Step back to the boundary and drop the variables that hit zero.
+      let alpha = 1;
+      P.forEach((p, i) => { if (z[i] <= 0) alpha = Math.min(alpha, x[p] / (x[p] - z[i])); });
+      P.forEach((p, i) => { x[p] += alpha * (z[i] - x[p]); if (x[p] <= 1e-15) { x[p] = 0; passive.delete(p); } });
+    }
+  }
+  void m;
+  return x;
+}
+
+/** The constants from a `fitRealGits` result (ratios and the small priors as in constants.ts). */
+export function constantsFromRealFit(f: RealFit): TimeConstants {
+  const v = f.values;
+  return makeConstants(Math.max(v.startup, 0), v.perUpdate, v['perRecord(git-2.55)'], v.perLooseWrite,
+    { 'git-2.49': v['perRecord(git-2.49)'], 'git-2.56': v['perRecord(git-2.56)'] },
+    { perObjectCheck: v.perObjectCheck, perReflog: v.perReflog, perTransaction: v.perTransaction, perUpdateByModel: { 'git-2.49': v['perUpdate(git-2.49)'] },
+      perTransactionFiles: v['perTransaction(files)'], perReflogFiles: v['perReflog(files)'], perValueWrite: v.perValueWrite });
+}
+
+/**
+ * The fit's data from the recorded file: every modelled step (priced by `measuredPoints`) and,
+ * per git, one empty `update-ref --stdin` (process start: the `startup` constant's own data).
+ */
+export function realFitPoints(data: { gits: Record<string, { processStart: Record<string, { cpu: number }> }> },
+  points: { model: ModelName; counts: Counts; measured: number; git: string; workload: string; step: string; n: number; backend: string }[]): RealFitPoint[] {
+  const out: RealFitPoint[] = points.map((p) => ({ model: p.model, counts: p.counts, seconds: p.measured, what: `${p.git} ${p.backend} ${p.workload} ${p.step} ${p.n}` }));
+  for (const [git, g] of Object.entries(data.gits)) {
+    const s = g.processStart['update-ref-empty (reftable)'];
+    if (!s) continue;
+    out.push({ model: 'git-2.55', counts: { ...zeroCounts(), processes: 1 }, seconds: s.cpu, what: `${git} process start` });
+  }
+  return out;
 }

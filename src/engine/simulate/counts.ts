@@ -55,6 +55,16 @@ export interface Counts {
   packedProbes: number;
   /** Files backend: packed-refs records read or rewritten. */
   packedRecords: number;
+  /**
+   * New object ids checked in the object database before a ref may point at them (outside the ref
+   * store: `parse_object` in the backends' transaction prepare, refs/reftable-backend.c and
+   * refs/files-backend.c), each distinct id once per process (git keeps parsed objects).
+   */
+  objectChecks: number;
+  /** Ref updates that write a value (creates and updates, not deletions): parse, queue and write a new value. */
+  valueWrites: number;
+  /** Reflog entries written (`core.logAllRefUpdates`): formatting the entry, and the files backend's append to logs/<ref>. */
+  reflogWrites: number;
 }
 
 export function zeroCounts(): Counts {
@@ -62,7 +72,7 @@ export function zeroCounts(): Counts {
     processes: 0, transactions: 0, updates: 0, mergedSeeks: 0, seeks: 0, indexBlocks: 0, leafBlocks: 0, iterBlocks: 0,
     restartProbes: 0, recordsDecoded: 0, iterRecords: 0, mergedEntries: 0, tombstonesSkipped: 0, reloads: 0, iterators: 0, logSeeks: 0,
     recordsWritten: 0, compactions: 0, compactionRecordsRead: 0, compactionRecordsWritten: 0, refsListed: 0, objectLookups: 0,
-    looseWrites: 0, looseReads: 0, packedProbes: 0, packedRecords: 0,
+    looseWrites: 0, looseReads: 0, packedProbes: 0, packedRecords: 0, objectChecks: 0, reflogWrites: 0, valueWrites: 0,
   };
 }
 

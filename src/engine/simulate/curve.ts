@@ -34,8 +34,18 @@ export interface CurveSeries {
   parts: { fixed: number; linear: number; stepping: number };
 }
 
+/**
+ * The largest batch each model was checked against real git at (measured/real-gits.json: git
+ * 2.47.3 re-creating 8,000 refs, 2.55.0 16,000, the next snapshot 32,000; the files backend 4,000);
+ * beyond it a curve is extrapolated, and the chart says so. test/simulate-realgit.test.ts checks
+ * these against the recorded file.
+ */
+export const MEASURED_UP_TO: Record<ModelName, number> = { 'git-2.49': 8000, 'git-2.55': 16000, 'git-2.56': 32000, initial: 0, files: 4000 };
+
 /** Curve data for a chart. */
 export interface CurveData {
+  /** Per model, the largest n measured with real git (MEASURED_UP_TO): beyond it the curve is extrapolated. */
+  measuredUpTo?: Partial<Record<ModelName, number>>;
   n: number[];
   /** Operations in the simulated workload (the curve passes through it exactly). */
   simulatedN: number;
@@ -65,5 +75,5 @@ export function buildCurve(runs: { model: ModelName; total: Counts }[], w: numbe
     const fixedStack = ns.map((n) => parts.fixed + (parts.linear + parts.stepping) * (n / Math.max(1, w)));
     return { model, sameShape, fixedStack, parts };
   });
-  return { n: ns.slice(), simulatedN: w, series };
+  return { n: ns.slice(), simulatedN: w, series, measuredUpTo: Object.fromEntries(runs.map((r) => [r.model, MEASURED_UP_TO[r.model]])) };
 }

@@ -18,7 +18,7 @@ import { packedIterationOrder } from '../files.ts';
 import { checkRefnameFormat } from '../files/refname.ts';
 import { zeroPhases, totalOf, type Counts } from './counts.ts';
 import { DWIM_RULES, leadingDirs } from './models.ts';
-import { deadlineCheck, type RunResult, type RunOptions } from './run.ts';
+import { countObjectCheck, deadlineCheck, type RunResult, type RunOptions } from './run.ts';
 import { lowerStr } from './state.ts';
 import { isFullHex, workloadSize, type Workload } from './workload.ts';
 import { prefixEnd } from './engine.ts';
@@ -78,6 +78,7 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
     for (const d of dirsOf(name)) { const set = underDir.get(d); set?.delete(name); if (set && set.size === 0) underDir.delete(d); }
   };
   for (const name of store.loose) { loose.delete(name); addLoose(name); }
+  const checked = new Set<string>();
   /** Loose refs whose names start with `prefix` (a directory prefix ending in "/": from the index). */
   const looseUnder = (prefix: string): Iterable<string> => {
     if (prefix.endsWith('/')) return underDir.get(prefix) ?? [];
@@ -170,6 +171,7 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
       const writes: { name: string; del: boolean }[] = [];
       for (const u of tx.updates) {
         const ex = exists(u.ref, c);
+        countObjectCheck(u, checked, c);
         const expectsExisting = u.oldValue !== null && u.oldValue.kind !== 'zero';
         if (!ex) {
           if (expectsExisting) { err(`cannot lock ref '${u.ref}': unable to resolve reference '${u.ref}'`); continue; }
@@ -196,6 +198,8 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
       for (const wr of writes) {
         P.write.updates++;
         P.write.looseWrites++;
+        if (opts.reflogs && !wr.del) P.write.reflogWrites++;
+        if (!wr.del) P.write.valueWrites++;
         if (wr.del) {
           dropLoose(wr.name);
           if (inPacked(wr.name)) { deletedPacked.add(wr.name); rewritePacked = true; }

@@ -16,7 +16,8 @@ import { loadFilesRepo, type FilesRepo } from '../files.ts';
 import { gitAutoCompaction, geometryByCount } from '../compaction.ts';
 import { displayName } from '../basics.ts';
 import { blocksRead, PHASES, type Counts, type Phase } from './counts.ts';
-import { CONSTANTS, constantsFor, seconds, secondsByPhase, type TimeConstants } from './constants.ts';
+import { CONSTANTS, COST_PARTS, constantsFor, scaleConstants, seconds, secondsByPart, secondsByPhase, type CostPart, type TimeConstants } from './constants.ts';
+import { parseGitVersion, type GitVersionInfo } from './gitversion.ts';
 import { FastEngine } from './engine.ts';
 import { fmtSpeedup } from './format.ts';
 import { runReftable, type RunResult } from './run.ts';
@@ -32,7 +33,8 @@ import {
 export { fmtSpeedup } from './format.ts';
 export { SimulationLimitError } from './run.ts';
 export { MODELS, MODEL_NAMES, type ModelName, type ModelProfile } from './models.ts';
-export { CONSTANTS, type TimeConstants, seconds, constantsFor } from './constants.ts';
+export { CONSTANTS, type TimeConstants, seconds, constantsFor, secondsByPart, scaleConstants, COST_PARTS, COST_PART_WORDS, type CostPart } from './constants.ts';
+export { parseGitVersion, modelForRelease, TOMBSTONE_FIX, type GitVersionInfo } from './gitversion.ts';
 export { CALIBRATION, CASE2, fitConstants, fitLooseWrite } from './calibrate.ts';
 export { parseUpdateRefStdin, parseWorkloadSpec, SpecError, type Workload, type Transaction, type RefUpdate } from './workload.ts';
 export { type Counts, type Phase } from './counts.ts';
@@ -61,6 +63,20 @@ export interface SimulateOptions {
   curve?: boolean;
   /** Time constants (default: the calibrated ones). */
   constants?: TimeConstants;
+  /** `core.logAllRefUpdates`: each ref written also gets a reflog entry (default false, as in a bare repository). */
+  reflogs?: boolean;
+  /**
+   * The model the fixes are computed against: the user's git (from `--git-version`, gitversion.ts).
+   * Default: the oldest reftable model requested.
+   */
+  baseline?: ModelName;
+  /**
+   * The user's \`git --version\` line: picks the baseline model (gitversion.ts) and is reported
+   * back in \`gitVersion\`. Throws Error when it holds no version.
+   */
+  gitVersion?: string;
+  /** This machine's factor (measured ÷ predicted, from a measure file): every constant scaled by it. */
+  machineFactor?: number;
   /**
    * Wall-clock budget of one `run` in ms (every model, fixes and curve), default unlimited; past
    * it the run throws `SimulationLimitError`. The CLI and the web app's worker set 60,000.
@@ -75,6 +91,16 @@ export interface PhaseResult {
   phase: Phase;
   seconds: number;
   counts: Counts;
+}
+
+/** Seconds of one part of the cost (ref store, objects, reflogs, files, …): the breakdown. */
+export interface PartResult {
+  part: CostPart;
+  seconds: number;
+  /** Share of the model's total, 0–1. */
+  share: number;
+  /** The part is priced from constants measured elsewhere, not from the input (objects: refscope reads no objects). */
+  estimate: boolean;
 }
 
 /** One model's result (`results[]`). Counters are null when the model does not apply. */
@@ -94,6 +120,8 @@ export interface ModelResult {
   counts: Counts | null;
   /** Non-zero phases, in order. */
   phases: PhaseResult[];
+  /** Where the time goes outside and inside the ref store (non-zero parts, in COST_PARTS order). */
+  parts?: PartResult[];
   /** What git would refuse (first 20) and how many. */
   errors: string[];
   errorCount: number;
@@ -114,8 +142,10 @@ export interface FixResult {
   applicable: boolean;
   baselineSeconds: number;
   seconds: number | null;
-  /** baselineSeconds / seconds. */
+  /** baselineSeconds / seconds: the gain on the total (ref store and everything outside it). */
   speedup: number | null;
+  /** The gain on the ref store's part alone (what the fix changes; the total moves less). */
+  refStoreSpeedup?: number | null;
   note: string;
 }
 
@@ -135,6 +165,10 @@ export interface SimulationResult {
   };
   workload: { kind: Workload['kind']; description: string; operations: number; transactions: number };
   constants: TimeConstants;
+  /** The user's git (\`gitVersion\` option), mapped to a model; null when not given. */
+  gitVersion?: GitVersionInfo | null;
+  /** How the parts outside the ref store are priced, in words (objects are never read: an estimate). */
+  outsideNote?: string;
   results: ModelResult[];
   fixes: FixResult[];
   explanation: string;
@@ -160,6 +194,8 @@ export class Simulator {
   private base: SimStore | null = null;
   private files: FilesStore | null = null;
   private stores = new WeakMap<Workload, SimStore>();
+  /** Queries the simulator answered in all runs so far (SimState.steps): its own work, counted. */
+  steps = 0;
   /** Deadline of the `run` in progress (ms since the epoch), from `SimulateOptions.budgetMs`. */
   private deadline: number | undefined;
 
@@ -213,16 +249,21 @@ export class Simulator {
 
   /** Run one model on a state (reftable) or the files store. */
   private runModel(model: ModelName, w: Workload, opts: SimulateOptions, state?: SimState): RunResult {
-    const o = { warnAmbiguousRefs: opts.warnAmbiguousRefs, autoCompaction: opts.autoCompaction, factor: opts.factor, deadline: this.deadline, budgetMs: opts.budgetMs, onProgress: opts.onProgress };
+    const o = { warnAmbiguousRefs: opts.warnAmbiguousRefs, autoCompaction: opts.autoCompaction, factor: opts.factor, deadline: this.deadline, budgetMs: opts.budgetMs, reflogs: opts.reflogs, onProgress: opts.onProgress };
     if (model === 'files') return runFiles(this.files!, w, o);
     const st = state ?? new SimState(this.storeFor(w));
-    return runReftable(new FastEngine(st), MODELS[model], w, this.hexLength, o);
+    const before = st.steps;
+    const r = runReftable(new FastEngine(st), MODELS[model], w, this.hexLength, o);
+    this.steps += st.steps - before;
+    return r;
   }
 
   /** Simulate a workload: results per model, fixes, explanation, curve. */
   run(w: Workload, opts: SimulateOptions = {}): SimulationResult {
     this.deadline = opts.budgetMs !== undefined && opts.budgetMs > 0 ? Date.now() + opts.budgetMs : undefined;
-    const k = opts.constants ?? CONSTANTS;
+    const gv = opts.gitVersion !== undefined ? parseGitVersion(opts.gitVersion) : null;
+    if (gv && opts.baseline === undefined && gv.model) opts = { ...opts, baseline: gv.model };
+    const k = opts.machineFactor !== undefined ? scaleConstants(opts.constants ?? CONSTANTS, opts.machineFactor) : opts.constants ?? CONSTANTS;
     const models = opts.models ?? MODEL_NAMES;
     const isReftable = this.input.kind === 'reftable';
     const runs = new Map<ModelName, RunResult>();
@@ -249,7 +290,7 @@ export class Simulator {
     const res: SimulationResult = {
       schema: SIMULATION_SCHEMA, generator: GENERATOR, input,
       workload: { kind: w.kind, description: w.description, operations: ops, transactions: w.kind === 'updates' ? w.transactions.length : 0 },
-      constants: k, results, fixes, explanation: '', curve,
+      constants: k, gitVersion: gv, outsideNote: outsideNote(k, opts), results, fixes, explanation: '', curve,
     };
     res.explanation = explain(res, w);
     return res;
@@ -268,22 +309,31 @@ export class Simulator {
   /** What would fix it, for the oldest reftable model run (the baseline). */
   private fixes(w: Workload, opts: SimulateOptions, runs: Map<ModelName, RunResult>, k: TimeConstants): FixResult[] {
     const order: ModelName[] = ['git-2.49', 'git-2.55', 'git-2.56'];
-    const baseModel = order.find((m) => runs.has(m));
+    const baseModel = opts.baseline && order.includes(opts.baseline) ? opts.baseline : order.find((m) => runs.has(m));
     if (!baseModel) return [];
     const kb = constantsFor(k, baseModel, w.kind);
+    if (!runs.has(baseModel)) runs = new Map([...runs, [baseModel, this.runModel(baseModel, w, opts)]]);
     const base = seconds(runs.get(baseModel)!.total, kb);
+    const baseStore = secondsByPart(runs.get(baseModel)!.total, kb).refStore;
     const out: FixResult[] = [];
-    const mk = (fix: FixResult['fix'], label: string, s: number | null, note: string): FixResult => ({
-      fix, label, model: baseModel, applicable: s !== null, baselineSeconds: base, seconds: s,
-      speedup: s !== null && s > 0 ? base / s : null, note,
-    });
+    // Each fix's seconds come with its ref-store part (the second value of \`time\`).
+    let lastStore: number | null = null;
+    const time = (r: RunResult, kk: TimeConstants): number => { lastStore = secondsByPart(r.total, kk).refStore; return seconds(r.total, kk); };
+    const mk = (fix: FixResult['fix'], label: string, s: number | null, note: string): FixResult => {
+      const st = s === null ? null : lastStore;
+      lastStore = null;
+      return {
+        fix, label, model: baseModel, applicable: s !== null, baselineSeconds: base, seconds: s,
+        speedup: s !== null && s > 0 ? base / s : null, refStoreSpeedup: st !== null && st > 0 ? baseStore / st : null, note,
+      };
+    };
     const store = this.storeFor(w);
     // pack-refs: everything into one table, tombstones and shadowed records dropped.
     {
       const st = new SimState(store);
       const before = st.tables.length;
       const r = st.packAll();
-      const s = seconds(this.runModel(baseModel, w, opts, st).total, kb);
+      const s = time(this.runModel(baseModel, w, opts, st), kb);
       out.push(mk('pack-refs', 'git pack-refs (refscope compact)', s, `${before} table${before === 1 ? '' : 's'} merged into one of ${fmt(r.written)} record${r.written === 1 ? '' : 's'}; ${fmt(r.dropped)} tombstone${r.dropped === 1 ? '' : 's'} dropped`));
     }
     // git's auto-compaction (geometric rule on byte sizes).
@@ -293,7 +343,7 @@ export class Simulator {
     if (g?.segment) {
       const st = new SimState(store);
       const r = st.compact(g.segment.start, g.segment.end);
-      const s = seconds(this.runModel(baseModel, w, opts, st).total, kb);
+      const s = time(this.runModel(baseModel, w, opts, st), kb);
       out.push(mk('auto-compaction', 'git pack-refs --auto (geometric rule, by bytes)', s, `merges tables ${g.segment.start}–${g.segment.end}${g.segment.start === 0 ? ', from the base: ' + fmt(r.dropped) + ' tombstones dropped' : ', not from the base: tombstones carried forward'}`));
     } else {
       const why = sizes.length < 2 ? 'a single table: nothing to compact'
@@ -305,21 +355,21 @@ export class Simulator {
       if (gc?.segment) {
         const st = new SimState(store);
         st.compact(gc.segment.start, gc.segment.end);
-        const s = seconds(this.runModel(baseModel, w, opts, st).total, kb);
+        const s = time(this.runModel(baseModel, w, opts, st), kb);
         out.push(mk('auto-compaction-by-records', 'auto-compaction if it compared record counts (not what git does)', s, `by record counts (${counts.map(fmt).join(', ')}) the rule would merge tables ${gc.segment.start}–${gc.segment.end}`));
       }
     }
     // A newer git.
     if (baseModel !== 'git-2.56') {
       const r = runs.get('git-2.56') ?? this.runModel('git-2.56', w, opts);
-      out.push(mk('newer-git', 'git 2.56 (tombstones reach the caller, which stops at its bound)', seconds(r.total, constantsFor(k, 'git-2.56', w.kind)), `the same stack and workload with ${MODELS['git-2.56'].versions}`));
+      out.push(mk('newer-git', 'git 2.56 (tombstones reach the caller, which stops at its bound)', time(r, constantsFor(k, 'git-2.56', w.kind)), `the same stack and workload with ${MODELS['git-2.56'].versions}`));
     }
     // core.warnAmbiguousRefs=false (git ≤ 2.49 update-ref).
     if (baseModel === 'git-2.49' && w.kind === 'updates' && (opts.warnAmbiguousRefs ?? true)) {
       const dw = runs.get('git-2.49')!.phases.parse;
       if (dw.mergedSeeks > 0) {
         const r = this.runModel('git-2.49', w, { ...opts, warnAmbiguousRefs: false });
-        out.push(mk('no-warn-ambiguous-refs', 'git -c core.warnAmbiguousRefs=false update-ref', seconds(r.total, kb), `skips the ${fmt(dw.mergedSeeks)} dwim reads of object ids (git 2.50 skips them in update-ref anyway)`));
+        out.push(mk('no-warn-ambiguous-refs', 'git -c core.warnAmbiguousRefs=false update-ref', time(r, kb), `skips the ${fmt(dw.mergedSeeks)} dwim reads of object ids (git 2.50 skips them in update-ref anyway)`));
       }
     }
     return out;
@@ -334,7 +384,7 @@ function notApplicable(m: ModelName, reason: string): ModelResult {
   const p = MODELS[m];
   return {
     model: m, versions: p.versions, summary: p.summary, applicable: false, reason, seconds: null, seeks: null, blocksRead: null,
-    recordsDecoded: null, tombstonesSkipped: null, counts: null, phases: [], errors: [], errorCount: 0, tablesAfter: null,
+    recordsDecoded: null, tombstonesSkipped: null, counts: null, phases: [], parts: [], errors: [], errorCount: 0, tablesAfter: null,
     found: null, notFound: null,
   };
 }
@@ -352,9 +402,28 @@ function modelResult(m: ModelName, r: RunResult, kAll: TimeConstants, kind: Work
     ...(p.backend === 'files'
       ? { seeks: null, blocksRead: null, recordsDecoded: null, tombstonesSkipped: null }
       : { seeks: t.seeks + t.logSeeks, blocksRead: blocksRead(t), recordsDecoded: t.recordsDecoded, tombstonesSkipped: t.tombstonesSkipped }),
-    counts: t, phases, errors: r.errors, errorCount: r.errorCount, tablesAfter: p.backend === 'reftable' ? r.tablesAfter : null,
+    counts: t, phases, parts: partsOf(t, k), errors: r.errors, errorCount: r.errorCount, tablesAfter: p.backend === 'reftable' ? r.tablesAfter : null,
     found: r.lookups?.found ?? null, notFound: r.lookups?.notFound ?? null,
   };
+}
+
+/** The breakdown of counted work into parts. */
+export function partsOf(t: Counts, k: TimeConstants): PartResult[] {
+  const by = secondsByPart(t, k);
+  const total = COST_PARTS.reduce((s, p) => s + by[p], 0);
+  return COST_PARTS.filter((p) => by[p] > 0).map((p) => ({ part: p, seconds: by[p], share: total > 0 ? by[p] / total : 0, estimate: p === 'objects' }));
+}
+
+/** How the work outside the ref store is priced (the objects are an estimate: refscope reads no objects). */
+function outsideNote(k: TimeConstants, opts: SimulateOptions): string {
+  const us = (s: number) => `${(s * 1e6).toPrecision(2)} µs`;
+  return `Outside the ref store: each new object id is checked in the object database (${us(k.perObjectCheck)} per distinct id), `
+    + `each transaction locks, writes and renames (${us(k.perTransaction)}), each process starts (${us(k.startup)})`
+    + `${opts.reflogs ? `, each reflog entry ${us(k.perReflog)}` : ''}. `
+    + 'refscope reads no objects, so the objects part is an estimate: it was measured on a 33,000-commit pack on the test machine; '
+    + 'in a large repository (a pack of gigabytes, cold caches, long delta chains) it can be several times larger — up to about 5× by the pack index depth and cache misses. '
+    + 'The measure script (refscope export --format measure) times it with your git.'
+    + (opts.machineFactor !== undefined ? ` Times scaled by this machine's factor ${opts.machineFactor.toPrecision(3)} (from a measure file).` : '');
 }
 
 /** Stack facts from a store: live refs and winning tombstones with the values they hide. */

@@ -36,6 +36,8 @@ export interface RunOptions {
   budgetMs?: number;
   /** Called with the operations replayed so far, at the deadline checks (for a progress line). */
   onProgress?: (model: string, done: number, total: number) => void;
+  /** `core.logAllRefUpdates`: a reflog entry per ref written (default false, a bare repository's). */
+  reflogs?: boolean;
 }
 
 /**
@@ -100,6 +102,7 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
 
   const total = workloadSize(w);
   const tick = deadlineCheck(opts, total, model.name);
+  const checked = new Set<string>();
   let done = 0;
   let lookups: RunResult['lookups'];
   if (w.kind === 'lookups') {
@@ -162,6 +165,7 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
           seenDup.add(refPos[i]);
         }
         const r = engine.pointRead(u.ref, P.reads, sem, refPos[i]);
+        countObjectCheck(u, checked, P.reads);
         if (headTarget === u.ref && !u.noDeref && u.newValue) engine.pointRead('HEAD', P.reads, sem);
         const expectsExisting = u.oldValue !== null && u.oldValue.kind !== 'zero';
         if (!r.exists && !expectsExisting) {
@@ -213,6 +217,8 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
         recs.push({ key: q.u.ref, type: q.type, pos: q.pos, value: { oid: nv.kind === 'oid' ? nv.oid : null, target: nv.kind === 'symref' ? nv.target : null } });
       }
       const deletions = recs.filter((r) => r.type === 0).length;
+      if (opts.reflogs) P.write.reflogWrites += recs.length - deletions;
+      P.write.valueWrites += recs.length - deletions;
       P.write.updates += recs.length;
       P.write.recordsWritten += recs.length;
       if (deletions) P.write.logSeeks += deletions * engine.tables().length;
@@ -225,6 +231,19 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
     }
   }
   return { phases: P, total: totalOf(P), errors, errorCount, tablesAfter: engine.tables().length, lookups };
+}
+
+/**
+ * The object-database check of a new value (outside the ref store): both backends'
+ * transaction prepare look the new object up (`parse_object`, refs/reftable-backend.c
+ * `reftable_be_transaction_prepare`, refs/files-backend.c `write_ref_to_lockfile`) before the
+ * ref may point at it; git keeps parsed objects, so each distinct id costs once per process.
+ */
+export function countObjectCheck(u: RefUpdate, checked: Set<string>, c: Counts): void {
+  const v = u.newValue;
+  if (!v || v.kind !== 'oid' || /^0+$/.test(v.oid) || checked.has(v.oid)) return;
+  checked.add(v.oid);
+  c.objectChecks++;
 }
 
 /** git ≤ 2.49 `refs_verify_refname_available` for one ref: every leading directory, then `<ref>/` with a fresh iterator. */

@@ -526,18 +526,27 @@ export class SimState {
     return this.snap;
   }
 
+  /**
+   * Queries answered (searches, next-entry and count lookups): the simulator's own work, which
+   * the performance test bounds per operation (it must not grow with the tombstones git steps over).
+   */
+  steps = 0;
+
   /** First position ≥ p holding a live ref (n if none). */
   nextLive(p: number): number {
+    this.steps++;
     const s = this.snapshot();
     return s ? s.nl[p] : this.tree().live.next(p);
   }
   /** First position ≥ p holding an entry, live or tombstone (n if none). */
   nextPresent(p: number): number {
+    this.steps++;
     const s = this.snapshot();
     return s ? s.np[p] : this.tree().present.next(p);
   }
   /** Entries in [a, b). */
   countPresent(a: number, b: number): number {
+    this.steps++;
     const s = this.snapshot();
     if (s) return s.pp[b] - s.pp[a];
     const t = this.tree().present;
@@ -545,6 +554,7 @@ export class SimState {
   }
   /** Live refs in [a, b). */
   countLive(a: number, b: number): number {
+    this.steps++;
     const s = this.snapshot();
     if (s) return s.lp[b] - s.lp[a];
     const t = this.tree().live;
@@ -553,6 +563,7 @@ export class SimState {
 
   /** First universe position with key ≥ `key`; `hint` (a nearby position) makes it a galloping search. */
   lower(key: string, hint = -1): number {
+    this.steps++;
     return hint < 0 ? lowerStr(this.keys, key) : gallop(this.keys, key, hint);
   }
 

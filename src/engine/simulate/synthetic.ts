@@ -75,3 +75,75 @@ export function buildRecreateStack(shape: RecreateShape): BuiltStack {
   const stack: Stack = { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] };
   return { stack, merged: mergeTables(tables), recreateStdin: lines.join('') };
 }
+
+/** A stack of the given tables (each a list of records, written by refscope's writer), oldest first. */
+export function buildStack(tables: RefRecordIn[][]): { stack: Stack; merged: MergedView } {
+  let ui = 1;
+  const ts = tables.map((recs, i) => {
+    const lo = ui;
+    const hi = Math.max(lo, ...recs.map((r) => r.updateIndex));
+    ui = hi + 1;
+    const sorted = [...recs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return table(tableFileName(lo, hi, i + 1), writeTable(sorted, [], { minUpdateIndex: lo, maxUpdateIndex: hi }));
+  });
+  const stack: Stack = { listPath: '', names: ts.map((t) => t.name), tables: ts, broken: [], findings: [] };
+  return { stack, merged: mergeTables(ts) };
+}
+
+/**
+ * The recorded real-git workloads (bench/realgit-timings.ts, measured/real-gits.json) rebuilt
+ * for the simulator: the store as git had it before the timed step and the step's
+ * `update-ref --stdin` input. Refs are `refs/heads/br-<i>` at distinct ids (`syntheticOid(i)`:
+ * the bench's are real commits; the ref store's work does not depend on which ids), HEAD a symref
+ * to refs/heads/main, main at its own id.
+ *
+ * Reftable, as git leaves it (auto-compaction after each commit merges the small tables):
+ * - `create` (and its variants): one table {HEAD, main}; n creates (`per-ref`: each in its own
+ *   transaction; `same-object`: every ref at one id);
+ * - `delete`: one table {HEAD, main, n refs}; n + 1 deletes with their old ids;
+ * - `recreate`: that table plus one of n + 1 tombstones (the recreate-n fixtures' shape); n creates;
+ * - `recreate-packed`: after `git pack-refs`: one table {HEAD}; n creates.
+ * Files: loose refs under refs/heads, HEAD; `delete-packed` deletes n + 1 packed refs;
+ * `recreate`, `recreate-after-packed-delete` create n loose refs in a store without them.
+ */
+export function measuredCaseInput(backend: 'reftable' | 'files', workload: string, step: string, n: number):
+  { input: { kind: 'reftable'; stack: Stack; merged: MergedView; description: string } | { kind: 'files'; files: { path: string; bytes: Uint8Array }[]; description: string }; stdin: string } {
+  const name = (i: number) => `refs/heads/br-${i}`;
+  const oid = (i: number) => (workload === 'same-object' ? syntheticOid(0) : syntheticOid(i));
+  const mainOid = syntheticOid(10_000_000);
+  const creates = Array.from({ length: n }, (_, i) => `create ${name(i)} ${oid(i)}\n`);
+  const stdin = step === 'delete' || step === 'delete-packed'
+    ? [...Array.from({ length: n }, (_, i) => `delete ${name(i)} ${oid(i)}\n`), `delete refs/heads/main ${mainOid}\n`].join('')
+    : workload === 'per-ref' ? creates.map((l) => `start\n${l}commit\n`).join('') : creates.join('');
+  const description = `${backend} ${workload} ${step} n=${n}`;
+  if (backend === 'files') {
+    const enc = (s: string) => new TextEncoder().encode(s);
+    const files: { path: string; bytes: Uint8Array }[] = [{ path: 'HEAD', bytes: enc('ref: refs/heads/main\n') }];
+    if (step === 'delete') {
+      files.push({ path: 'refs/heads/main', bytes: enc(mainOid + '\n') });
+      for (let i = 0; i < n; i++) files.push({ path: name(i), bytes: enc(oid(i) + '\n') });
+    } else if (step === 'delete-packed') {
+      const lines = [{ n: 'refs/heads/main', o: mainOid }, ...Array.from({ length: n }, (_, i) => ({ n: name(i), o: oid(i) }))]
+        .sort((a, b) => (a.n < b.n ? -1 : a.n > b.n ? 1 : 0)).map((r) => `${r.o} ${r.n}\n`);
+      files.push({ path: 'packed-refs', bytes: enc('# pack-refs with: peeled fully-peeled sorted \n' + lines.join('')) });
+    } else if (step === 'recreate-after-packed-delete') {
+      files.push({ path: 'packed-refs', bytes: enc('# pack-refs with: peeled fully-peeled sorted \n') });
+    } else if (step === 'create' || step === 'create-loose') {
+      files.push({ path: 'refs/heads/main', bytes: enc(mainOid + '\n') });
+    }
+    return { input: { kind: 'files', files, description }, stdin };
+  }
+  const hex = (h: string) => oidBytes(h);
+  const head: RefRecordIn = { name: 'HEAD', updateIndex: 1, type: 3, target: 'refs/heads/main' };
+  const main: RefRecordIn = { name: 'refs/heads/main', updateIndex: 2, type: 1, value: hex(mainOid) };
+  const refs = (ui: number): RefRecordIn[] => Array.from({ length: n }, (_, i) => ({ name: name(i), updateIndex: ui, type: 1 as const, value: hex(oid(i)) }));
+  let tables: RefRecordIn[][];
+  if (step === 'delete') tables = [[head, main, ...refs(3)]];
+  else if (step === 'recreate') {
+    tables = [[head, main, ...refs(3)],
+      [{ name: 'refs/heads/main', updateIndex: 4, type: 0 }, ...Array.from({ length: n }, (_, i): RefRecordIn => ({ name: name(i), updateIndex: 4, type: 0 }))]];
+  } else if (step === 'recreate-packed') tables = [[{ ...head, updateIndex: 4 }]];
+  else tables = [[head, main]];
+  const b = buildStack(tables);
+  return { input: { kind: 'reftable', ...b, description }, stdin };
+}
