@@ -327,7 +327,29 @@ const serve = doc('serve', 'refscope.serve/1', 'The document `refscope serve --j
   stateFile: str('Where the URL is recorded for refscope share while the server runs.'),
 });
 
-const all = { report, simulation, refs, compact, convert, link, export: exp, serve };
+const compareRow = obj({
+  what: str('What is compared: "total (CPU)", a trace2 phase, a predicted part, a region or a counter.'),
+  predicted: nul(num("refscope's prediction in seconds; null where it predicts nothing.")),
+  measured: nul(num('What the script measured (seconds, or a count for counters); null where nothing was measured.')),
+  unit: { enum: ['cpu', 'wall', 'count'], description: 'cpu: user+sys seconds; wall: trace2 elapsed seconds; count: a trace2 counter.' },
+}, 'One line of the comparison.');
+const calibration = doc('calibration', 'refscope.calibration/1', 'The document of `refscope calibrate --json`: the prediction a measure script carried against what it measured with the user\'s git, and that machine\'s factor.', {
+  schema: schemaConst('refscope.calibration/1'),
+  generator,
+  git: str('What the user\'s git --version printed in the script.'),
+  model: str('The model predicted.'),
+  workload: str('The workload timed, in words.'),
+  runs: int('Runs before and after git pack-refs.'),
+  before: arr(compareRow, 'Before git pack-refs on the copy.'),
+  after: arr(compareRow, 'After git pack-refs on the copy.'),
+  factorBefore: nul(num('Measured CPU ÷ predicted, before pack-refs (median over runs).')),
+  factorAfter: nul(num('Measured CPU ÷ predicted, after pack-refs.')),
+  factor: nul(num('The machine\'s factor: the geometric mean of the two, for simulate --machine-factor.')),
+  gain: obj({ measured: nul(num('Measured gain of pack-refs (CPU before ÷ after).')), predicted: nul(num('Predicted gain of pack-refs.')) }, 'The pack-refs gain.'),
+  failures: arr(str('A run that failed, with its exit code.'), 'Runs that failed.'),
+});
+
+const all = { report, simulation, refs, compact, convert, link, export: exp, serve, calibration };
 const check = process.argv.includes('--check');
 let differs = 0;
 for (const [name, schema] of Object.entries(all)) {
