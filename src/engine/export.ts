@@ -14,7 +14,7 @@ import type { CompactionReport } from './extensions.ts';
 import {
   shapePlan, shareFigures, synthName, planFiller, safeNamespaces, DANGLING_TARGET, MAX_SHARE_OIDS, ShareLinkError,
   type SharePayload, type RefKind, type PlanSegment,
-} from './share.ts';
+} from './share/index.ts';
 
 // ---------------------------------------------------------------------------------------------
 // JSON

@@ -25,7 +25,7 @@ import type { AfterCompaction, CompactionReport } from './extensions.ts';
 import {
   SHARED_LABEL, ShareLinkError, buildSharePayload, decodeShare, describeShare, encodeShare, reportFromShare, shareFigures,
   shareLink, syntheticStack, type ShareDescription, type ShareErrorReason, type SharePayload, type SharedReport,
-} from './share.ts';
+} from './share/index.ts';
 import { exportJson, exportMarkdown, exportScript } from './export.ts';
 import { Simulator, SpecError, SimulationLimitError, type ModelName, type SimulationResult } from './simulate/index.ts';
 import './index.ts';
