@@ -16,7 +16,9 @@ import {
   encodeSharePayload, base64UrlEncode, base64UrlDecode, ShareLinkError, shapePlan, shareFigures,
   MAX_LINK_CHARS, TYPICAL_LINK_CHARS, DEFAULT_SHARE_BASE, SHARED_LABEL, REMOVED, type SharePayload,
   SHARED_DIAGNOSIS_PREFIX, shareFragment, isSafeNamespace, MAX_BROWSER_SYNTHETIC_RECORDS, MAX_SHARED_REPORT_WINNERS,
-} from '../src/engine/share.ts';
+  sharedSimulation, SIM_SHARE_MAGIC,
+} from '../src/engine/share/index.ts';
+import { MODEL_NAMES } from '../src/engine/simulate/models.ts';
 import { exportJson, exportMarkdown, exportScript, mdCode, mdText } from '../src/engine/export.ts';
 import { collectInput } from '../src/cli/node-input.ts';
 import { main } from '../src/cli/main.ts';
@@ -519,20 +521,26 @@ describe('malformed, truncated and future-version links', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('payload options', () => {
-  it('simulation results: numbers kept, name-like text and keys removed (kept with names)', () => {
+  it('simulation results: only the simulator\'s numbers-only layout travels; any other value is left out', () => {
     const { a, r } = load('basic-sha1');
-    // refs.txt of basic-sha1 has refs/heads/master and refs/heads/topic; 9cd2bf1a… is its master's id
-    const simulation = { gitVersion: '2.50', ms: [1.5, 2], slowest: 'refs/heads/master', master: 3, note: 'topic', id: '9cd2bf1a48a4', ok: true };
-    const res = shareLink(a, r, { simulation });
+    // Arbitrary JSON (names in it or not) never reaches a link, with names or without.
+    const arbitrary = { gitVersion: '2.50', ms: [1.5, 2], slowest: 'refs/heads/master', master: 3, note: 'topic', id: '9cd2bf1a48a4', ok: true };
+    for (const withNames of [false, true]) {
+      const res = shareLink(a, r, { simulation: arbitrary, withNames });
+      if (!res.ok) throw new Error(res.error);
+      expect(decodeShare(res.link).simulation).toBeNull();
+    }
+    // The layout: magic, workload [code, kind, operations, transactions], options, input, one model
+    // (git-2.49 = MODEL_NAMES[0], applicable, 1.5 s, counts, phases [reads, 1.2 s]), no fixes, no curve.
+    const layout = [SIM_SHARE_MAGIC, [1, 0, 1000, 1], [1, 1, 2], [0, 2, 3, 0], [[0, 1, 1.5, 10, 20, 30, 0, 2, 0, [3, 1.2]]], [], null, null];
+    const res = shareLink(a, r, { simulation: layout });
     if (!res.ok) throw new Error(res.error);
     const p = decodeShare(res.link);
-    expect(p.simulation).toEqual({ gitVersion: '2.50', ms: [1.5, 2], slowest: REMOVED, note: REMOVED, id: REMOVED, ok: true });
+    expect(p.simulation).toEqual(layout);
     expect(leaks('basic-sha1', p, res.link)).toEqual([]);
-    expect(describeShare(p).contains).toContain('Simulation results: 2 numbers, 1 label ("2.50"); 3 text values removed because they look like a name or id.');
-    const rn = shareLink(a, r, { simulation, withNames: true });
-    if (!rn.ok) throw new Error(rn.error);
-    expect(decodeShare(rn.link).simulation).toEqual(simulation);
-    expect(reportFromShare(decodeShare(rn.link)).shared.simulation).toEqual(simulation);
+    const d = sharedSimulation(reportFromShare(p).shared.simulation)!;
+    expect(d.result.workload.description).toBe('re-create the 1,000 refs that tombstones hide, one transaction');
+    expect(d.result.results.map((m) => [m.model, m.seconds, m.seeks])).toEqual([[MODEL_NAMES[0], 1.5, 10]]);
   });
 
   it('remote names are replaced unless with names (tombstones-50k: origin and bk2204 in recreate.stdin)', () => {

@@ -55,18 +55,8 @@ export function chartSeries(curve: CurveData, mode: CurveMode): ChartSeries[] {
   });
 }
 
-/**
- * The two curves from the split of a run's seconds (`CurveSeries.parts`, docs/simulator.md
- * "Curve"): what `buildCurve` computes, for a curve rebuilt from a share link's numbers.
- */
-export function curveFromParts(ns: readonly number[], w: number, parts: { fixed: number; linear: number; stepping: number }): { sameShape: number[]; fixedStack: number[] } {
-  const sameShape = ns.map((n) => {
-    const r = n / Math.max(1, w);
-    return parts.fixed + parts.linear * r + parts.stepping * r * r;
-  });
-  const fixedStack = ns.map((n) => parts.fixed + (parts.linear + parts.stepping) * (n / Math.max(1, w)));
-  return { sameShape, fixedStack };
-}
+/** The curve rebuilt from a link's numbers: the engine's (the link's layout is defined there). */
+export { curveFromParts } from '../engine/share/simulation.ts';
 
 /** A log10 axis from `lo` to `hi` (powers of ten) onto [a, b]. */
 export interface LogAxis {

@@ -16,8 +16,8 @@ import { buildReport, type Report } from '../engine/report.ts';
 import { displayName, oneLine } from '../engine/basics.ts';
 import {
   shareLink, describeShare, decodeShare, reportFromShare, buildSharePayload, ShareLinkError, DEFAULT_SHARE_BASE,
-  type SharePayload,
-} from '../engine/share.ts';
+  simulationFromDocument, type SharePayload, type SimShare,
+} from '../engine/share/index.ts';
 import { exportJson, exportMarkdown, exportScript } from '../engine/export.ts';
 
 function looksLikeLink(s: string): boolean {
@@ -33,14 +33,18 @@ export const shareCommand: Command = {
     const args = parseArgs(argv, ['base', 'factor', 'simulation'], ['with-names']);
     const a = loadPath(args.pos[0]);
     const report = buildReport(a, { factor: factorFlag(args.flags) });
-    let simulation: unknown;
+    let simulation: SimShare | null = null;
     if (args.flags.has('simulation')) {
       const file = String(args.flags.get('simulation'));
+      let doc: unknown;
       try {
-        simulation = JSON.parse(fs.readFileSync(file, 'utf8'));
+        doc = JSON.parse(fs.readFileSync(file, 'utf8'));
       } catch (e) {
         throw new UsageError(`--simulation: a JSON file (${(e as Error).message})`);
       }
+      // Only the simulator's own results travel, in the link's numbers-only layout.
+      simulation = simulationFromDocument(doc);
+      if (!simulation) throw new UsageError('--simulation: the JSON output of refscope simulate --json (refscope.simulation/1)');
     }
     const base = args.flags.has('base') ? String(args.flags.get('base')) : DEFAULT_SHARE_BASE;
     // A link base is an http(s) URL on one line: anything else would make a link that is not one.

@@ -13,6 +13,7 @@ import { type ShareLinkResult, encodeShare } from './link.ts';
 import { type RefKind, type ShareHiding, type ShareMeasured, type ShareNsRecords, type ShareOptions, type ShareOverlap, type SharePayload } from './payload.ts';
 import { reportFromShare } from './rebuild.ts';
 import { pickExamples, redactNamespaces, sanitizeSimulation, shareNamespaceOf } from './redact.ts';
+import { sharedSimulation } from './simulation.ts';
 
 
 /**
@@ -111,7 +112,7 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
     payload.namespaces = withNames ? real : redactNamespaces(real);
     payload.liveByNs = real.map((ns) => counts.get(ns)!);
     if (withNames) payload.examples = pickExamples(refs.map((r) => r.name), opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES);
-    payload.simulation = opts.simulation === undefined ? null : sanitizeSimulation(opts.simulation, withNames, red.components).value;
+    payload.simulation = linkSimulation(opts.simulation, withNames, red.components);
     return payload;
   }
 
@@ -233,9 +234,19 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
 
   for (const t of tables) if (t) for (let r = 0; r < t.refs.count; r++) addComponents(t.refs.names[r]);
   if (withNames) payload.examples = pickExamples(analysisRefs(a).map((r) => r.name), opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES);
-  payload.simulation = opts.simulation === undefined ? null : sanitizeSimulation(opts.simulation, withNames, red.components).value;
+  payload.simulation = linkSimulation(opts.simulation, withNames, red.components);
   payload.measured = measuredExtras(report, payload, withNames, red.components);
   return payload;
+}
+
+/**
+ * The simulation a link carries: the simulator's numbers-only layout (`simulationForShare`),
+ * sanitised once more; anything else is left out, so no arbitrary value travels in a link.
+ */
+function linkSimulation(v: unknown, withNames: boolean, components: Set<string>): unknown {
+  if (v === undefined || v === null) return null;
+  const s = sanitizeSimulation(v, withNames, components).value;
+  return sharedSimulation(s) ? s : null;
 }
 
 /**

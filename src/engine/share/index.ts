@@ -22,3 +22,4 @@ export * from './link.ts';
 export * from './describe.ts';
 export * from './rebuild.ts';
 export * from './synthetic.ts';
+export * from './simulation.ts';

@@ -90,7 +90,7 @@ export interface SharePayload {
   findings: { warnings: number; errors: number; infos: number; messages: { severity: Finding['severity']; message: string }[] | null };
   /** With `withNames`: example ref names (byte strings). */
   examples: string[];
-  /** The sharer's simulation results, sanitised (numbers, booleans, short labels), or null. */
+  /** The sharer's simulation results in the numbers-only layout of share/simulation.ts, or null. */
   simulation: unknown;
   /**
    * What the numbers above cannot reproduce, from the sharer's report: `stack.compaction` fields
@@ -117,9 +117,8 @@ export interface ShareOptions {
   /** Example ref names with `withNames` (default 20). */
   exampleNames?: number;
   /**
-   * The sharer's simulation results: any JSON-able value. Numbers, booleans and null are kept;
-   * strings only when short and not name-like (no `/`, no 8+ hex digits, not a ref name component)
-   * unless `withNames`; object keys only when identifier-like. Depth ≤ 8, ≤ 2,000 values.
+   * The sharer's simulation results in the numbers-only layout of `simulationForShare`
+   * (share/simulation.ts, `SimShare`); any other value is left out of the link.
    */
   simulation?: unknown;
 }
