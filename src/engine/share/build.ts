@@ -8,11 +8,13 @@ import { type Report } from '../report.ts';
 import { lowerBound, type Stack, type MergedView } from '../stack.ts';
 import { resolveEntry } from '../refs.ts';
 import { type Table, type SectionName } from '../table.ts';
-import { DEFAULT_EXAMPLE_NAMES, MAX_SHARED_REPORT_WINNERS, SHARE_SCHEMA, SHARE_VERSION, sharedWinners } from './limits.ts';
+import {
+  CUT_MARK, MAX_EXAMPLE_BYTES, MAX_FINDINGS, MAX_FINDING_BYTES, MAX_NAMESPACE_BYTES, MAX_SHARED_DIAGNOSIS, DEFAULT_EXAMPLE_NAMES, MAX_SHARED_REPORT_WINNERS, SHARE_SCHEMA, SHARE_VERSION, sharedWinners } from './limits.ts';
 import { type ShareLinkResult, encodeShare } from './link.ts';
 import { type RefKind, type ShareHiding, type ShareMeasured, type ShareNsRecords, type ShareOptions, type ShareOverlap, type SharePayload } from './payload.ts';
 import { reportFromShare } from './rebuild.ts';
-import { pickExamples, redactNamespaces, sanitizeSimulation, shareNamespaceOf } from './redact.ts';
+import { pickExamples, redactNamespaces, sanitizeMeasured, sanitizeSimulation, shareNamespaceOf } from './redact.ts';
+import { MAX_MEASURED_TEXT, MEASURED_FIELDS } from './validate.ts';
 import { sharedSimulation } from './simulation.ts';
 
 
@@ -95,7 +97,7 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
     namespaces: [], tables: [], nsRecords: [], overlaps: [], hiding: [], liveByNs: null,
     findings: {
       warnings, errors, infos,
-      messages: withNames ? report.findings.map((f) => ({ severity: f.severity, message: textToKey(f.message) })) : null,
+      messages: withNames ? report.findings.slice(0, MAX_FINDINGS).map((f) => ({ severity: f.severity, message: cutBytes(textToKey(f.message), MAX_FINDING_BYTES) })) : null,
     },
     examples: [], simulation: null, measured: null,
   };
@@ -109,9 +111,9 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
       counts.set(ns, (counts.get(ns) ?? 0) + 1);
     }
     const real = [...counts.keys()].sort();
-    payload.namespaces = withNames ? real : redactNamespaces(real);
+    payload.namespaces = withNames ? fitNamespaces(real) : redactNamespaces(real);
     payload.liveByNs = real.map((ns) => counts.get(ns)!);
-    if (withNames) payload.examples = pickExamples(refs.map((r) => r.name), opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES);
+    if (withNames) payload.examples = pickExamples(fitExamples(refs.map((r) => r.name)), opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES);
     payload.simulation = linkSimulation(opts.simulation, withNames, red.components);
     return payload;
   }
@@ -137,7 +139,7 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
   const remap = new Int32Array(realNs.length);
   order.forEach((old, nw) => { remap[old] = nw; });
   const sortedReal = order.map((i) => realNs[i]);
-  payload.namespaces = withNames ? sortedReal : redactNamespaces(sortedReal);
+  payload.namespaces = withNames ? fitNamespaces(sortedReal) : redactNamespaces(sortedReal);
 
   // records and winners per (table, ns, kind)
   const nsRec = new Map<string, ShareNsRecords>();
@@ -233,7 +235,7 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
   });
 
   for (const t of tables) if (t) for (let r = 0; r < t.refs.count; r++) addComponents(t.refs.names[r]);
-  if (withNames) payload.examples = pickExamples(analysisRefs(a).map((r) => r.name), opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES);
+  if (withNames) payload.examples = pickExamples(fitExamples(analysisRefs(a).map((r) => r.name)), opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES);
   payload.simulation = linkSimulation(opts.simulation, withNames, red.components);
   payload.measured = measuredExtras(report, payload, withNames, red.components);
   return payload;
@@ -262,9 +264,10 @@ export function measuredExtras(report: Report, p: SharePayload, withNames: boole
   const set: Record<string, unknown> = {};
   const absent: string[] = [];
   for (const k of Object.keys(orig)) {
-    if (JSON.stringify(orig[k]) !== JSON.stringify(got[k])) set[k] = sanitizeSimulation(orig[k], withNames, components).value;
+    if (!MEASURED_FIELDS.includes(k)) continue;
+    if (JSON.stringify(orig[k]) !== JSON.stringify(got[k])) set[k] = sanitizeMeasured(orig[k], withNames, components, p.tables.length, MAX_MEASURED_TEXT);
   }
-  for (const k of Object.keys(got)) if (!(k in orig)) absent.push(k);
+  for (const k of Object.keys(got)) if (!(k in orig) && MEASURED_FIELDS.includes(k)) absent.push(k);
   // the diagnosis names unreadable tables: compare with the rebuilt report's synthetic names
   let text = report.diagnosis;
   report.tables.forEach((t, i) => { if (t.name && probe.tables[i]) text = text.split(t.name).join(probe.tables[i].name); });
@@ -272,7 +275,8 @@ export function measuredExtras(report: Report, p: SharePayload, withNames: boole
   if (text !== probe.diagnosis) {
     const safe = withNames || (!/[0-9a-f]{8,}/i.test(text.replace(/0x[0-9a-f]{12}-0x[0-9a-f]{12}-[0-9a-f]{8}\.ref/g, ''))
       && !text.split(/[^A-Za-z0-9._-]+/).some((w) => w && components.has(w)));
-    diagnosis = safe ? text : null;
+    // A diagnosis naming hundreds of unreadable tables is cut to what a link carries, with a mark.
+    diagnosis = safe ? cutText(text, MAX_SHARED_DIAGNOSIS) : null;
   }
   if (!Object.keys(set).length && !absent.length && diagnosis === null) return null;
   return { compaction: set, compactionAbsent: absent, diagnosis };
@@ -289,8 +293,66 @@ export function shareLink(a: Analysis, report: Report, opts: ShareOptions & { ba
   let examples = all.length;
   for (;;) {
     const r = encodeShare(p, opts.base);
-    if (r.ok || !opts.withNames || examples === 0) return r;
-    examples = Math.floor(examples / 2);
-    p = { ...p, examples: pickExamples(all, examples) };
+    if (r.ok) return r;
+    if (opts.withNames && examples > 0) {
+      examples = Math.floor(examples / 2);
+      p = { ...p, examples: pickExamples(all, examples) };
+      continue;
+    }
+    // Still too long: the measured lists (one entry per table) go first, then all measured
+    // extras; the report rebuilt from the numbers alone is still the sharer's shape.
+    const m = p.measured;
+    if (m && LIST_FIELDS.some((k) => k in m.compaction)) {
+      const compaction = Object.fromEntries(Object.entries(m.compaction).filter(([k]) => !LIST_FIELDS.includes(k)));
+      p = { ...p, measured: { ...m, compaction } };
+      continue;
+    }
+    if (m) {
+      p = { ...p, measured: null };
+      continue;
+    }
+    return r;
   }
+}
+
+/** Measured fields holding one entry per table. */
+const LIST_FIELDS = ['bySize', 'byRecords', 'byLive', 'jgit'];
+
+/** A byte string cut to at most `max` bytes on a UTF-8 character boundary, ending in the cut mark. */
+export function cutBytes(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const mark = textToKey(CUT_MARK);
+  let end = max - mark.length;
+  // back off continuation bytes (10xxxxxx) so no character is split
+  while (end > 0 && (s.charCodeAt(end) & 0xc0) === 0x80) end--;
+  return s.slice(0, end) + mark;
+}
+
+/** A text cut to at most `max` characters (UTF-16 units), ending in the cut mark. */
+export function cutText(s: string, max: number): string {
+  if (s.length <= max) return s;
+  let end = max - CUT_MARK.length;
+  if (end > 0 && /[\uD800-\uDBFF]/.test(s[end - 1])) end--;
+  return s.slice(0, end) + CUT_MARK;
+}
+
+/**
+ * Real namespace names as a link carries them: at most `MAX_NAMESPACE_BYTES` bytes each (a longer
+ * one is never a safe name for synthetic refs: it becomes `refs/other-N`, as the decoder would make it).
+ */
+function fitNamespaces(real: string[]): string[] {
+  let k = 0;
+  const used = new Set(real);
+  return real.map((ns) => {
+    if (ns.length <= Math.min(255, MAX_NAMESPACE_BYTES)) return ns;
+    let name: string;
+    do name = `refs/other-${++k}`; while (used.has(name));
+    used.add(name);
+    return name;
+  });
+}
+
+/** Example names a link can carry (at most `MAX_EXAMPLE_BYTES` bytes: a longer name is left out). */
+function fitExamples(names: string[]): string[] {
+  return names.filter((x) => x.length <= MAX_EXAMPLE_BYTES);
 }

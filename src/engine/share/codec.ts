@@ -6,9 +6,11 @@
  */
 import { crc32, encodeVarint, getVarint, cursor, textToKey, displayName, type Finding } from '../basics.ts';
 import { type SectionName } from '../table.ts';
-import { MAX_INFLATED, MAX_SHARE_TABLES, SHARE_SCHEMA, SHARE_VERSION, ShareLinkError, damaged, futureVersion } from './limits.ts';
+import {
+  MAX_EXAMPLES, MAX_EXAMPLE_BYTES, MAX_FINDINGS, MAX_FINDING_BYTES, MAX_GENERATOR_BYTES, MAX_NAMESPACES, MAX_NAMESPACE_BYTES,
+  MAX_SHARE_ENTRIES, MAX_SIM_DEPTH, MAX_SIM_VALUES, MAX_INFLATED, MAX_SHARE_TABLES, SHARE_SCHEMA, SHARE_VERSION, ShareLinkError, damaged, futureVersion } from './limits.ts';
 import { type RefKind, type ShareHiding, type ShareMeasured, type ShareNsRecords, type ShareOverlap, type SharePayload, type ShareTable, SECTIONS, NUM_FIELDS } from './payload.ts';
-import { safeNamespaces } from './redact.ts';
+import { safeNamespaces, sanitizeSimulation } from './redact.ts';
 import { checkMeasured, checkPayload } from './validate.ts';
 
 
@@ -164,12 +166,12 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
   }
   const flags = r.varint('the flags', 31);
   const kindCode = r.varint('the input kind', 2);
-  const generator = displayName(r.str('the generator', 200));
+  const generator = displayName(r.str('the generator', MAX_GENERATOR_BYTES));
   const factor = r.varint('the geometric factor', 255);
   if (factor < 2) throw damaged(`geometric factor ${factor} (2..255)`);
-  const nNs = r.varint('the namespace count', 10_000);
+  const nNs = r.varint('the namespace count', MAX_NAMESPACES);
   const rawNamespaces: string[] = [];
-  for (let i = 0; i < nNs; i++) rawNamespaces.push(r.str('a namespace', 1024));
+  for (let i = 0; i < nNs; i++) rawNamespaces.push(r.str('a namespace', MAX_NAMESPACE_BYTES));
   if (new Set(rawNamespaces).size !== nNs) throw damaged('a namespace appears twice');
   // names outside [A-Za-z0-9._/-] (or not valid in git) never reach synthetic names or the script
   const namespaces = safeNamespaces(rawNamespaces);
@@ -210,7 +212,7 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
   }
   const nsRecords: ShareNsRecords[] = [];
   let prev = 0;
-  const nRec = r.varint('the namespace record count', 4_000_000);
+  const nRec = r.varint('the namespace record count', MAX_SHARE_ENTRIES);
   for (let k = 0; k < nRec; k++) {
     const table = prev + r.varint('a table index', n);
     prev = table;
@@ -223,7 +225,7 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
   }
   const overlaps: ShareOverlap[] = [];
   prev = 0;
-  const nOv = r.varint('the overlap count', 4_000_000);
+  const nOv = r.varint('the overlap count', MAX_SHARE_ENTRIES);
   for (let k = 0; k < nOv; k++) {
     const older = prev + r.varint('a table index', n);
     prev = older;
@@ -235,7 +237,7 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
   }
   const hiding: ShareHiding[] = [];
   prev = 0;
-  const nHid = r.varint('the hiding count', 4_000_000);
+  const nHid = r.varint('the hiding count', MAX_SHARE_ENTRIES);
   for (let k = 0; k < nHid; k++) {
     const table = prev + r.varint('a table index', n);
     prev = table;
@@ -254,23 +256,27 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
   let messages: SharePayload['findings']['messages'] = null;
   if (flags & 4) {
     messages = [];
-    const k = r.varint('the finding count', 100_000);
+    const k = r.varint('the finding count', MAX_FINDINGS);
     for (let i = 0; i < k; i++) {
       const sev = SEVERITIES[r.varint('a finding severity', 2)];
-      messages.push({ severity: sev, message: r.str('a finding', 8192) });
+      messages.push({ severity: sev, message: r.str('a finding', MAX_FINDING_BYTES) });
     }
   }
   const examples: string[] = [];
-  const nEx = r.varint('the example count', 10_000);
-  for (let i = 0; i < nEx; i++) examples.push(r.str('an example name', 8192));
+  const nEx = r.varint('the example count', MAX_EXAMPLES);
+  for (let i = 0; i < nEx; i++) examples.push(r.str('an example name', MAX_EXAMPLE_BYTES));
   let simulation: unknown = null;
   if (flags & 2) {
     const text = displayName(r.str('the simulation results', MAX_INFLATED));
+    let v: unknown;
     try {
-      simulation = JSON.parse(text);
+      v = JSON.parse(text);
     } catch {
       throw damaged('the simulation results are not JSON');
     }
+    checkJsonBounds(v, 'the simulation results');
+    // Non-finite numbers, prototype keys and the like never leave the decoder.
+    simulation = sanitizeSimulation(v, true).value;
   }
   let measured: ShareMeasured | null = null;
   if (flags & 16) {
@@ -280,6 +286,7 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
     } catch {
       throw damaged('the measured figures are not JSON');
     }
+    checkJsonBounds(m, 'the measured figures');
     const mm = m as ShareMeasured;
     if (!mm || typeof mm !== 'object' || !mm.compaction || typeof mm.compaction !== 'object' || Array.isArray(mm.compaction)
       || !Array.isArray(mm.compactionAbsent) || !mm.compactionAbsent.every((x) => typeof x === 'string')
@@ -297,4 +304,22 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
   };
   checkPayload(p);
   return p;
+}
+
+/**
+ * A parsed JSON value is at most `MAX_SIM_DEPTH` deep and holds at most `MAX_SIM_VALUES` values
+ * (checked without recursion, so a deeply nested value cannot exhaust the stack here or later
+ * when it is cloned to the page).
+ */
+function checkJsonBounds(v: unknown, what: string): void {
+  const stack: [unknown, number][] = [[v, 0]];
+  let values = 0;
+  while (stack.length) {
+    const [x, depth] = stack.pop()!;
+    if (++values > MAX_SIM_VALUES) throw damaged(`${what} hold more than ${MAX_SIM_VALUES} values`);
+    if (x === null || typeof x !== 'object') continue;
+    if (depth >= MAX_SIM_DEPTH) throw damaged(`${what} are nested more than ${MAX_SIM_DEPTH} levels deep`);
+    for (const y of Array.isArray(x) ? x : Object.values(x)) stack.push([y, depth + 1]);
+    if (stack.length > MAX_SIM_VALUES) throw damaged(`${what} hold more than ${MAX_SIM_VALUES} values`);
+  }
 }

@@ -2,6 +2,7 @@
  * share/limits: the bounds a share link is held to (sizes, counts, lengths) and the one error of
  * the link decoder. Every bound is named here so a message can say which one was hit.
  */
+import { FormatError, oneLine } from '../basics.ts';
 import { type SharePayload } from './payload.ts';
 
 
@@ -27,8 +28,11 @@ export const MAX_SYNTHETIC_RECORDS = 20_000_000;
 export const MAX_BROWSER_SYNTHETIC_RECORDS = 5_000_000;
 /** Largest total size of unreadable tables `syntheticStack` writes as zero bytes. */
 export const MAX_SYNTHETIC_UNREADABLE_BYTES = 64 << 20;
-/** Most tables a link may declare. */
-export const MAX_SHARE_TABLES = 100_000;
+/**
+ * Most tables a link may declare. Every view lists each table: past a few thousand the page
+ * would spend seconds drawing them (links of real stacks that large exceed `MAX_LINK_CHARS` anyway).
+ */
+export const MAX_SHARE_TABLES = 5_000;
 /** Most records (ref + log + obj + index, all tables; live refs for files links) a link may declare. */
 export const MAX_SHARE_RECORDS = 50_000_000;
 /** Most blocks (all sections, all tables) a link may declare: the shared report lists each one. */
@@ -42,6 +46,24 @@ export const MAX_SHARE_OIDS = 10_000_000;
 export const MAX_SHARED_REPORT_WINNERS = 5_000_000;
 /** Longest diagnosis text carried in the measured extras (characters). */
 export const MAX_SHARED_DIAGNOSIS = 4000;
+/** Longest generator text (bytes). */
+export const MAX_GENERATOR_BYTES = 200;
+/** Most namespaces, and the longest namespace name (bytes). */
+export const MAX_NAMESPACES = 10_000;
+export const MAX_NAMESPACE_BYTES = 1024;
+/** Most (table, namespace, kind) record counts, overlaps and hiding counts (each). */
+export const MAX_SHARE_ENTRIES = 4_000_000;
+/** Most finding texts, and the longest one (bytes; a longer one is cut with a mark when the link is made). */
+export const MAX_FINDINGS = 100_000;
+export const MAX_FINDING_BYTES = 8192;
+/** Most example names, and the longest one (bytes; a longer name is left out when the link is made). */
+export const MAX_EXAMPLES = 10_000;
+export const MAX_EXAMPLE_BYTES = 8192;
+/** Deepest nesting and most values of the simulation results a decoder accepts. */
+export const MAX_SIM_DEPTH = 10;
+export const MAX_SIM_VALUES = 5000;
+/** What a text cut to fit a link ends with. */
+export const CUT_MARK = '…';
 /** What a diagnosis carried by a link starts with in the shared report (it is the sharer's text, not refscope's). */
 export const SHARED_DIAGNOSIS_PREFIX = 'Diagnosis as shared: ';
 
@@ -49,18 +71,20 @@ export const SHARED_DIAGNOSIS_PREFIX = 'Diagnosis as shared: ';
 export type ShareErrorReason = 'not-a-link' | 'truncated' | 'damaged' | 'future-version' | 'too-large';
 
 /**
- * The one error of the decoder (and of `syntheticStack` for a stack too large to build).
- * `message` is a sentence for the user: "link is truncated …", "link was made by a newer
- * refscope (version N) …", "link is damaged: …".
+ * The one error of the decoder (and of `syntheticStack` for a stack too large to build): the
+ * engine's `FormatError` with the link as its file, so every caller that reports bad input
+ * reports a bad link the same way. `message` is a sentence for the user: "link is truncated …",
+ * "link was made by a newer refscope (version N) …", "link is damaged: …".
  */
-export class ShareLinkError extends Error {
+export class ShareLinkError extends FormatError {
   constructor(
     public readonly reason: ShareErrorReason,
     message: string,
     /** The link's format version when known. */
     public readonly linkVersion: number | null = null,
   ) {
-    super(message);
+    super('(link)', -1, `a refscope share link (${message})`);
+    this.message = oneLine(message);
     this.name = 'ShareLinkError';
   }
 }

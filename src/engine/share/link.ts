@@ -7,6 +7,7 @@ import { base64UrlDecode, base64UrlEncode } from './base64url.ts';
 import { decodeSharePayload, encodeSharePayload } from './codec.ts';
 import { DEFAULT_SHARE_BASE, MAX_INFLATED, MAX_LINK_CHARS, MAX_LINK_INPUT, MAX_SHARED_REPORT_WINNERS, SHARE_VERSION, ShareLinkError, damaged, futureVersion, sharedWinners, tooManyWinners } from './limits.ts';
 import { type SharePayload } from './payload.ts';
+import { reportFromShare } from './rebuild.ts';
 
 /** Result of `encodeShare` / `shareLink`. */
 export type ShareLinkResult =
@@ -33,6 +34,13 @@ export function encodeShare(p: SharePayload, base: string = DEFAULT_SHARE_BASE):
       ok: false, chars: link.length, payload: p,
       error: `the link would be ${link.length.toLocaleString('en-US')} characters, more than the ${MAX_LINK_CHARS.toLocaleString('en-US')} a link may have: use the file export (refscope export --format json) instead`,
     };
+  }
+  // A link refscope makes, refscope opens: check it with the decoder before handing it out.
+  try {
+    reportFromShare(decodeShare(fragment));
+  } catch (e) {
+    const why = e instanceof ShareLinkError ? e.message : `the decoder stopped (${e instanceof Error ? e.message : String(e)})`;
+    return { ok: false, chars: link.length, payload: p, error: `this report cannot be put in a link (${why}): use the file export (refscope export --format json) instead` };
   }
   return { ok: true, link, fragment, chars: link.length, payload: p };
 }

@@ -147,7 +147,7 @@ export function reportFromShare(p: SharePayload): SharedReport {
   if (m && report.stack) {
     const c = (report.stack.compaction ?? {}) as Record<string, unknown>;
     for (const k of m.compactionAbsent) delete c[k];
-    for (const [k, v] of Object.entries(m.compaction)) c[k] = v;
+    for (const [k, v] of Object.entries(m.compaction)) c[k] = fitLists(v, c[k], p.tables.length);
     report.stack.compaction = c;
   }
   // A carried diagnosis is the sharer's text, not refscope's: say so (checkMeasured bounds its length).
@@ -176,6 +176,24 @@ function approximateBlocks(t: ShareTable, refRecords: number) {
       out.push({ offset, type, section: s, blockLen: bytes, restartCount: 0, recordCount: recs, padding: 0, fileBytes: bytes, restartTableOffset: 0, firstKey: '', lastKey: '' });
       offset += bytes;
     }
+  }
+  return out;
+}
+
+/**
+ * A measured field with its per-table lists (`values`, `reasons`) made one entry per table: a
+ * shorter list (cut to fit the link) is completed from the rebuilt report's own field, so every
+ * view and export finds an entry for every table.
+ */
+function fitLists(v: unknown, rebuilt: unknown, n: number): unknown {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+  const out: Record<string, unknown> = { ...(v as Record<string, unknown>) };
+  const own = (rebuilt && typeof rebuilt === 'object' ? rebuilt : {}) as Record<string, unknown>;
+  for (const [k, fill] of [['values', 0], ['reasons', '']] as const) {
+    const list = out[k];
+    if (!Array.isArray(list) || list.length >= n) continue;
+    const theirs = Array.isArray(own[k]) ? (own[k] as unknown[]) : [];
+    out[k] = Array.from({ length: n }, (_, i) => (i < list.length ? list[i] : theirs[i] ?? fill));
   }
   return out;
 }

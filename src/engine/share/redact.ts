@@ -85,6 +85,8 @@ export interface SanitizedSimulation {
 /** What a simulation text value that looked like a name is replaced with. */
 export const REMOVED = '(removed)';
 export const SAFE_LABEL = /^[A-Za-z0-9 .,:;()%×+=<>#@'"!?-]{0,64}$/;
+/** Keys that would reach an object's prototype when assigned: never kept. */
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 export const SAFE_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /**
@@ -124,7 +126,7 @@ export function sanitizeSimulation(v: unknown, withNames: boolean, components: S
     if (typeof x === 'object') {
       const out: Record<string, unknown> = {};
       for (const [k, y] of Object.entries(x as Record<string, unknown>)) {
-        if (!SAFE_KEY.test(k) || (!withNames && components.has(k))) { removed++; continue; }
+        if (!SAFE_KEY.test(k) || UNSAFE_KEYS.has(k) || k in Object.prototype || (!withNames && components.has(k))) { removed++; continue; }
         out[k] = walk(y, depth + 1);
       }
       return out;
@@ -155,4 +157,40 @@ export function pickExamples(names: string[], n: number): string[] {
     if (!any) break;
   }
   return out.sort();
+}
+
+/** Whether a text may travel in a link made without names (see `sanitizeSimulation`). */
+function labelSafe(s: string, components: Set<string>): boolean {
+  if (!SAFE_LABEL.test(s) || /[0-9a-f]{8,}/i.test(s)) return false;
+  for (const tok of s.split(/[^A-Za-z0-9._-]+/)) if (tok && components.has(tok)) return false;
+  return !components.has(s);
+}
+
+/**
+ * One `stack.compaction` field of the sharer's report as a link carries it, keeping its shape
+ * (what share/validate.ts `checkMeasured` accepts): numbers kept (a non-finite one becomes 0),
+ * lists cut to `nTables` entries, texts kept when they cannot be a name (any text with names)
+ * and cut to `maxText` characters, else `REMOVED`; object keys only when identifier-like.
+ */
+export function sanitizeMeasured(v: unknown, withNames: boolean, components: Set<string>, nTables: number, maxText: number): unknown {
+  const walk = (x: unknown, depth: number): unknown => {
+    if (x === null || typeof x === 'boolean') return x;
+    if (typeof x === 'number') return Number.isFinite(x) ? x : 0;
+    if (typeof x === 'string') {
+      if (!withNames && !labelSafe(x, components)) return REMOVED;
+      return x.length > maxText ? x.slice(0, maxText - 1) + '…' : x;
+    }
+    if (depth >= 3) return null;
+    if (Array.isArray(x)) return x.slice(0, nTables).map((y) => walk(y, depth + 1));
+    if (typeof x === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, y] of Object.entries(x as Record<string, unknown>)) {
+        if (!SAFE_KEY.test(k) || UNSAFE_KEYS.has(k) || k in Object.prototype) continue;
+        out[k] = walk(y, depth + 1);
+      }
+      return out;
+    }
+    return null;
+  };
+  return walk(v, 0);
 }

@@ -5,73 +5,84 @@
  */
 import { MAX_SHARED_DIAGNOSIS, MAX_SHARE_BLOCKS, MAX_SHARE_OIDS, MAX_SHARE_RECORDS, MAX_SHARE_TABLES, ShareLinkError, damaged, fmt } from './limits.ts';
 import { type ShareMeasured, type ShareNsRecords, type SharePayload, SECTIONS, NUM_FIELDS } from './payload.ts';
-import { SAFE_KEY } from './redact.ts';
 
-const COMPACTION_KEYS = new Set([
-  'factor', 'segment', 'bySize', 'byRecords', 'byLive', 'jgit', 'dropsTombstones', 'afterPackRefs', 'afterAuto', 'afterSkipped',
-  'incomplete', 'reason',
-]);
-const AFTER_KEYS = ['tables', 'bytes', 'records', 'newTableBytes', 'newTableRecords'];
+/** Longest text in the measured figures (a reason, `afterSkipped`). */
+export const MAX_MEASURED_TEXT = 2000;
+
+/**
+ * The shape of every `stack.compaction` field a link may carry (extensions.ts `CompactionReport`):
+ * a field of any other shape makes the link damaged, so no view or export meets a value of the
+ * wrong type. Lists are at most one entry per table; `reportFromShare` pads shorter ones.
+ */
+type Check = (x: unknown, n: number) => string | null;
+const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
+const hasOnly = (x: Record<string, unknown>, keys: string[], optional: string[] = []) =>
+  Object.keys(x).every((k) => keys.includes(k) || optional.includes(k)) && keys.every((k) => k in x);
+const finiteCount = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= Number.MAX_SAFE_INTEGER;
+const text: Check = (x) => (typeof x === 'string' && x.length <= MAX_MEASURED_TEXT ? null : `a text of at most ${MAX_MEASURED_TEXT} characters`);
+const bool: Check = (x) => (typeof x === 'boolean' ? null : 'true or false');
+const segment: Check = (x, n) => {
+  if (x === null) return null;
+  if (!isObj(x) || !hasOnly(x, ['start', 'end'])) return 'null or { start, end }';
+  const ok = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v < n;
+  return ok(x.start) && ok(x.end) && (x.start as number) <= (x.end as number) ? null : `a segment inside the ${n} tables`;
+};
+const numbers: Check = (x, n) => (Array.isArray(x) && x.length <= n && x.every(finiteCount) ? null : `at most ${n} non-negative numbers`);
+const texts: Check = (x, n) => (Array.isArray(x) && x.length <= n && x.every((s) => text(s, n) === null) ? null : `at most ${n} texts`);
+const fields = (req: Record<string, Check>, opt: Record<string, Check> = {}): Check => (x, n) => {
+  if (!isObj(x) || !hasOnly(x, Object.keys(req), Object.keys(opt))) return `{ ${[...Object.keys(req), ...Object.keys(opt).map((k) => k + '?')].join(', ')} }`;
+  for (const [k, c] of Object.entries({ ...req, ...opt })) {
+    if (!(k in x)) continue;
+    const e = c(x[k], n);
+    if (e) return `${k}: ${e}`;
+  }
+  return null;
+};
+const COMPACTION_FIELDS: Record<string, Check> = {
+  factor: (x) => (typeof x === 'number' && Number.isSafeInteger(x) && x >= 2 && x <= 255 ? null : 'an integer 2..255'),
+  segment,
+  bySize: fields({ values: numbers, reasons: texts }),
+  byRecords: fields({ values: numbers, segment, reasons: texts }),
+  byLive: fields({ values: numbers, segment }),
+  jgit: fields({ segment, reasons: texts }, { error: text }),
+  dropsTombstones: bool,
+  afterPackRefs: (x, n) => afterShape(x, n),
+  afterAuto: (x, n) => afterShape(x, n),
+  afterSkipped: text,
+  incomplete: bool,
+  reason: text,
+};
+
+/** The `stack.compaction` fields a link may carry. */
+export const MEASURED_FIELDS: readonly string[] = Object.keys(COMPACTION_FIELDS);
 
 /**
  * The measured extras of a link (the part `checkPayload` cannot cross-check): known
- * `stack.compaction` fields only; every number finite and non-negative; every `segment` null or
- * `{ start, end }` with table indexes 0 ≤ start ≤ end < table count; `afterPackRefs` /
- * `afterAuto` null or their five counts; the factor 2..255; texts and the diagnosis of bounded length.
+ * `stack.compaction` fields only, each of its own shape (`COMPACTION_FIELDS`: numbers finite and
+ * non-negative, segments inside the stack, lists at most one entry per table, texts bounded), and a
+ * diagnosis of at most `MAX_SHARED_DIAGNOSIS` characters.
  */
 export function checkMeasured(m: ShareMeasured, nTables: number): void {
   const bad = (what: string) => damaged(`the measured figures ${what}`);
-  const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
-  const index = (x: unknown) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0 && x < nTables;
-  const segment = (x: unknown) => {
-    if (x === null) return;
-    if (!isObj(x) || Object.keys(x).length !== 2 || !index(x.start) || !index(x.end) || (x.start as number) > (x.end as number)) {
-      throw bad(`have a compaction segment outside the ${nTables} tables`);
-    }
-  };
-  let budget = 100_000;
-  const walk = (x: unknown, depth: number, key: string): void => {
-    if (budget-- <= 0 || depth > 8) throw bad('are too large');
-    if (key === 'segment') { segment(x); return; }
-    if ((key === 'afterPackRefs' || key === 'afterAuto') && x !== null) {
-      if (!isObj(x) || Object.keys(x).length !== AFTER_KEYS.length || !AFTER_KEYS.every((k) => typeof x[k] === 'number' && Number.isSafeInteger(x[k]) && (x[k] as number) >= 0)) {
-        throw bad(`have an invalid ${key}`);
-      }
-      if ((x.tables as number) > nTables) throw bad(`have ${key} with more tables than the stack`);
-      return;
-    }
-    if (x === null || typeof x === 'boolean') return;
-    if (typeof x === 'number') {
-      if (!Number.isFinite(x) || x < 0) throw bad('have a negative or non-finite number');
-      return;
-    }
-    if (typeof x === 'string') {
-      if (x.length > 2000) throw bad('have a text that is too long');
-      return;
-    }
-    if (Array.isArray(x)) {
-      if (x.length > nTables + 1) throw bad('have a list longer than the table count');
-      for (const y of x) walk(y, depth + 1, '');
-      return;
-    }
-    if (isObj(x)) {
-      for (const [k, y] of Object.entries(x)) {
-        if (!SAFE_KEY.test(k)) throw bad('have an invalid field name');
-        walk(y, depth + 1, k);
-      }
-      return;
-    }
-    throw bad('have a value of the wrong type');
-  };
-  for (const k of [...Object.keys(m.compaction), ...m.compactionAbsent]) {
-    if (!COMPACTION_KEYS.has(k)) throw bad(`have an unknown field ${JSON.stringify(k.slice(0, 40))}`);
+  for (const k of m.compactionAbsent) {
+    if (!Object.hasOwn(COMPACTION_FIELDS, k)) throw bad(`have an unknown field ${JSON.stringify(k.slice(0, 40))}`);
   }
-  if ('factor' in m.compaction) {
-    const f = m.compaction.factor;
-    if (typeof f !== 'number' || !Number.isSafeInteger(f) || f < 2 || f > 255) throw bad('have an invalid factor');
+  if (m.compactionAbsent.length > Object.keys(COMPACTION_FIELDS).length) throw bad('name too many absent fields');
+  for (const k of Object.keys(m.compaction)) {
+    if (!Object.hasOwn(COMPACTION_FIELDS, k)) throw bad(`have an unknown field ${JSON.stringify(k.slice(0, 40))}`);
+    const e = COMPACTION_FIELDS[k](m.compaction[k], nTables);
+    if (e) throw bad(`have ${k} of the wrong shape (expected ${e})`);
   }
-  walk(m.compaction, 0, '');
   if (m.diagnosis !== null && m.diagnosis.length > MAX_SHARED_DIAGNOSIS) throw bad('have a diagnosis that is too long');
+}
+
+const AFTER_KEYS = ['tables', 'bytes', 'records', 'newTableBytes', 'newTableRecords'];
+function afterShape(x: unknown, n: number): string | null {
+  if (x === null) return null;
+  const want = 'null or { tables, bytes, records, newTableBytes, newTableRecords } of whole counts';
+  if (!isObj(x) || !hasOnly(x, AFTER_KEYS)) return want;
+  if (!AFTER_KEYS.every((k) => finiteCount(x[k]) && Number.isSafeInteger(x[k]))) return want;
+  return (x.tables as number) <= n ? null : `at most ${n} tables`;
 }
 
 /**
