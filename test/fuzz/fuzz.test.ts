@@ -18,10 +18,11 @@ import fc from 'fast-check';
 import { writeTable } from '../../src/engine/writer.ts';
 import { textToKey } from '../../src/engine/index.ts';
 import {
-  loadSeeds, seedOf, mutate, mutationArb, checkTable, checkStack, timed, stats, fuzzRuns, type Seed,
+  loadSeeds, seedOf, mutate, mutationArb, checkTable, checkStack, timed, stats, type Seed,
 } from './harness.ts';
 
-const TOTAL = fuzzRuns(2400);
+// The long run (`npm run fuzz`) is families.test.ts's worker pool; these stay a fixed-seed slice.
+const TOTAL = 2400;
 const runs = (share: number) => Math.max(1, Math.round(TOTAL * share));
 const BIG = TOTAL > 20_000;
 /** The seed of the normal run (a date); FUZZ_SEED overrides it, `npm run fuzz` draws its own. */
