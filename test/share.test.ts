@@ -18,8 +18,9 @@ import {
   encodeSharePayload, base64UrlEncode, base64UrlDecode, ShareLinkError, shapePlan, shareFigures,
   MAX_LINK_CHARS, TYPICAL_LINK_CHARS, DEFAULT_SHARE_BASE, SHARED_LABEL, REMOVED, type SharePayload,
   SHARED_DIAGNOSIS_PREFIX, shareFragment, isSafeNamespace, MAX_BROWSER_SYNTHETIC_RECORDS, MAX_SHARED_REPORT_WINNERS,
-  sharedSimulation, SIM_SHARE_MAGIC,
+  sharedSimulation, SIM_SHARE_MAGIC, FIX_LABELS, simulationFromDocument,
 } from '../src/engine/share/index.ts';
+import { simulate } from '../src/engine/simulate/index.ts';
 import { MODEL_NAMES } from '../src/engine/simulate/models.ts';
 import { exportJson, exportMarkdown, exportScript, mdCode, mdText } from '../src/engine/export.ts';
 import { collectInput } from '../src/cli/node-input.ts';
@@ -1054,5 +1055,28 @@ describe('every link refscope makes opens', () => {
       if (!res.ok) return; // no link at all (too long): the file export is offered instead
       reportFromShare(decodeShare(res.link));
     }), { numRuns: 60, seed: 20261201 });
+  });
+});
+
+describe('simulation results in a link', () => {
+  it('the link layout carries the simulator\'s fix labels and numbers (CLI and app alike)', () => {
+    const { a } = load('recreate-1000');
+    const result = simulate(a, 'recreate');
+    // Every fix label the simulator gives is the engine's label for that fix code.
+    for (const f of result.fixes) expect(FIX_LABELS[f.fix], f.fix).toBe(f.label);
+    const layout = simulationFromDocument(JSON.parse(JSON.stringify(result)), 'recreate')!;
+    expect(layout).not.toBeNull();
+    const d = sharedSimulation(layout)!;
+    expect(d.result.results.map((m) => m.model)).toEqual(result.results.map((m) => m.model));
+    expect(d.result.workload.operations).toBe(result.workload.operations);
+    // A layout with absurd figures comes back clamped: finite curve values, bounded seconds.
+    const absurd = structuredClone(layout) as unknown[];
+    (absurd[7] as unknown[][]).forEach((s) => { s[3] = 1.5e308; });
+    (absurd[4] as unknown[][]).forEach((m) => { m[2] = 1e308; });
+    const c = sharedSimulation(absurd)!;
+    for (const s of c.result.curve!.series) for (const v of [...s.sameShape, ...s.fixedStack]) expect(Number.isFinite(v) && v <= 1e12).toBe(true);
+    for (const m of c.result.results) expect(m.seconds === null || m.seconds <= 1e12).toBe(true);
+    // Not the simulator's document: nothing travels.
+    expect(simulationFromDocument({ schema: 'x' })).toBeNull();
   });
 });
