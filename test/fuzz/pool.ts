@@ -27,11 +27,10 @@ export interface PoolResult {
   failures: { family: Family; index: number; what: string }[];
 }
 
-export async function runPool(total: number, seed: number, outDir: string, log: (s: string) => void = () => {}): Promise<PoolResult> {
+export async function runPool(total: number, seed: number, outDir: string, log: (s: string) => void = () => {}, lanes = Number(process.env.FUZZ_LANES) || 2): Promise<PoolResult> {
   const res: PoolResult = { cases: 0, byFamily: {}, broken: 0, hangs: 0, slow: 0, saved: outDir, failures: [] };
   const plan: { family: Family; index: number }[] = [];
   for (let i = 0; i < total; i++) plan.push({ family: FAMILIES[i % FAMILIES.length], index: i });
-  let worker: Worker | null = null;
   const start = (): Promise<Worker> => new Promise((resolve, reject) => {
     const w = new Worker(new URL('./worker.mjs', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: HEAP_LIMIT_MB } });
     w.once('message', () => resolve(w));
@@ -45,9 +44,7 @@ export async function runPool(total: number, seed: number, outDir: string, log: 
       log(`could not save case ${index}: ${(e as Error).message}`);
     }
   };
-  for (const { family, index } of plan) {
-    if (!worker) worker = await start();
-    const w = worker;
+  const one = async (w: Worker, family: Family, index: number): Promise<Worker | null> => {
     const t0 = Date.now();
     const reply = await new Promise<{ outcome?: string; broken?: string; hang?: boolean; died?: string }>((resolve) => {
       const timer = setTimeout(() => resolve({ hang: true }), CASE_DEADLINE_MS);
@@ -65,14 +62,15 @@ export async function runPool(total: number, seed: number, outDir: string, log: 
     const tally = (k: string) => { fam[k] = (fam[k] ?? 0) + 1; };
     res.cases++;
     if (ms > SLOW_MS) { res.slow++; tally('slow'); }
+    let keep: Worker | null = w;
     if (reply.hang) {
       res.hangs++; tally('hang');
       await w.terminate();
-      worker = null;
+      keep = null;
       fail(family, index, `HANG: no answer within ${CASE_DEADLINE_MS / 1000} s`);
     } else if (reply.died) {
       res.broken++; tally('broken');
-      worker = null;
+      keep = null;
       fail(family, index, `BROKEN: the worker died (${reply.died}; heap limit ${HEAP_LIMIT_MB} MiB)`);
     } else if (reply.broken) {
       res.broken++; tally('broken');
@@ -80,9 +78,26 @@ export async function runPool(total: number, seed: number, outDir: string, log: 
     } else {
       tally(reply.outcome ?? 'unknown');
     }
-    if (res.cases % 5000 === 0) log(`fuzz: ${res.cases}/${total} cases, ${res.broken} broken, ${res.hangs} hangs`);
-  }
-  await worker?.terminate();
+    if (res.cases % 2000 === 0) {
+      log(`fuzz: ${res.cases}/${total} cases, ${res.broken} broken, ${res.hangs} hangs`);
+      // The counts so far, on disk (a run stopped early still says how far it got).
+      fs.writeFileSync(path.join(outDir, 'summary.json'), JSON.stringify({ seed, ...res, failures: res.failures.slice(0, 100) }, null, 1));
+    }
+    return keep;
+  };
+  // Lanes of workers take the cases in turn.
+  let next = 0;
+  const lane = async () => {
+    let w: Worker | null = null;
+    while (next < plan.length) {
+      const { family, index } = plan[next++];
+      if (!w) w = await start();
+      w = await one(w, family, index);
+    }
+    await w?.terminate();
+  };
+  await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
+  fs.writeFileSync(path.join(outDir, 'summary.json'), JSON.stringify({ seed, ...res, failures: res.failures.slice(0, 100) }, null, 1));
   return res;
 }
 

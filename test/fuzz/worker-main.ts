@@ -3,7 +3,7 @@
  * answers { outcome } or { broken }. The pool terminates it when a case passes its deadline.
  */
 import { parentPort } from 'node:worker_threads';
-import { makeCase, runCase, Broken, type Family } from './families.ts';
+import { loadSeeds, makeCase, runCase, Broken, type Family } from './families.ts';
 
 parentPort!.on('message', (m: { family: Family; seed: number; index: number }) => {
   let reply: { outcome?: string; broken?: string };
@@ -14,4 +14,6 @@ parentPort!.on('message', (m: { family: Family; seed: number; index: number }) =
   }
   parentPort!.postMessage(reply);
 });
+// The seeds (fixtures and the links made from them) are read before the first deadline starts.
+loadSeeds();
 parentPort!.postMessage({ ready: true });
