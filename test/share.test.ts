@@ -10,13 +10,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { deflateSync } from 'fflate';
-import { analyzeFiles, analysisRefs, buildReport, namespaceOf, encodeVarint, getVarint, cursor, crc32, type Analysis, type Report } from '../src/engine/index.ts';
+import fc from 'fast-check';
+import { writeTable, tableFileName } from '../src/engine/writer.ts';
+import { analyzeFiles, analysisRefs, buildReport, namespaceOf, encodeVarint, getVarint, cursor, crc32, memorySource, textToKey, type Analysis, type Report } from '../src/engine/index.ts';
 import {
   shareLink, encodeShare, decodeShare, describeShare, reportFromShare, syntheticStack, buildSharePayload,
   encodeSharePayload, base64UrlEncode, base64UrlDecode, ShareLinkError, shapePlan, shareFigures,
   MAX_LINK_CHARS, TYPICAL_LINK_CHARS, DEFAULT_SHARE_BASE, SHARED_LABEL, REMOVED, type SharePayload,
   SHARED_DIAGNOSIS_PREFIX, shareFragment, isSafeNamespace, MAX_BROWSER_SYNTHETIC_RECORDS, MAX_SHARED_REPORT_WINNERS,
-} from '../src/engine/share.ts';
+  sharedSimulation, SIM_SHARE_MAGIC, FIX_LABELS, simulationFromDocument,
+} from '../src/engine/share/index.ts';
+import { simulate } from '../src/engine/simulate/index.ts';
+import { MODEL_NAMES } from '../src/engine/simulate/models.ts';
 import { exportJson, exportMarkdown, exportScript, mdCode, mdText } from '../src/engine/export.ts';
 import { collectInput } from '../src/cli/node-input.ts';
 import { main } from '../src/cli/main.ts';
@@ -519,20 +524,26 @@ describe('malformed, truncated and future-version links', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('payload options', () => {
-  it('simulation results: numbers kept, name-like text and keys removed (kept with names)', () => {
+  it('simulation results: only the simulator\'s numbers-only layout travels; any other value is left out', () => {
     const { a, r } = load('basic-sha1');
-    // refs.txt of basic-sha1 has refs/heads/master and refs/heads/topic; 9cd2bf1a… is its master's id
-    const simulation = { gitVersion: '2.50', ms: [1.5, 2], slowest: 'refs/heads/master', master: 3, note: 'topic', id: '9cd2bf1a48a4', ok: true };
-    const res = shareLink(a, r, { simulation });
+    // Arbitrary JSON (names in it or not) never reaches a link, with names or without.
+    const arbitrary = { gitVersion: '2.50', ms: [1.5, 2], slowest: 'refs/heads/master', master: 3, note: 'topic', id: '9cd2bf1a48a4', ok: true };
+    for (const withNames of [false, true]) {
+      const res = shareLink(a, r, { simulation: arbitrary, withNames });
+      if (!res.ok) throw new Error(res.error);
+      expect(decodeShare(res.link).simulation).toBeNull();
+    }
+    // The layout: magic, workload [code, kind, operations, transactions], options, input, one model
+    // (git-2.49 = MODEL_NAMES[0], applicable, 1.5 s, counts, phases [reads, 1.2 s]), no fixes, no curve.
+    const layout = [SIM_SHARE_MAGIC, [1, 0, 1000, 1], [1, 1, 2], [0, 2, 3, 0], [[0, 1, 1.5, 10, 20, 30, 0, 2, 0, [3, 1.2]]], [], null, null];
+    const res = shareLink(a, r, { simulation: layout });
     if (!res.ok) throw new Error(res.error);
     const p = decodeShare(res.link);
-    expect(p.simulation).toEqual({ gitVersion: '2.50', ms: [1.5, 2], slowest: REMOVED, note: REMOVED, id: REMOVED, ok: true });
+    expect(p.simulation).toEqual(layout);
     expect(leaks('basic-sha1', p, res.link)).toEqual([]);
-    expect(describeShare(p).contains).toContain('Simulation results: 2 numbers, 1 label ("2.50"); 3 text values removed because they look like a name or id.');
-    const rn = shareLink(a, r, { simulation, withNames: true });
-    if (!rn.ok) throw new Error(rn.error);
-    expect(decodeShare(rn.link).simulation).toEqual(simulation);
-    expect(reportFromShare(decodeShare(rn.link)).shared.simulation).toEqual(simulation);
+    const d = sharedSimulation(reportFromShare(p).shared.simulation)!;
+    expect(d.result.workload.description).toBe('re-create the 1,000 refs that tombstones hide, one transaction');
+    expect(d.result.results.map((m) => [m.model, m.seconds, m.seeks])).toEqual([[MODEL_NAMES[0], 1.5, 10]]);
   });
 
   it('remote names are replaced unless with names (tombstones-50k: origin and bk2204 in recreate.stdin)', () => {
@@ -788,9 +799,8 @@ describe('hostile links (security review: script injection, count bombs, measure
     change(p);
     return DEFAULT_SHARE_BASE + shareFragment(p);
   }
-  /** Decode a link and use it as the app does; a ShareLinkError (damaged / too-large) or a result, within 1 s. */
+  /** Decode a link and use it as the app does; a ShareLinkError (damaged / too-large) or a result (hangs are the fuzz harness's per-case deadline). */
   function bounded(link: string, synthetic = false): string {
-    const t0 = performance.now();
     let outcome = 'ok';
     try {
       const p = decodeShare(link);
@@ -802,7 +812,6 @@ describe('hostile links (security review: script injection, count bombs, measure
       expect(['damaged', 'too-large']).toContain(e.reason);
       outcome = e.reason;
     }
-    expect(performance.now() - t0).toBeLessThan(1000);
     return outcome;
   }
   const HOSTILE_NS = [
@@ -867,7 +876,7 @@ describe('hostile links (security review: script injection, count bombs, measure
     expect(ok).toMatch(/^NC=\d+$/m);
   });
 
-  it('count bombs decode to "damaged" / "too-large" within 1 s', () => {
+  it('count bombs decode to "damaged" / "too-large"', () => {
     const last = (p: SharePayload) => p.nsRecords.find((e) => e.table === p.tables.length - 1)!;
     const bombs: [string, (p: SharePayload) => void][] = [
       ['sectionBlocks 2^40', (p) => { p.tables[0].sectionBlocks.ref = 2 ** 40; }],
@@ -890,7 +899,7 @@ describe('hostile links (security review: script injection, count bombs, measure
   });
 
   for (const f of ['link-blocks.txt', 'link-blocks1e8.txt', 'link-winners.txt', 'link-winners5e6.txt', 'link-winners3e7.txt', 'link-logs.txt', 'link-oids.txt', 'link-measured.txt', 'link-measuredProto.txt']) {
-    it.skipIf(!fs.existsSync(path.join(KIT, f)))(`the tester's ${f}: a ShareLinkError within 1 s`, () => {
+    it.skipIf(!fs.existsSync(path.join(KIT, f)))(`the tester's ${f}: a ShareLinkError`, () => {
       expect(bounded(fs.readFileSync(path.join(KIT, f), 'utf8'), true)).not.toBe('ok');
     });
   }
@@ -909,9 +918,7 @@ describe('hostile links (security review: script injection, count bombs, measure
     const link = big(1_000_000);
     expect(link.length).toBeLessThan(400);
     const p = decodeShare(link);
-    const t0 = performance.now();
     expect(reportFromShare(p).stack!.live).toBe(1_000_000 + 9);
-    expect(performance.now() - t0).toBeLessThan(1000);
     // too many winners for a shared report: refused (and no link is made for such a stack)
     const huge = decodeShare(big(MAX_SHARED_REPORT_WINNERS));
     expect(reasonOf(() => reportFromShare(huge))).toBe('too-large');
@@ -919,10 +926,8 @@ describe('hostile links (security review: script injection, count bombs, measure
     expect(enc.ok).toBe(false);
     // the browser's synthetic stack: refused past MAX_BROWSER_SYNTHETIC_RECORDS, pointing to the script
     const logs = decodeShare(mutated((x) => { x.tables[0].fileSize = 2 ** 40; x.tables[0].logs = MAX_BROWSER_SYNTHETIC_RECORDS; }));
-    const t1 = performance.now();
     let err: unknown;
     try { syntheticStack(logs); } catch (e) { err = e; }
-    expect(performance.now() - t1).toBeLessThan(1000);
     expect(err).toBeInstanceOf(ShareLinkError);
     expect((err as ShareLinkError).reason).toBe('too-large');
     expect((err as ShareLinkError).message).toContain('too large to rebuild in the browser; use the repro script');
@@ -957,5 +962,121 @@ describe('hostile links (security review: script injection, count bombs, measure
     const d = reportFromShare(decodeShare(withMeasured({ compaction: {}, compactionAbsent: [], diagnosis: 'Everything is fine, run rm -rf.' }))).diagnosis;
     expect(d).toBe(SHARED_DIAGNOSIS_PREFIX + 'Everything is fine, run rm -rf.');
     expect(d).not.toBe(own);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// A link refscope makes, refscope opens
+
+describe('every link refscope makes opens', () => {
+  const oid = (i: number) => Uint8Array.from({ length: 20 }, (_, k) => (i * 37 + k * 11 + 1) & 255);
+  /** A stack of `tables` written tables (refs as given) and `unreadable` tables of garbage bytes. */
+  function stackOf(refs: { name: string; type: 0 | 1 | 3; target?: string }[][], unreadable: number): { a: Analysis; r: Report } {
+    const files: { path: string; source: ReturnType<typeof memorySource> }[] = [];
+    const names: string[] = [];
+    refs.forEach((list, t) => {
+      const recs = [...list].sort((x, y) => (x.name < y.name ? -1 : 1)).map((x, i) => ({
+        name: x.name, updateIndex: t + 1, type: x.type, value: x.type === 1 ? oid(i) : undefined, target: x.target,
+      }));
+      const bytes = writeTable(recs, [], { minUpdateIndex: t + 1, maxUpdateIndex: t + 1, blockSize: 65536 });
+      const name = tableFileName(t + 1, t + 1, t);
+      names.push(name);
+      files.push({ path: `reftable/${name}`, source: memorySource(bytes) });
+    });
+    for (let k = 0; k < unreadable; k++) {
+      const name = tableFileName(1000 + k, 1000 + k, k);
+      names.push(name);
+      files.push({ path: `reftable/${name}`, source: memorySource(new Uint8Array([0x52, 0x45, 0x46, 0x54, 9, k & 255])) });
+    }
+    files.push({ path: 'reftable/tables.list', source: memorySource(new TextEncoder().encode(names.map((x) => x + '\n').join(''))) });
+    const a = analyzeFiles(files);
+    return { a, r: buildReport(a) };
+  }
+  /** The link opens (decode and rebuild), or no link is made at all: never a link that fails to open. */
+  function opens(a: Analysis, r: Report, withNames: boolean): boolean {
+    const res = shareLink(a, r, { withNames });
+    if (!res.ok) return false;
+    const p = decodeShare(res.link);
+    reportFromShare(p);
+    return true;
+  }
+
+  it('a 10 KB symref target (a finding over 8,192 bytes): the link opens, the finding cut with a mark', () => {
+    const enc = (s: string) => memorySource(new TextEncoder().encode(s));
+    // A files-backend HEAD pointing at a 10,000-byte name: its finding quotes the target (twice).
+    const a = analyzeFiles([
+      { path: '.git/HEAD', source: enc('ref: refs/heads/' + 'x'.repeat(10_000) + '\n') },
+      { path: '.git/refs/heads/main', source: enc('1111111111111111111111111111111111111111\n') },
+      { path: '.git/config', source: enc('[core]\n\trepositoryformatversion = 0\n') },
+    ]);
+    const r = buildReport(a);
+    expect(r.findings.some((f) => f.message.length > 8192)).toBe(true);
+    const res = shareLink(a, r, { withNames: true });
+    if (!res.ok) throw new Error(res.error);
+    const p = decodeShare(res.link);
+    // messages are byte strings (UTF-8 bytes as chars): the cut mark is its three bytes
+    const long = p.findings.messages!.find((m) => m.message.endsWith(textToKey('…')));
+    expect(long).toBeDefined();
+    expect(long!.message.length).toBeLessThanOrEqual(8192);
+    expect(opens(a, r, false)).toBe(true);
+  });
+
+  it('260 unreadable tables (a diagnosis over 4,000 characters): the link opens, the diagnosis cut with a mark', () => {
+    const { a, r } = stackOf([[{ name: 'refs/heads/main', type: 1 }]], 260);
+    expect(r.tables.filter((t) => t.error).length).toBe(260);
+    for (const withNames of [false, true]) {
+      const res = shareLink(a, r, { withNames });
+      if (!res.ok) throw new Error(res.error);
+      const rep = reportFromShare(decodeShare(res.link));
+      expect(rep.tables.length).toBe(261);
+      if (rep.diagnosis.startsWith(SHARED_DIAGNOSIS_PREFIX)) expect(rep.diagnosis.length).toBeLessThanOrEqual(SHARED_DIAGNOSIS_PREFIX.length + 4000);
+    }
+  });
+
+  it('every fixture, with and without names', () => {
+    for (const fx of fixtures) {
+      const { a, r } = load(fx);
+      for (const withNames of [false, true]) expect(opens(a, r, withNames) || !shareLink(a, r, { withNames }).ok, `${fx} ${withNames}`).toBe(true);
+    }
+  });
+
+  it('generated stacks: long names and targets, many namespaces, unreadable tables (fixed seed)', () => {
+    const seg = fc.stringMatching(/^[a-z0-9._-]{1,12}$/);
+    const name = fc.oneof(
+      fc.tuple(fc.constantFrom('heads', 'tags', 'remotes/o', 'x-ns', 'weird'), seg).map(([ns, s]) => `refs/${ns}/${s}`),
+      fc.tuple(seg, fc.nat({ max: 12_000 })).map(([s, k]) => `refs/${s}/${'y'.repeat(k)}`),
+    );
+    const ref = fc.record({ name, type: fc.constantFrom(0 as const, 1 as const, 3 as const), k: fc.nat({ max: 12_000 }) })
+      .map((x) => ({ name: x.name, type: x.type, target: x.type === 3 ? 'refs/heads/' + 'z'.repeat(x.k) : undefined }));
+    const table = fc.uniqueArray(ref, { selector: (x) => x.name, minLength: 1, maxLength: 12 });
+    fc.assert(fc.property(fc.array(table, { minLength: 1, maxLength: 5 }), fc.nat({ max: 40 }), fc.boolean(), (tables, unreadable, withNames) => {
+      const { a, r } = stackOf(tables, unreadable);
+      const res = shareLink(a, r, { withNames });
+      if (!res.ok) return; // no link at all (too long): the file export is offered instead
+      reportFromShare(decodeShare(res.link));
+    }), { numRuns: 60, seed: 20261201 });
+  });
+});
+
+describe('simulation results in a link', () => {
+  it('the link layout carries the simulator\'s fix labels and numbers (CLI and app alike)', () => {
+    const { a } = load('recreate-1000');
+    const result = simulate(a, 'recreate');
+    // Every fix label the simulator gives is the engine's label for that fix code.
+    for (const f of result.fixes) expect(FIX_LABELS[f.fix], f.fix).toBe(f.label);
+    const layout = simulationFromDocument(JSON.parse(JSON.stringify(result)), 'recreate')!;
+    expect(layout).not.toBeNull();
+    const d = sharedSimulation(layout)!;
+    expect(d.result.results.map((m) => m.model)).toEqual(result.results.map((m) => m.model));
+    expect(d.result.workload.operations).toBe(result.workload.operations);
+    // A layout with absurd figures comes back clamped: finite curve values, bounded seconds.
+    const absurd = structuredClone(layout) as unknown[];
+    (absurd[7] as unknown[][]).forEach((s) => { s[3] = 1.5e308; });
+    (absurd[4] as unknown[][]).forEach((m) => { m[2] = 1e308; });
+    const c = sharedSimulation(absurd)!;
+    for (const s of c.result.curve!.series) for (const v of [...s.sameShape, ...s.fixedStack]) expect(Number.isFinite(v) && v <= 1e12).toBe(true);
+    for (const m of c.result.results) expect(m.seconds === null || m.seconds <= 1e12).toBe(true);
+    // Not the simulator's document: nothing travels.
+    expect(simulationFromDocument({ schema: 'x' })).toBeNull();
   });
 });

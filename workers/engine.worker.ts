@@ -6,8 +6,8 @@
  * `FileReaderSync`, so a 2 GiB file is never copied whole.
  */
 import * as Comlink from 'comlink';
-import type { ByteSource, InputFile } from '../src/engine/basics.ts';
-import { EngineSession, slicedSource, type ProgressFn } from '../src/engine/session.ts';
+import { FormatError, type ByteSource, type InputFile } from '../src/engine/basics.ts';
+import { EngineSession, engineError, slicedSource, type ProgressFn } from '../src/engine/session/index.ts';
 
 /** One input file as the page sends it. */
 export type WorkerInput = { path: string; blob: Blob } | { path: string; buffer: ArrayBuffer };
@@ -20,7 +20,7 @@ const FRS = (globalThis as unknown as { FileReaderSync?: new () => FileReaderSyn
 const session = new EngineSession();
 
 function blobSource(blob: Blob): ByteSource {
-  if (!FRS) throw new Error('FileReaderSync is not available (not running in a worker?)');
+  if (!FRS) throw new FormatError('(worker)', -1, 'FileReaderSync to read dropped files (not running in a worker?)');
   const reader = new FRS();
   return slicedSource(blob.size, (o, l) => new Uint8Array(reader.readAsArrayBuffer(blob.slice(o, o + l))), (n) => session.noteRead(n));
 }
@@ -40,8 +40,9 @@ function bufferSource(buf: ArrayBuffer): ByteSource {
 const api = {
   /** Analyse the inputs; replaces the current analysis. */
   load(inputs: WorkerInput[], onProgress?: ProgressFn) {
-    const files: InputFile[] = inputs.map((i) => ({ path: i.path, source: 'blob' in i ? blobSource(i.blob) : bufferSource(i.buffer) }));
-    return session.load(files, onProgress ? (p) => { void onProgress(p); } : undefined);
+    const files: InputFile[] = inputs.map((i) => ({ path: String(i.path), source: 'blob' in i ? blobSource(i.blob) : bufferSource(i.buffer) }));
+    // A page that went away cannot take progress: a failed report is ignored (`Promise` from comlink).
+    return session.load(files, onProgress ? (p) => { Promise.resolve(onProgress(p)).catch(() => {}); } : undefined);
   },
   report: () => session.report(),
   refsPage: (q: Parameters<EngineSession['refsPage']>[0]) => session.refsPage(q),
@@ -80,4 +81,22 @@ const api = {
 
 export type EngineApi = typeof api;
 
-Comlink.expose(api);
+/**
+ * Every method answers or throws the engine's one error (`FormatError`: file, offset, expected),
+ * whatever happens below (the session already guards its own; this covers the wrapper itself).
+ */
+function guarded<T extends Record<string, (...args: never[]) => unknown>>(o: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, f] of Object.entries(o)) {
+    out[k] = (...args: never[]) => {
+      try {
+        return f(...args);
+      } catch (e) {
+        throw engineError(e, `the worker's ${k}`);
+      }
+    };
+  }
+  return out as T;
+}
+
+Comlink.expose(guarded(api));

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, type KeyboardEvent as ReactKeyboardEvent } from 'react';
+import { Component, useCallback, useEffect, useRef, type KeyboardEvent as ReactKeyboardEvent, type ReactNode } from 'react';
 import { useApp, startUp, watchHash } from './store.ts';
 import { VIEWS, type ViewId } from './route.ts';
 import { inputsFromFiles, pickFiles, pickFolder, pickersSupported, takeDrop, walkDrop } from './input.ts';
@@ -211,19 +211,29 @@ export function App() {
         </div>
       )}
       <ShareNotice />
+      {loaded?.result.report && loaded.result.error && (
+        <div className="banner warning" role="status" data-testid="load-warning">
+          <span>The report is shown, but the refs could not be listed: {loaded.result.error.message}</span>
+        </div>
+      )}
       <main
         className={status === 'loading' && loaded ? 'content stale' : 'content'} role="tabpanel" aria-label={TAB_LABEL[view]}
         data-testid="main" data-status={status} data-load-id={loaded?.id ?? 0} aria-busy={status === 'loading'}
       >
         {!loaded ? <Welcome onOpenFiles={openFiles} onOpenFolder={openFolder} />
           : needsFiles(loaded, view) ? <NeedsFiles view={view} />
-          : view === 'overview' ? <OverviewView />
-            : view === 'stack' ? <StackView />
-              : view === 'table' ? <TableView />
-                : view === 'refs' ? <RefsView />
-                  : view === 'compaction' ? <CompactionView />
-                    : view === 'simulator' ? <SimulatorView />
-                      : <ShareView />}
+          : (
+            // One boundary per view and report: a view that fails says so, the others still work.
+            <ViewBoundary key={`${view}:${loaded.id}`} view={TAB_LABEL[view]}>
+              {view === 'overview' ? <OverviewView />
+                : view === 'stack' ? <StackView />
+                  : view === 'table' ? <TableView />
+                    : view === 'refs' ? <RefsView />
+                      : view === 'compaction' ? <CompactionView />
+                        : view === 'simulator' ? <SimulatorView />
+                          : <ShareView />}
+            </ViewBoundary>
+          )}
       </main>
       <footer className="statusbar">
         <span>Everything stays in this browser: files are read locally by a worker, nothing is uploaded.</span>
@@ -240,6 +250,27 @@ export function App() {
       )}
     </div>
   );
+}
+
+/**
+ * An error boundary around one view: a view that throws while drawing (an unexpected value in a
+ * report) shows what happened instead of blanking the page; the tabs and other views stay usable.
+ */
+class ViewBoundary extends Component<{ view: string; children: ReactNode }, { error: string | null }> {
+  override state = { error: null as string | null };
+
+  static getDerivedStateFromError(e: unknown): { error: string } {
+    return { error: e instanceof Error ? e.message : String(e) };
+  }
+
+  override render() {
+    if (this.state.error === null) return this.props.children;
+    return (
+      <div className="banner error" role="alert" data-testid="view-error">
+        <span>The {this.props.view} view could not be shown: {this.state.error.slice(0, 300)}. The other views still work.</span>
+      </div>
+    );
+  }
 }
 
 function ProgressBar() {

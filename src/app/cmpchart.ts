@@ -37,14 +37,25 @@ export interface LogScale {
   ticks: number[];
 }
 
+/**
+ * Largest value an axis spans (bytes or records): a value past it (a link's figure near 1e308)
+ * is drawn at the end of the axis, so the decades between lo and hi stay a short, finite list.
+ */
+export const AXIS_MAX = 1e18;
+
 export function logScale(values: number[], width: number): LogScale {
-  const pos = values.filter((v) => v > 0 && Number.isFinite(v));
-  const min = pos.length ? Math.min(...pos) : 1;
-  const max = pos.length ? Math.max(...pos) : 10;
+  let min = Infinity, max = -Infinity;
+  for (const v of values) {
+    if (!(v > 0) || !Number.isFinite(v)) continue;
+    const c = Math.min(v, AXIS_MAX);
+    if (c < min) min = c;
+    if (c > max) max = c;
+  }
+  if (min === Infinity) { min = 1; max = 10; }
   const lo = Math.max(0.5, min / 1.6);
-  const hi = Math.max(lo * 10, max * 1.25);
-  const span = Math.log(hi / lo);
-  const x = (v: number): number => (v <= 0 ? 0 : Math.max(0, Math.min(width, (width * Math.log(v / lo)) / span)));
+  const hi = Math.min(AXIS_MAX * 1.25, Math.max(lo * 10, max * 1.25));
+  const span = Math.log(hi / lo) || 1;
+  const x = (v: number): number => (!(v > 0) ? 0 : Math.max(0, Math.min(width, (width * Math.log(Math.min(v, hi) / lo)) / span)));
   const decades: number[] = [];
   for (let p = Math.floor(Math.log10(lo)); p <= Math.ceil(Math.log10(hi)); p++) decades.push(10 ** p);
   let ticks = decades.filter((t) => t >= lo && t <= hi);

@@ -17,11 +17,58 @@ let conn: Conn | null = null;
 /** True while a load runs in `conn`'s worker. */
 let running = false;
 
+/**
+ * Longest the page waits for one answer of the worker. The worker ends its own long work (loads
+ * and simulations stop at 60 s, docs/limits.md); a worker still silent past this is stuck (or
+ * died): it is terminated, a fresh one takes its place, and the page says what happened.
+ */
+export const WORKER_BUDGET_MS = 90_000;
+
+let onReplaced: ((message: string) => void) | null = null;
+/** Called with a sentence when the worker was terminated and replaced (the store shows it). */
+export function onWorkerReplaced(f: (message: string) => void): void {
+  onReplaced = f;
+}
+
+function replace(c: Conn, message: string): void {
+  c.worker.terminate();
+  if (conn === c) { conn = null; running = false; }
+  onReplaced?.(message);
+}
+
+/** The remote API with every call held to `WORKER_BUDGET_MS`. */
+function watched(c: Conn, raw: Comlink.Remote<EngineApi>): Comlink.Remote<EngineApi> {
+  const remote = raw as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  return new Proxy({} as Comlink.Remote<EngineApi>, {
+    get(_t, prop) {
+      if (typeof prop !== 'string' || prop === 'then') return undefined;
+      return (...args: unknown[]) => new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          const msg = `The engine worker gave no answer to “${prop}” within ${WORKER_BUDGET_MS / 1000} s: it was stopped and a fresh one started. Open the input again (a smaller one, or fewer tables).`;
+          replace(c, msg);
+          reject(new Error(msg));
+        }, WORKER_BUDGET_MS);
+        remote[prop](...args).then(
+          (v) => { clearTimeout(timer); resolve(v); },
+          (e) => { clearTimeout(timer); reject(e); },
+        );
+      });
+    },
+  });
+}
+
 function connect(): Conn {
   if (conn) return conn;
   const worker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'refscope-engine' });
-  conn = { worker, api: Comlink.wrap<EngineApi>(worker) };
-  return conn;
+  const c: Conn = { worker, api: null as unknown as Comlink.Remote<EngineApi> };
+  c.api = watched(c, Comlink.wrap<EngineApi>(worker));
+  // A worker that dies (out of memory, an error outside any call) is replaced at once.
+  worker.addEventListener('error', (e) => {
+    e.preventDefault();
+    replace(c, `The engine worker stopped (${e.message || 'it ran out of memory or failed'}): a fresh one was started. Open the input again.`);
+  });
+  conn = c;
+  return c;
 }
 
 /** The engine API (report, refsPage, tableBlocks, blockDetail, capabilities). */

@@ -55,18 +55,8 @@ export function chartSeries(curve: CurveData, mode: CurveMode): ChartSeries[] {
   });
 }
 
-/**
- * The two curves from the split of a run's seconds (`CurveSeries.parts`, docs/simulator.md
- * "Curve"): what `buildCurve` computes, for a curve rebuilt from a share link's numbers.
- */
-export function curveFromParts(ns: readonly number[], w: number, parts: { fixed: number; linear: number; stepping: number }): { sameShape: number[]; fixedStack: number[] } {
-  const sameShape = ns.map((n) => {
-    const r = n / Math.max(1, w);
-    return parts.fixed + parts.linear * r + parts.stepping * r * r;
-  });
-  const fixedStack = ns.map((n) => parts.fixed + (parts.linear + parts.stepping) * (n / Math.max(1, w)));
-  return { sameShape, fixedStack };
-}
+/** The curve rebuilt from a link's numbers: the engine's (the link's layout is defined there). */
+export { curveFromParts } from '../engine/share/simulation.ts';
 
 /** A log10 axis from `lo` to `hi` (powers of ten) onto [a, b]. */
 export interface LogAxis {
@@ -77,24 +67,38 @@ export interface LogAxis {
   ticks: number[];
 }
 
+/** Most decades an axis spans; with `secondsRange`'s clamp no loop over decades is long. */
+const MAX_DECADES = 24;
+
 export function logAxis(lo: number, hi: number, a: number, b: number): LogAxis {
-  const l0 = Math.log10(lo), l1 = Math.log10(hi);
+  // A range that is not finite and positive (a crafted link's figures) is drawn as 1 ms – 1 s.
+  if (!(lo > 0) || !(hi > lo) || !Number.isFinite(lo) || !Number.isFinite(hi)) { lo = 1e-3; hi = 1; }
+  const l0 = Math.log10(lo), l1 = Math.min(Math.log10(hi), l0 + MAX_DECADES);
   const span = l1 - l0 || 1;
   const at = (v: number): number => {
-    const t = (Math.log10(Math.max(v, lo / 1e3)) - l0) / span;
-    return a + (b - a) * t;
+    const t = (Math.log10(Math.max(Number.isFinite(v) ? v : hi, lo / 1e3)) - l0) / span;
+    return a + (b - a) * Math.max(-1, Math.min(2, t));
   };
   const ticks: number[] = [];
   for (let p = Math.round(l0); p <= Math.round(l1); p++) ticks.push(10 ** p);
   return { lo, hi, at, ticks };
 }
 
+/** Largest seconds a chart shows (about 31,700 years): larger figures are drawn at the top. */
+export const SECONDS_MAX = 1e12;
+
 /** The y range of the chart: whole decades around every value (at least two decades). */
 export function secondsRange(values: number[]): { lo: number; hi: number } {
-  const pos = values.filter((v) => v > 0 && Number.isFinite(v));
-  if (!pos.length) return { lo: 1e-3, hi: 1 };
-  let lo = 10 ** Math.floor(Math.log10(Math.min(...pos)));
-  let hi = 10 ** Math.ceil(Math.log10(Math.max(...pos)));
+  let min = Infinity, max = -Infinity;
+  for (const v of values) {
+    if (!(v > 0) || !Number.isFinite(v)) continue;
+    const c = Math.min(v, SECONDS_MAX);
+    if (c < min) min = c;
+    if (c > max) max = c;
+  }
+  if (min === Infinity) return { lo: 1e-3, hi: 1 };
+  let lo = 10 ** Math.floor(Math.log10(min));
+  let hi = 10 ** Math.ceil(Math.log10(max));
   if (hi / lo < 100) hi = lo * 100;
   // Keep the chart readable: at most 12 decades (a flat line at 1 µs next to hours).
   if (hi / lo > 1e12) lo = hi / 1e12;

@@ -7,17 +7,9 @@ import { fmtSpeedup, fmtGain } from '../engine/simulate/format.ts';
 
 /**
  * Estimated seconds: "1,858 s", "12.3 s", "2.37 s", "446 ms", "22.0 ms", "1.23 ms", "512 µs".
- * Three significant digits (whole seconds from 100 s). `null` → "—".
+ * The engine's one seconds format (also the text of shared results), `null` → "—".
  */
-export function fmtSeconds(s: number | null | undefined): string {
-  if (s === null || s === undefined || !Number.isFinite(s)) return '—';
-  if (s >= 99.95) return `${fmtInt(Math.round(s))} s`;
-  if (s >= 0.9995) return `${s.toPrecision(3)} s`;
-  if (s >= 0.0009995) return `${(s * 1e3).toPrecision(3)} ms`;
-  if (s >= 0.0000009995) return `${(s * 1e6).toPrecision(3)} µs`;
-  if (s === 0) return '0 s';
-  return `${(s * 1e9).toPrecision(3)} ns`;
-}
+export { secondsText as fmtSeconds } from '../engine/share/simulation.ts';
 
 /** A speed-up factor: "×2,100" (two significant digits from 100), "×57", "×1.8" (the engine's rule). */
 export const fmtTimes = fmtSpeedup;

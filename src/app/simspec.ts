@@ -101,35 +101,5 @@ export function formFromSpec(spec: string, base: WorkloadForm): WorkloadForm {
   }
 }
 
-/** Workload codes a share link carries (numbers: never a name). */
-export const WORKLOAD_CODES = ['stdin', 'recreate', 'create', 'delete-all', 'lookup-existing', 'lookup-missing', 'lookup-tombstoned', 'lookup-names', 'scan', 'oid'] as const;
-export type WorkloadCode = (typeof WORKLOAD_CODES)[number];
-
-export function workloadCode(spec: string | null): number {
-  if (spec === null || spec === 'stdin') return 0;
-  const f = spec.split(':');
-  const c = f[0] === 'lookup' ? (f[1] === 'oid' ? 'oid' : `lookup-${f[1]}`) : f[0];
-  const i = (WORKLOAD_CODES as readonly string[]).indexOf(c);
-  return i < 0 ? 0 : i;
-}
-
-function n(v: number): string {
-  return Math.round(v).toLocaleString('en-US');
-}
-
-/** A name-free description of a workload from its code and size. */
-export function workloadLabel(code: number, operations: number, transactions: number): string {
-  const tx = transactions <= 1 ? ', one transaction' : transactions === operations ? ', one transaction per ref' : `, ${n(transactions)} transactions`;
-  switch (WORKLOAD_CODES[code]) {
-    case 'recreate': return `re-create the ${n(operations)} refs that tombstones hide${tx}`;
-    case 'create': return `create ${n(operations)} new refs under one prefix${tx}`;
-    case 'delete-all': return `delete all ${n(operations)} refs under refs/${tx}`;
-    case 'lookup-existing': return `${n(operations)} reads of existing ref names`;
-    case 'lookup-missing': return `${n(operations)} reads of missing ref names`;
-    case 'lookup-tombstoned': return `${n(operations)} reads of tombstoned ref names`;
-    case 'lookup-names': return `${n(operations)} reads of given ref names`;
-    case 'scan': return operations === 1 ? 'a prefix scan (for-each-ref)' : `${n(operations)} prefix scans (for-each-ref)`;
-    case 'oid': return `${n(operations)} lookups by object id`;
-    default: return `update-ref --stdin input: ${n(operations)} updates in ${n(transactions)} transaction${transactions === 1 ? '' : 's'}`;
-  }
-}
+// Workload codes and their name-free labels are the link's layout: the engine defines them (CLI and app alike).
+export { WORKLOAD_CODES, workloadCode, workloadLabel, type WorkloadCode } from '../engine/share/simulation.ts';

@@ -4,7 +4,7 @@
  */
 import { create } from 'zustand';
 import type { Capabilities, LoadProgress, LoadResult } from '../engine/session.ts';
-import { engine, loadInWorker, type WorkerInput } from './engine.ts';
+import { engine, loadInWorker, onWorkerReplaced, type WorkerInput } from './engine.ts';
 import { fetchSample, fetchSamples, type SampleInfo } from './input.ts';
 import { DEFAULT_ROUTE, formatRoute, isRouteHash, parseRoute, type Route } from './route.ts';
 
@@ -180,3 +180,10 @@ export async function startUp(): Promise<void> {
     useApp.setState({ appError: `Start-up failed: ${(e as Error).message}` });
   }
 }
+
+// A worker over its budget was terminated and replaced: what it held is gone, so is the report
+// shown from it; the page says what happened.
+onWorkerReplaced((message) => {
+  loadSeq++;
+  useApp.setState({ status: 'idle', progress: null, loaded: null, appError: message });
+});

@@ -19,8 +19,8 @@ import { buildReport, GENERATOR, type Report } from '../engine/report.ts';
 import { displayName, oneLine } from '../engine/basics.ts';
 import {
   shareLink, describeShare, decodeShare, reportFromShare, buildSharePayload, ShareLinkError, DEFAULT_SHARE_BASE,
-  type SharePayload,
-} from '../engine/share.ts';
+  simulationFromDocument, type SharePayload, type SimShare,
+} from '../engine/share/index.ts';
 import { exportJson, exportMarkdown, exportScript } from '../engine/export.ts';
 import { findServe } from './serve-cmd.ts';
 
@@ -51,14 +51,18 @@ export const shareCommand: CommandSpec = {
     if (p === '-' && simFile === '-') throw new UsageError('standard input is read once: <path> and --simulation cannot both be -');
     const a = loadPath(p, ctx);
     const report = buildReport(a, { factor });
-    let simulation: unknown;
+    let simulation: SimShare | null = null;
     if (simFile !== undefined) {
+      let doc: unknown;
       try {
-        simulation = JSON.parse(simFile === '-' ? new TextDecoder().decode(readStdin('--simulation')) : fs.readFileSync(simFile, 'utf8'));
+        doc = JSON.parse(new TextDecoder().decode(readStdin('--simulation', simFile, 64 * 1048576, 'a simulate --json file')));
       } catch (e) {
         if (e instanceof UsageError) throw e;
         throw new UsageError(`--simulation: a JSON file (${(e as Error).message})`);
       }
+      // Only the simulator's own results travel, in the link's numbers-only layout.
+      simulation = simulationFromDocument(doc);
+      if (!simulation) throw new UsageError('--simulation: the JSON output of refscope simulate --json (refscope.simulation/1)');
     }
     let base = str(ctx, 'base');
     let baseFrom: 'option' | 'serve' | 'default' = 'option';

@@ -97,11 +97,12 @@ export class Budget {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /**
  * A size in words, binary units, as the report, the terminal and the app write it:
- * "9,876 bytes" (under 10 KiB), "45.9 KiB", "1.97 MiB".
+ * "9,876 bytes" (under 10 KiB), "45.9 KiB", "1.97 MiB", "3.00 GiB".
  */
 export function sizeText(n: number): string {
   if (n < 10_240) return `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
-  return n < 1_048_576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(2)} MiB`;
+  if (n < 1_048_576) return `${(n / 1024).toFixed(1)} KiB`;
+  return n < 1_073_741_824 ? `${(n / 1048576).toFixed(2)} MiB` : `${(n / 1073741824).toFixed(2)} GiB`;
 }
 
 /** `s` with every character that could break a line or a terminal escaped as `\xNN` / `\uNNNN`. */

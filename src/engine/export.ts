@@ -14,7 +14,7 @@ import type { CompactionReport } from './extensions.ts';
 import {
   shapePlan, shareFigures, synthName, planFiller, safeNamespaces, DANGLING_TARGET, MAX_SHARE_OIDS, ShareLinkError,
   type SharePayload, type RefKind, type PlanSegment,
-} from './share.ts';
+} from './share/index.ts';
 
 // ---------------------------------------------------------------------------------------------
 // JSON
@@ -70,12 +70,14 @@ export function mdText(s: string): string {
   return t.replace(/^(\d+)([.)])/, '$1\\$2');
 }
 
-function n(x: number | null | undefined): string {
-  return x === null || x === undefined ? '–' : x.toLocaleString('en-US');
+/** A figure as text; anything but a finite number (a field a report does not have) is "–". */
+function n(x: unknown): string {
+  return typeof x === 'number' && Number.isFinite(x) ? x.toLocaleString('en-US') : '–';
 }
 
 function segmentText(s: { start: number; end: number } | null | undefined): string {
-  return s ? (s.start === s.end ? `table ${s.start}` : `tables ${s.start}–${s.end}`) : 'nothing';
+  if (!s || typeof s !== 'object') return 'nothing';
+  return s.start === s.end ? `table ${n(s.start)}` : `tables ${n(s.start)}–${n(s.end)}`;
 }
 
 /**
@@ -129,7 +131,7 @@ export function exportMarkdown(report: Report): string {
     out.push('| # | net bytes | git (bytes) | records | by records | live records |', '|---:|---:|---|---:|---|---:|');
     const inSeg = (s: { start: number; end: number } | null, i: number) => (s && i >= s.start && i <= s.end ? 'merged' : '');
     report.tables.forEach((_, i) => {
-      out.push(`| ${i} | ${n(c.bySize.values[i])} | ${inSeg(c.segment, i)} | ${n(c.byRecords.values[i])} | ${inSeg(c.byRecords.segment, i)} | ${n(c.byLive?.values[i])} |`);
+      out.push(`| ${i} | ${n(c.bySize.values?.[i])} | ${inSeg(c.segment, i)} | ${n(c.byRecords?.values?.[i])} | ${inSeg(c.byRecords?.segment ?? null, i)} | ${n(c.byLive?.values?.[i])} |`);
     });
     out.push('');
   }

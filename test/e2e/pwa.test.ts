@@ -92,7 +92,8 @@ function track(page: Page): Page {
 }
 
 async function shot(page: Page, name: string): Promise<void> {
-  await page.waitForTimeout(250); // the notices fade in
+  // The notices fade in: wait until no animation runs (a state, not a fixed wait).
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
   await page.screenshot({ path: path.join(OUT, `pwa-${name}.png`) });
 }
 
@@ -429,8 +430,9 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     await shot(page, 'update-available-dark');
     await page.emulateMedia({ colorScheme: 'light' });
 
-    // Nothing happens by itself: same page, same analysis.
-    await page.waitForTimeout(2000);
+    // Nothing happens by itself: with the new version installed and waiting (the state in which an
+    // automatic update would reload), the page is the same, with the same analysis.
+    await page.waitForFunction(() => navigator.serviceWorker.getRegistration().then((r) => !!r?.waiting));
     expect(await marked(page)).toBe(true);
     expect(navigations.length).toBe(navs);
     expect(await loadId(page)).toBe(id);
@@ -453,7 +455,8 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
 
     await page.waitForSelector('[data-testid=pwa-update][data-state=prompt]', { timeout: 15_000 });
     expect(await page.textContent('[data-testid=pwa-update]')).toMatch(/activated in another window/);
-    await page.waitForTimeout(1000);
+    // The new version controls this page now (the state a wrong reload would follow): still the same page.
+    await page.waitForFunction(() => !!navigator.serviceWorker.controller);
     expect(await marked(page)).toBe(true);
     expect(navigations.length).toBe(navs);
     expect(await loadId(page)).toBe(id);

@@ -1,0 +1,204 @@
+/**
+ * session: the engine facade the web worker exposes (and tests drive directly). One analysis at
+ * a time; `load` and `openShare` replace it. The concerns live in their own modules — loading
+ * (load.ts), the refs list and drill-downs (paging.ts), compaction (compaction.ts), share links
+ * and exports (share.ts), the simulator (simulate.ts) — and `EngineSession` keeps the one
+ * surface the page talks to.
+ *
+ * The contract of every method: an answer, or the engine's one error (`FormatError`: file,
+ * offset, expected, found). Whatever else a lower layer throws is turned into one here
+ * (`engineError`), so the page never sees a bare exception. Pure engine code: no DOM, no Node.
+ */
+import { FormatError, displayName, type InputFile } from '../basics.ts';
+import type { Analysis } from '../analyze.ts';
+import type { Report } from '../report.ts';
+import type { BlockDetail } from '../blockdetail.ts';
+import { ShareLinkError, type SharePayload } from '../share/index.ts';
+import '../index.ts';
+import { LoadTracker, runLoad, toLoadError } from './load.ts';
+import { RefsList } from './paging.ts';
+import { CompactionSession } from './compaction.ts';
+import { ShareSession } from './share.ts';
+import { SimulateSession } from './simulate.ts';
+import type {
+  Capabilities, CompactionData, CompactionQuery, CompactNowResult, ExportAnswer, ExportFormat, LoadResult, OpenShareAnswer,
+  ProgressFn, RefsPage, RefsQuery, ShareAnswer, SimulateAnswer, SimulateQuery, TableLayout,
+} from './types.ts';
+
+export * from './types.ts';
+export { slicedSource } from './load.ts';
+
+/**
+ * `e` as the engine's error: a `FormatError` as it is; a link's error with the link as its file;
+ * anything else (a defect below) with what was being done and its message.
+ */
+export function engineError(e: unknown, what: string): FormatError {
+  if (e instanceof FormatError) return e;
+  if (e instanceof ShareLinkError) return new FormatError('(link)', -1, `a link this refscope can rebuild (${e.message})`);
+  const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  return new FormatError('(engine)', -1, `${what} to finish (it stopped: ${displayName(msg).slice(0, 300)})`);
+}
+
+function guard<T>(what: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw engineError(e, what);
+  }
+}
+
+export class EngineSession {
+  private analysis: Analysis | null = null;
+  private rep: Report | null = null;
+  private files: InputFile[] = [];
+  private list = new RefsList(null);
+  private readonly tracker = new LoadTracker();
+  private readonly compactions = new CompactionSession();
+  private readonly shares = new ShareSession();
+  private readonly sims = new SimulateSession();
+
+  /** Wall-clock budget of one `simulate` (ms); tests shorten it. */
+  get simulationBudgetMs(): number {
+    return this.sims.budgetMs;
+  }
+  set simulationBudgetMs(ms: number) {
+    this.sims.budgetMs = ms;
+  }
+
+  /** Count `n` bytes read from the inputs (called by byte sources while loading). */
+  noteRead(n: number): void {
+    this.tracker.noteRead(n);
+  }
+
+  private replace(a: Analysis | null, r: Report | null, files: InputFile[]): void {
+    this.analysis = a;
+    this.rep = r;
+    this.files = files;
+    this.list = new RefsList(null);
+    this.shares.reset();
+    this.compactions.reset();
+    this.sims.reset();
+  }
+
+  /**
+   * Analyse `inputs` (replacing the current analysis). Never throws: an input-level problem comes
+   * back in `error`, a damaged table in `report.tables[i].error`; when the report was built but
+   * the refs cannot be listed (a damaged packed-refs), the report is kept and `error` says why the
+   * list is empty.
+   */
+  load(inputs: InputFile[], onProgress?: ProgressFn): LoadResult {
+    this.replace(null, null, inputs);
+    const out = runLoad(inputs, this.tracker, onProgress ?? null);
+    if (!out.ok) return out.result;
+    this.analysis = out.analysis;
+    this.rep = out.report;
+    let error: LoadResult['error'] = null;
+    try {
+      this.list = new RefsList(out.analysis);
+    } catch (e) {
+      this.list = new RefsList(null);
+      error = toLoadError(engineError(e, 'listing the refs'));
+    }
+    this.tracker.setPhase('done');
+    this.tracker.end();
+    return {
+      ...out.base, report: out.report, error, splits: this.list.splits,
+      refCount: this.list.liveCount(), refCountWithTombstones: this.list.totalCount, elapsed: Date.now() - out.t0,
+    };
+  }
+
+  /** The current report (null before a successful load). */
+  report(): Report | null {
+    return this.rep;
+  }
+
+  /** The current analysis (for other engine modules running in the same worker). */
+  current(): Analysis | null {
+    return this.analysis;
+  }
+
+  /** Inputs of the current load. */
+  inputs(): InputFile[] {
+    return this.files;
+  }
+
+  /** One page of the refs list (merged view, byte order), filtered. */
+  refsPage(q: RefsQuery): RefsPage {
+    return guard('reading a page of refs', () => this.list.refsPage(q));
+  }
+
+  /** The layout of table `i` (report order): sections and blocks. */
+  tableBlocks(i: number): TableLayout | null {
+    return guard('reading a table layout', () => this.list.tableBlocks(i));
+  }
+
+  /** Block `b` of table `i` decoded for the hex view; null if out of range. */
+  blockDetail(i: number, b: number): BlockDetail | null {
+    return guard('decoding a block', () => this.list.blockDetail(i, b));
+  }
+
+  /** The compaction geometry at `q.factor` (see CompactionSession.data). */
+  compaction(q: CompactionQuery): CompactionData | null {
+    return guard('computing the compaction geometry', () => this.compactions.data(this.rep, this.analysis, q));
+  }
+
+  /** A real `git pack-refs [--auto]` on the loaded tables (see CompactionSession.compactNow). */
+  compactNow(q: { mode: 'auto' | 'all'; factor: number; zip?: boolean }): CompactNowResult {
+    return guard('compacting the stack', () => this.compactions.compactNow(this.analysis, this.rep, q));
+  }
+
+  /** The zipped `reftable/` directory after the last `compactNow` that wrote a table, or null. */
+  compactedZip(): { zip: Uint8Array; zipName: string } | null {
+    return guard('zipping the compacted stack', () => this.compactions.compactedZip(this.analysis));
+  }
+
+  /** The share link of the current report, and exactly what it contains (see ShareSession.share). */
+  share(q: { withNames: boolean; base?: string; simulation?: unknown }): ShareAnswer | null {
+    return guard('making the share link', () => this.shares.share(this.analysis, this.rep, q));
+  }
+
+  /**
+   * Open a share link (a whole URL, `#s=…` or `s=…`): on success the report rebuilt from it
+   * replaces the current analysis (there are no files: refs pages and blocks are empty). A link
+   * that cannot be read leaves the current analysis alone and says why.
+   */
+  openShare(fragment: string): OpenShareAnswer {
+    const { answer, payload, report } = this.shares.open(fragment);
+    if (!answer.ok) return answer;
+    this.replace(null, report, []);
+    this.shares.shared = payload;
+    return answer;
+  }
+
+  /**
+   * Build a synthetic stack of the shared report's shape (same tables, record kinds and counts,
+   * shadowing and tombstones, synthetic names) and analyse it like files.
+   */
+  loadSynthetic(onProgress?: ProgressFn): LoadResult {
+    const p: SharePayload = guard('rebuilding the shared stack', () => this.shares.syntheticSource());
+    const files = guard('rebuilding the shared stack', () => this.shares.syntheticFiles(p));
+    const res = this.load(files, onProgress);
+    this.shares.syntheticOf = p;
+    return { ...res, description: 'synthetic stack rebuilt from a shared link (synthetic names and ids)' };
+  }
+
+  /** True when the current report was opened from a link (no files). */
+  isShared(): boolean {
+    return !!this.shares.shared;
+  }
+
+  /** The current report as a document (see ShareSession.exportAs). */
+  exportAs(format: ExportFormat): ExportAnswer {
+    return guard('exporting the report', () => this.shares.exportAs(this.analysis, this.rep, format));
+  }
+
+  /** Run a workload on the current analysis with the simulator (see SimulateSession.simulate). */
+  simulate(q: SimulateQuery): SimulateAnswer {
+    return guard('running the simulation', () => this.sims.simulate(this.analysis, this.isShared(), q));
+  }
+
+  /** What this engine build can do. */
+  capabilities(): Capabilities {
+    return guard('listing the capabilities', () => this.sims.capabilities());
+  }
+}

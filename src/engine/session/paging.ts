@@ -1,0 +1,286 @@
+/**
+ * session/paging: the refs list of one analysis, asked for one page at a time (a million refs
+ * never cross to the page at once), and one table's blocks or one block for the drill-down
+ * views. Names leave as Unicode text (`displayName`); inside they stay byte strings so that
+ * order and filters are git's byte order.
+ */
+import { displayName, keyToBytes, textToKey, toHex } from '../basics.ts';
+import { analysisRefs, type Analysis } from '../analyze.ts';
+import { resolveEntry } from '../refs.ts';
+import { sectionRanges, type SectionName, type Table } from '../table.ts';
+import { decodeBlockDetail, type BlockDetail } from '../blockdetail.ts';
+import type { RefRow, RefsPage, RefsQuery, TableLayout, TableSplit } from './types.ts';
+
+function keyDisplay(t: Table | null, k: string, section: SectionName): string {
+  if (section === 'obj' || section === 'objIndex') {
+    let s = '';
+    for (let i = 0; i < k.length; i++) s += k.charCodeAt(i).toString(16).padStart(2, '0');
+    return s;
+  }
+  if (section === 'log' || section === 'logIndex') {
+    const j = k.length - 9;
+    if (j >= 0 && k.charCodeAt(j) === 0) return displayName(k.slice(0, j));
+  }
+  void t;
+  return displayName(k);
+}
+
+/** Index of the first position p in [lo, hi) of `idx` with keyOf(idx[p]) ≥ key. */
+function lowerBoundIdx(keyOf: (i: number) => string, idx: Int32Array | null, key: string, lo: number, hi: number): number {
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    const k = keyOf(idx ? idx[m] : m);
+    if (k < key) lo = m + 1; else hi = m;
+  }
+  return lo;
+}
+
+/** Smallest byte string greater than every string starting with `p` (or null when there is none). */
+function prefixEnd(p: string): string | null {
+  let i = p.length - 1;
+  while (i >= 0 && p.charCodeAt(i) === 0xff) i--;
+  if (i < 0) return null;
+  return p.slice(0, i) + String.fromCharCode(p.charCodeAt(i) + 1);
+}
+
+/** A filtered list: either a contiguous range of the base list, or explicit positions. */
+type Selection = { base: Int32Array | null; from: number; to: number } | { list: Int32Array };
+
+/** The refs list of an analysis (or of nothing: an empty list). */
+export class RefsList {
+  /** Keys of the refs list (byte strings, sorted): listed refs for the files backend; the merged view's keys are read in place. */
+  private keys: string[] = [];
+  /** Positions (into the list) of live entries; null = every entry is live. */
+  private liveIdx: Int32Array | null = null;
+  private listed: { name: string; oid: string }[] | null = null;
+  private cache = new Map<string, Selection>();
+  /** Per table (report order), null for a broken table. */
+  readonly splits: (TableSplit | null)[] = [];
+
+  /**
+   * `analysis` null: an empty list (a report opened from a link). Throws what listing the refs
+   * throws (a damaged packed-refs): the caller keeps the report and says why the list is empty.
+   */
+  constructor(private readonly analysis: Analysis | null) {
+    const a = analysis;
+    if (!a) return;
+    if (a.stack && a.merged) {
+      const m = a.merged;
+      const tables = a.stack.tables;
+      const tombWin = new Array(tables.length).fill(0);
+      const live = new Int32Array(m.live);
+      let j = 0;
+      for (let i = 0; i < m.count; i++) {
+        const t = tables[m.table[i]]!;
+        if (t.refs.types[m.rec[i]] === 0) tombWin[m.table[i]]++;
+        else live[j++] = i;
+      }
+      this.liveIdx = live.subarray(0, j);
+      tables.forEach((t, i) => {
+        if (!t) { this.splits.push(null); return; }
+        const sb = t.sectionBytes;
+        this.splits.push({
+          live: m.winners[i] - tombWin[i], shadowed: m.shadowed[i], tombstones: tombWin[i], refRecords: t.refs.count,
+          refBytes: sb.ref, logBytes: sb.log, otherBytes: Math.max(0, t.fileSize - sb.ref - sb.log),
+        });
+      });
+    } else {
+      const refs = analysisRefs(a);
+      this.listed = refs;
+      this.keys = refs.map((r) => r.name);
+    }
+  }
+
+  /** Live entries of the list. */
+  liveCount(): number {
+    return this.liveIdx ? this.liveIdx.length : this.keyCount();
+  }
+
+  /** Entries of the list, tombstones included. */
+  get totalCount(): number {
+    return this.keyCount();
+  }
+
+  /**
+   * The merged view behind the refs list, when it is one. Its keys stay in the tables' key
+   * arenas: the session makes no string per ref (a million names would take ~50 MB and ~250 ms).
+   */
+  private mergedList(): NonNullable<Analysis['merged']> | null {
+    return this.listed ? null : this.analysis?.merged ?? null;
+  }
+
+  /** Entries of the refs list (tombstones included). */
+  keyCount(): number {
+    const m = this.mergedList();
+    return m ? m.count : this.keys.length;
+  }
+
+  /** Key of entry `i` of the refs list (byte string). */
+  private keyOf = (i: number): string => {
+    const m = this.mergedList();
+    return m ? m.key(i) : this.keys[i];
+  };
+
+  /** A test "entry i's key contains `needle`" (non-empty byte string), on the key bytes in place. */
+  private keyIncludes(needle: string): (i: number) => boolean {
+    const m = this.mergedList();
+    const tables = this.analysis?.stack?.tables;
+    if (!m || !tables) return (i) => this.keys[i].includes(needle);
+    const nb = keyToBytes(needle);
+    const nl = nb.length, first = nb[0];
+    return (i) => {
+      const r = tables[m.table[i]]!.refs;
+      const rec = m.rec[i];
+      const kb = r.keyBytes;
+      const last = r.keyStart[rec + 1] - nl;
+      outer: for (let p = r.keyStart[rec]; p <= last; p++) {
+        if (kb[p] !== first) continue;
+        for (let j = 1; j < nl; j++) if (kb[p + j] !== nb[j]) continue outer;
+        return true;
+      }
+      return false;
+    };
+  }
+
+  private select(filter: string, mode: 'prefix' | 'substring', includeTombstones: boolean): Selection {
+    const cacheKey = `${mode}\u0000${includeTombstones ? 1 : 0}\u0000${filter}`;
+    const hit = this.cache.get(cacheKey);
+    if (hit) {
+      // Keep recently used selections last (a tiny LRU).
+      this.cache.delete(cacheKey);
+      this.cache.set(cacheKey, hit);
+      return hit;
+    }
+    const base = includeTombstones ? null : this.liveIdx;
+    const n = base ? base.length : this.keyCount();
+    const key = textToKey(filter);
+    let sel: Selection;
+    if (!key) sel = { base, from: 0, to: n };
+    else if (mode === 'prefix') {
+      const from = lowerBoundIdx(this.keyOf, base, key, 0, n);
+      const endKey = prefixEnd(key);
+      const to = endKey === null ? n : lowerBoundIdx(this.keyOf, base, endKey, from, n);
+      sel = { base, from, to };
+    } else {
+      const out = new Int32Array(Math.min(n, 1 << 16));
+      let list = out;
+      let c = 0;
+      const has = this.keyIncludes(key);
+      for (let p = 0; p < n; p++) {
+        const i = base ? base[p] : p;
+        if (has(i)) {
+          if (c === list.length) {
+            const bigger = new Int32Array(Math.min(n, list.length * 2));
+            bigger.set(list);
+            list = bigger;
+          }
+          list[c++] = i;
+        }
+      }
+      sel = { list: list.subarray(0, c) };
+    }
+    this.cache.set(cacheKey, sel);
+    while (this.cache.size > 8) this.cache.delete(this.cache.keys().next().value!);
+    return sel;
+  }
+
+  /** One page of the refs list (merged view, byte order), filtered. */
+  refsPage(q: RefsQuery): RefsPage {
+    const sel = this.select(q.filter, q.mode, q.includeTombstones);
+    const total = 'list' in sel ? sel.list.length : sel.to - sel.from;
+    const offset = Math.max(0, Math.min(q.offset | 0, total));
+    const limit = Math.max(0, Math.min(q.limit | 0, 5000, total - offset));
+    const rows: RefRow[] = [];
+    for (let r = offset; r < offset + limit; r++) {
+      const i = 'list' in sel ? sel.list[r] : sel.base ? sel.base[sel.from + r] : sel.from + r;
+      rows.push(this.row(i, r));
+    }
+    return { total, offset, rows };
+  }
+
+  private row(i: number, index: number): RefRow {
+    const a = this.analysis!;
+    if (this.listed) {
+      const r = this.listed[i];
+      return { index, name: displayName(r.name), oid: r.oid, kind: 'ref', table: -1, source: a.input.kind === 'packed-refs' ? 'packed-refs' : 'files backend', updateIndex: -1, block: -1, blockRecord: -1 };
+    }
+    const m = a.merged!;
+    const tables = a.stack!.tables;
+    const ti = m.table[i];
+    const t = tables[ti]!;
+    const rec = m.rec[i];
+    const type = t.refs.types[rec];
+    const hs = t.header.hashSize;
+    const row: RefRow = {
+      index, name: displayName(m.key(i)), oid: '', kind: 'ref', table: ti, source: t.name,
+      updateIndex: t.refs.updateIndex[rec], block: t.refs.block[rec], blockRecord: rec - firstOfBlock(t.refs.block, rec),
+    };
+    if (type === 0) row.kind = 'tombstone';
+    else if (type === 3) {
+      row.kind = 'symref';
+      row.target = displayName(t.refs.targets.get(rec) ?? '');
+      row.oid = resolveEntry(tables, m, i) ?? '';
+    } else {
+      row.oid = toHex(t.refs.oids, rec * hs, (rec + 1) * hs);
+      if (type === 2) {
+        row.kind = 'peeled';
+        const p = t.refs.peeled.get(rec);
+        if (p) row.peeled = toHex(p);
+      }
+    }
+    return row;
+  }
+
+  private table(i: number): Table | null {
+    return this.analysis?.stack?.tables[i] ?? null;
+  }
+
+  /** The layout of table `i` (report order): sections and blocks. */
+  tableBlocks(i: number): TableLayout | null {
+    const a = this.analysis;
+    const s = a?.stack;
+    if (!s || i < 0 || i >= s.names.length) return null;
+    const t = s.tables[i];
+    if (!t) {
+      const b = s.broken.find((x) => x.name === s.names[i]);
+      return {
+        index: i, name: s.names[i], path: b?.path ?? s.names[i], fileSize: b?.fileSize ?? 0, header: null, footer: null,
+        sections: [], blocks: [], error: b ? { file: b.error.file, offset: b.error.offset, expected: b.error.expected } : null,
+      };
+    }
+    const h = t.header;
+    const firstType = t.source.read(h.headerSize, 1)[0] ?? 0;
+    const sections: TableLayout['sections'] = [{ name: 'header', start: 0, end: h.headerSize }];
+    for (const r of sectionRanges(h, t.footer, t.fileSize, firstType)) {
+      sections.push({ name: r.name, start: r.start === 0 ? h.headerSize : r.start, end: r.end });
+    }
+    sections.push({ name: 'footer', start: t.fileSize - h.footerSize, end: t.fileSize });
+    return {
+      index: i, name: t.name, path: t.path, fileSize: t.fileSize, header: { ...h }, footer: { ...t.footer }, sections,
+      blocks: t.blocks.map((b, k) => ({
+        index: k, offset: b.offset, type: b.type, section: b.section, blockLen: b.blockLen, restartCount: b.restartCount,
+        recordCount: b.recordCount, padding: b.padding, fileBytes: b.fileBytes,
+        firstKey: keyDisplay(t, b.firstKey, b.section), lastKey: keyDisplay(t, b.lastKey, b.section),
+      })),
+      error: null,
+    };
+  }
+
+  /** Block `b` of table `i` decoded for the hex view; null if out of range. */
+  blockDetail(i: number, b: number): BlockDetail | null {
+    const t = this.table(i);
+    if (!t || b < 0 || b >= t.blocks.length) return null;
+    return decodeBlockDetail(t, b, i);
+  }
+}
+
+/** First record index holding the same block as record `rec` (`blocks` is non-decreasing). */
+function firstOfBlock(blocks: Uint32Array, rec: number): number {
+  const want = blocks[rec];
+  let lo = 0, hi = rec;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (blocks[m] < want) lo = m + 1; else hi = m;
+  }
+  return lo;
+}

@@ -1,0 +1,358 @@
+/**
+ * share/build: the payload of a link from an analysis and its report (`buildSharePayload`), and
+ * the link in one step (`shareLink`).
+ */
+import { textToKey } from '../basics.ts';
+import { analysisRefs, type Analysis } from '../analyze.ts';
+import { type Report } from '../report.ts';
+import { lowerBound, type Stack, type MergedView } from '../stack.ts';
+import { resolveEntry } from '../refs.ts';
+import { type Table, type SectionName } from '../table.ts';
+import {
+  CUT_MARK, MAX_EXAMPLE_BYTES, MAX_FINDINGS, MAX_FINDING_BYTES, MAX_NAMESPACE_BYTES, MAX_SHARED_DIAGNOSIS, DEFAULT_EXAMPLE_NAMES, MAX_SHARED_REPORT_WINNERS, SHARE_SCHEMA, SHARE_VERSION, sharedWinners } from './limits.ts';
+import { type ShareLinkResult, encodeShare } from './link.ts';
+import { type RefKind, type ShareHiding, type ShareMeasured, type ShareNsRecords, type ShareOptions, type ShareOverlap, type SharePayload } from './payload.ts';
+import { reportFromShare } from './rebuild.ts';
+import { pickExamples, redactNamespaces, sanitizeMeasured, sanitizeSimulation, shareNamespaceOf } from './redact.ts';
+import { MAX_MEASURED_TEXT, MEASURED_FIELDS } from './validate.ts';
+import { sharedSimulation } from './simulation.ts';
+
+
+/**
+ * Key suffix bytes stored for sorted names with a restart every `interval` records (the first
+ * record and every interval-th store the whole key, the others what differs from the previous key).
+ */
+export function keySuffixBytes(names: readonly string[], interval: number): number {
+  let total = 0;
+  for (let i = 0; i < names.length; i++) {
+    const n = names[i];
+    if (i % interval === 0) {
+      total += n.length;
+      continue;
+    }
+    const p = names[i - 1];
+    const m = Math.min(n.length, p.length);
+    let k = 0;
+    while (k < m && n.charCodeAt(k) === p.charCodeAt(k)) k++;
+    total += n.length - k;
+  }
+  return total;
+}
+
+/**
+ * Restart interval from ref blocks' (records, restarts): a block of R records has at least
+ * ⌈R / interval⌉ restarts (more where a key shares no prefix with the one before). 16 (git's
+ * default) when consistent with every block and few extra restarts; else the feasible interval
+ * with the fewest extra restarts.
+ */
+export function estimateRestartInterval(blocks: { recordCount: number; restartCount: number }[]): number {
+  const bs = blocks.filter((b) => b.recordCount > 0 && b.restartCount > 0);
+  if (!bs.length) return 16;
+  const extras = (iv: number): number => {
+    let e = 0;
+    for (const b of bs) {
+      const forced = Math.ceil(b.recordCount / iv);
+      if (forced > b.restartCount) return -1;
+      e += b.restartCount - forced;
+    }
+    return e;
+  };
+  const total = bs.reduce((s, b) => s + b.restartCount, 0);
+  const e16 = extras(16);
+  if (e16 >= 0 && e16 <= Math.max(2, 0.05 * total)) return 16;
+  let best = 16, bestE = e16 < 0 ? Infinity : e16;
+  for (let iv = 1; iv <= 256; iv++) {
+    const e = extras(iv);
+    if (e >= 0 && e < bestE) { best = iv; bestE = e; }
+  }
+  return best;
+}
+
+interface NameRedaction {
+  /** Path components beyond the namespace of every ref name (to keep them out of simulation labels). */
+  components: Set<string>;
+}
+
+/**
+ * Build the payload of a link from an analysis and its report (`buildReport(analysis, { factor })`).
+ * Reads the merged view for the namespace mix and the overlap of tables; puts no name or object id
+ * in the payload unless `opts.withNames`.
+ */
+export function buildSharePayload(a: Analysis, report: Report, opts: ShareOptions = {}): SharePayload {
+  const withNames = !!opts.withNames;
+  const kind = (report.input.kind === 'files' || report.input.kind === 'packed-refs') ? report.input.kind : 'reftable';
+  const compaction = report.stack?.compaction as { factor?: number } | undefined;
+  const factor = compaction?.factor ?? 2;
+  const warnings = report.findings.filter((f) => f.severity === 'warning').length;
+  const errors = report.findings.filter((f) => f.severity === 'error').length;
+  const infos = report.findings.filter((f) => f.severity === 'info').length;
+  const red: NameRedaction = { components: new Set() };
+  const addComponents = (name: string) => {
+    const parts = name.split('/');
+    const skip = name.startsWith('refs/') ? 2 : 0;
+    for (let i = skip; i < parts.length; i++) if (parts[i]) red.components.add(parts[i]);
+  };
+  const payload: SharePayload = {
+    schema: SHARE_SCHEMA, version: SHARE_VERSION, generator: report.generator, kind, withNames, factor,
+    namespaces: [], tables: [], nsRecords: [], overlaps: [], hiding: [], liveByNs: null,
+    findings: {
+      warnings, errors, infos,
+      messages: withNames ? report.findings.slice(0, MAX_FINDINGS).map((f) => ({ severity: f.severity, message: cutBytes(textToKey(f.message), MAX_FINDING_BYTES) })) : null,
+    },
+    examples: [], simulation: null, measured: null,
+  };
+
+  if (kind !== 'reftable' || !a.stack || !a.merged) {
+    const refs = analysisRefs(a);
+    const counts = new Map<string, number>();
+    for (const r of refs) {
+      addComponents(r.name);
+      const ns = shareNamespaceOf(r.name);
+      counts.set(ns, (counts.get(ns) ?? 0) + 1);
+    }
+    const real = [...counts.keys()].sort();
+    payload.namespaces = withNames ? fitNamespaces(real) : redactNamespaces(real);
+    payload.liveByNs = real.map((ns) => counts.get(ns)!);
+    if (withNames) payload.examples = pickExamples(fitExamples(refs.map((r) => r.name)), opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES);
+    payload.simulation = linkSimulation(opts.simulation, withNames, red.components);
+    return payload;
+  }
+
+  const s: Stack = a.stack;
+  const m: MergedView = a.merged;
+  const tables = s.tables;
+  // Namespaces of every record (names are the same across tables, so one namespace per key).
+  const nsIndex = new Map<string, number>();
+  const nsOf: Int32Array[] = tables.map((t) => {
+    if (!t) return new Int32Array(0);
+    const out = new Int32Array(t.refs.count);
+    for (let r = 0; r < t.refs.count; r++) {
+      const ns = shareNamespaceOf(t.refs.names[r]);
+      let k = nsIndex.get(ns);
+      if (k === undefined) { k = nsIndex.size; nsIndex.set(ns, k); }
+      out[r] = k;
+    }
+    return out;
+  });
+  const realNs = [...nsIndex.keys()];
+  const order = realNs.map((_, i) => i).sort((x, y) => (realNs[x] < realNs[y] ? -1 : realNs[x] > realNs[y] ? 1 : 0));
+  const remap = new Int32Array(realNs.length);
+  order.forEach((old, nw) => { remap[old] = nw; });
+  const sortedReal = order.map((i) => realNs[i]);
+  payload.namespaces = withNames ? fitNamespaces(sortedReal) : redactNamespaces(sortedReal);
+
+  // records and winners per (table, ns, kind)
+  const nsRec = new Map<string, ShareNsRecords>();
+  const bump = (table: number, ns: number, kind: RefKind, winner: boolean) => {
+    const key = `${table}:${ns}:${kind}`;
+    let e = nsRec.get(key);
+    if (!e) { e = { table, ns, kind, records: 0, winners: 0, dangling: 0 }; nsRec.set(key, e); }
+    if (winner) e.winners++; else e.records++;
+    return e;
+  };
+  tables.forEach((t, i) => {
+    if (!t) return;
+    for (let r = 0; r < t.refs.count; r++) bump(i, remap[nsOf[i][r]], t.refs.types[r] as RefKind, false);
+  });
+  const hidingMark = new Uint8Array(m.count);
+  for (let j = 0; j < m.count; j++) {
+    const ti = m.table[j];
+    const r = m.rec[j];
+    const e = bump(ti, remap[nsOf[ti][r]], tables[ti]!.refs.types[r] as RefKind, true);
+    if (e.kind === 3 && resolveEntry(tables, m, j) === null) e.dangling++;
+  }
+  // overlaps: for every record that is not the winner of its key
+  const ov = new Map<string, ShareOverlap>();
+  tables.forEach((t, i) => {
+    if (!t) return;
+    let lo = 0;
+    for (let r = 0; r < t.refs.count; r++) {
+      const name = t.refs.names[r];
+      // names are sorted within a table: search from the previous position
+      const j = lowerBound(m.keys, name, lo);
+      lo = j;
+      if (j >= m.count || m.keys[j] !== name) continue; // cannot happen for a consistent view
+      const w = m.table[j];
+      if (w === i) continue;
+      const ns = remap[nsOf[i][r]];
+      const key = `${w}:${i}:${ns}`;
+      let e = ov.get(key);
+      if (!e) { e = { newer: w, older: i, ns, count: 0, tombstones: 0 }; ov.set(key, e); }
+      e.count++;
+      if (tables[w]!.refs.types[m.rec[j]] === 0) {
+        e.tombstones++;
+        hidingMark[j] = 1;
+      }
+    }
+  });
+  const hid = new Map<string, ShareHiding>();
+  for (let j = 0; j < m.count; j++) {
+    if (!hidingMark[j]) continue;
+    const ti = m.table[j];
+    const ns = remap[nsOf[ti][m.rec[j]]];
+    const key = `${ti}:${ns}`;
+    let e = hid.get(key);
+    if (!e) { e = { table: ti, ns, count: 0 }; hid.set(key, e); }
+    e.count++;
+  }
+  payload.nsRecords = [...nsRec.values()].sort((x, y) => x.table - y.table || x.ns - y.ns || x.kind - y.kind);
+  payload.overlaps = [...ov.values()].sort((x, y) => x.older - y.older || x.newer - y.newer || x.ns - y.ns);
+  payload.hiding = [...hid.values()].sort((x, y) => x.table - y.table || x.ns - y.ns);
+
+  payload.tables = report.tables.map((tr, i) => {
+    const t: Table | null = tables[i] ?? null;
+    const sectionBlocks = { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 } as Record<SectionName, number>;
+    for (const b of tr.blocks) sectionBlocks[b.section]++;
+    const interval = estimateRestartInterval(tr.blocks.filter((b) => b.section === 'ref'));
+    let keyBytes = 0, distinctOids = 0;
+    if (t) {
+      keyBytes = keySuffixBytes(t.refs.names, interval);
+      const hs = t.header.hashSize;
+      const seen = new Set<string>();
+      const bytes = t.refs.oids;
+      for (let r = 0; r < t.refs.count; r++) {
+        const ty = t.refs.types[r];
+        if (ty !== 1 && ty !== 2) continue;
+        let k = '';
+        for (let b = r * hs; b < (r + 1) * hs; b++) k += String.fromCharCode(bytes[b]);
+        seen.add(k);
+        const p = t.refs.peeled.get(r);
+        if (p) {
+          let q = '';
+          for (let b = 0; b < p.length; b++) q += String.fromCharCode(p[b]);
+          seen.add(q);
+        }
+      }
+      distinctOids = seen.size;
+    }
+    return {
+      fileSize: tr.fileSize, version: tr.version, hashId: tr.hashId, unreadable: !!tr.error || !t,
+      blockSize: tr.blockSize ?? 0, minUpdateIndex: tr.minUpdateIndex ?? 0, maxUpdateIndex: tr.maxUpdateIndex ?? 0,
+      logs: tr.records.log, logDeletions: tr.records.logDeletion, objRecords: tr.records.obj, indexRecords: tr.records.index,
+      sectionBytes: { ...tr.sectionBytes }, sectionBlocks, refIndexLevels: tr.refIndexLevels,
+      restartInterval: t ? interval : 16, keyBytes, distinctOids,
+    };
+  });
+
+  for (const t of tables) if (t) for (let r = 0; r < t.refs.count; r++) addComponents(t.refs.names[r]);
+  if (withNames) payload.examples = pickExamples(fitExamples(analysisRefs(a).map((r) => r.name)), opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES);
+  payload.simulation = linkSimulation(opts.simulation, withNames, red.components);
+  payload.measured = measuredExtras(report, payload, withNames, red.components);
+  return payload;
+}
+
+/**
+ * The simulation a link carries: the simulator's numbers-only layout (`simulationForShare`),
+ * sanitised once more; anything else is left out, so no arbitrary value travels in a link.
+ */
+function linkSimulation(v: unknown, withNames: boolean, components: Set<string>): unknown {
+  if (v === undefined || v === null) return null;
+  const s = sanitizeSimulation(v, withNames, components).value;
+  return sharedSimulation(s) ? s : null;
+}
+
+/**
+ * Compare the sharer's report with the one rebuilt from the payload: the `stack.compaction`
+ * fields that differ (measured on the real tables) and the diagnosis if it differs. Texts that
+ * contain a ref name component or 8+ hex digits are left out unless `withNames`.
+ */
+export function measuredExtras(report: Report, p: SharePayload, withNames: boolean, components: Set<string>): ShareMeasured | null {
+  if (!report.stack || sharedWinners(p) > MAX_SHARED_REPORT_WINNERS) return null;
+  const probe = reportFromShare(p);
+  const orig = (report.stack!.compaction ?? {}) as Record<string, unknown>;
+  const got = (probe.stack?.compaction ?? {}) as Record<string, unknown>;
+  const set: Record<string, unknown> = {};
+  const absent: string[] = [];
+  for (const k of Object.keys(orig)) {
+    if (!MEASURED_FIELDS.includes(k)) continue;
+    if (JSON.stringify(orig[k]) !== JSON.stringify(got[k])) set[k] = sanitizeMeasured(orig[k], withNames, components, p.tables.length, MAX_MEASURED_TEXT);
+  }
+  for (const k of Object.keys(got)) if (!(k in orig) && MEASURED_FIELDS.includes(k)) absent.push(k);
+  // the diagnosis names unreadable tables: compare with the rebuilt report's synthetic names
+  let text = report.diagnosis;
+  report.tables.forEach((t, i) => { if (t.name && probe.tables[i]) text = text.split(t.name).join(probe.tables[i].name); });
+  let diagnosis: string | null = null;
+  if (text !== probe.diagnosis) {
+    const safe = withNames || (!/[0-9a-f]{8,}/i.test(text.replace(/0x[0-9a-f]{12}-0x[0-9a-f]{12}-[0-9a-f]{8}\.ref/g, ''))
+      && !text.split(/[^A-Za-z0-9._-]+/).some((w) => w && components.has(w)));
+    // A diagnosis naming hundreds of unreadable tables is cut to what a link carries, with a mark.
+    diagnosis = safe ? cutText(text, MAX_SHARED_DIAGNOSIS) : null;
+  }
+  if (!Object.keys(set).length && !absent.length && diagnosis === null) return null;
+  return { compaction: set, compactionAbsent: absent, diagnosis };
+}
+
+
+/**
+ * Build the payload and its link in one step. With `withNames`, example names are dropped
+ * (halving their number) until the link fits `MAX_LINK_CHARS`.
+ */
+export function shareLink(a: Analysis, report: Report, opts: ShareOptions & { base?: string } = {}): ShareLinkResult {
+  let p = buildSharePayload(a, report, opts);
+  const all = p.examples;
+  let examples = all.length;
+  for (;;) {
+    const r = encodeShare(p, opts.base);
+    if (r.ok) return r;
+    if (opts.withNames && examples > 0) {
+      examples = Math.floor(examples / 2);
+      p = { ...p, examples: pickExamples(all, examples) };
+      continue;
+    }
+    // Still too long: the measured lists (one entry per table) go first, then all measured
+    // extras; the report rebuilt from the numbers alone is still the sharer's shape.
+    const m = p.measured;
+    if (m && LIST_FIELDS.some((k) => k in m.compaction)) {
+      const compaction = Object.fromEntries(Object.entries(m.compaction).filter(([k]) => !LIST_FIELDS.includes(k)));
+      p = { ...p, measured: { ...m, compaction } };
+      continue;
+    }
+    if (m) {
+      p = { ...p, measured: null };
+      continue;
+    }
+    return r;
+  }
+}
+
+/** Measured fields holding one entry per table. */
+const LIST_FIELDS = ['bySize', 'byRecords', 'byLive', 'jgit'];
+
+/** A byte string cut to at most `max` bytes on a UTF-8 character boundary, ending in the cut mark. */
+export function cutBytes(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const mark = textToKey(CUT_MARK);
+  let end = max - mark.length;
+  // back off continuation bytes (10xxxxxx) so no character is split
+  while (end > 0 && (s.charCodeAt(end) & 0xc0) === 0x80) end--;
+  return s.slice(0, end) + mark;
+}
+
+/** A text cut to at most `max` characters (UTF-16 units), ending in the cut mark. */
+export function cutText(s: string, max: number): string {
+  if (s.length <= max) return s;
+  let end = max - CUT_MARK.length;
+  if (end > 0 && /[\uD800-\uDBFF]/.test(s[end - 1])) end--;
+  return s.slice(0, end) + CUT_MARK;
+}
+
+/**
+ * Real namespace names as a link carries them: at most `MAX_NAMESPACE_BYTES` bytes each (a longer
+ * one is never a safe name for synthetic refs: it becomes `refs/other-N`, as the decoder would make it).
+ */
+function fitNamespaces(real: string[]): string[] {
+  let k = 0;
+  const used = new Set(real);
+  return real.map((ns) => {
+    if (ns.length <= Math.min(255, MAX_NAMESPACE_BYTES)) return ns;
+    let name: string;
+    do name = `refs/other-${++k}`; while (used.has(name));
+    used.add(name);
+    return name;
+  });
+}
+
+/** Example names a link can carry (at most `MAX_EXAMPLE_BYTES` bytes: a longer name is left out). */
+function fitExamples(names: string[]): string[] {
+  return names.filter((x) => x.length <= MAX_EXAMPLE_BYTES);
+}

@@ -1,0 +1,81 @@
+/**
+ * share/link: the link text `<base>#s=<version>.<base64url(deflate(payload))>`. The fragment never
+ * reaches a server.
+ */
+import { deflateSync, inflateSync } from 'fflate';
+import { base64UrlDecode, base64UrlEncode } from './base64url.ts';
+import { decodeSharePayload, encodeSharePayload } from './codec.ts';
+import { DEFAULT_SHARE_BASE, MAX_INFLATED, MAX_LINK_CHARS, MAX_LINK_INPUT, MAX_SHARED_REPORT_WINNERS, SHARE_VERSION, ShareLinkError, damaged, futureVersion, sharedWinners, tooManyWinners } from './limits.ts';
+import { type SharePayload } from './payload.ts';
+import { reportFromShare } from './rebuild.ts';
+
+/** Result of `encodeShare` / `shareLink`. */
+export type ShareLinkResult =
+  | { ok: true; link: string; fragment: string; chars: number; payload: SharePayload }
+  | { ok: false; error: string; chars: number; payload: SharePayload };
+
+/** `#s=<version>.<data>` of a payload. */
+export function shareFragment(p: SharePayload): string {
+  return `#s=${SHARE_VERSION}.${base64UrlEncode(deflateSync(encodeSharePayload(p), { level: 9 }))}`;
+}
+
+/**
+ * The link for a payload: `base` (default `DEFAULT_SHARE_BASE`; any fragment of it is dropped)
+ * plus the fragment. An error result when the link would exceed `MAX_LINK_CHARS`.
+ */
+export function encodeShare(p: SharePayload, base: string = DEFAULT_SHARE_BASE): ShareLinkResult {
+  const b = base.includes('#') ? base.slice(0, base.indexOf('#')) : base;
+  const winners = sharedWinners(p);
+  if (winners > MAX_SHARED_REPORT_WINNERS) return { ok: false, chars: 0, payload: p, error: tooManyWinners(winners, SHARE_VERSION).message.replace(/^link is too large/, 'the stack is too large for a link') };
+  const fragment = shareFragment(p);
+  const link = b + fragment;
+  if (link.length > MAX_LINK_CHARS) {
+    return {
+      ok: false, chars: link.length, payload: p,
+      error: `the link would be ${link.length.toLocaleString('en-US')} characters, more than the ${MAX_LINK_CHARS.toLocaleString('en-US')} a link may have: use the file export (refscope export --format json) instead`,
+    };
+  }
+  // A link refscope makes, refscope opens: check it with the decoder before handing it out.
+  try {
+    reportFromShare(decodeShare(fragment));
+  } catch (e) {
+    const why = e instanceof ShareLinkError ? e.message : `the decoder stopped (${e instanceof Error ? e.message : String(e)})`;
+    return { ok: false, chars: link.length, payload: p, error: `this report cannot be put in a link (${why}): use the file export (refscope export --format json) instead` };
+  }
+  return { ok: true, link, fragment, chars: link.length, payload: p };
+}
+
+/**
+ * Decode a link: a whole URL, its fragment (`#s=…`), or `s=…`. Whitespace (line breaks added by
+ * mail clients) is ignored. Throws `ShareLinkError` with reason `not-a-link`, `truncated`,
+ * `damaged`, `future-version` or `too-large`; never anything else.
+ */
+export function decodeShare(text: string): SharePayload {
+  if (typeof text !== 'string') throw new ShareLinkError('not-a-link', 'not a refscope share link: no text');
+  if (text.length > MAX_LINK_INPUT) throw new ShareLinkError('too-large', `not a refscope share link: ${text.length} characters, links have at most ${MAX_LINK_CHARS}`);
+  let t = text.replace(/\s+/g, '');
+  const hash = t.indexOf('#');
+  if (hash >= 0) t = t.slice(hash + 1);
+  const param = t.split('&').find((x) => x.startsWith('s='));
+  if (param === undefined) {
+    throw new ShareLinkError('not-a-link', 'not a refscope share link: it has no "#s=" part (a share link ends in #s=<version>.<data>)');
+  }
+  const v = param.slice(2);
+  const m = /^(\d{1,9})(?:\.(.*))?$/.exec(v);
+  if (!m) throw new ShareLinkError('damaged', 'link is damaged: "#s=" is not followed by a format version and a dot');
+  const version = Number(m[1]);
+  if (version > SHARE_VERSION) throw futureVersion(version);
+  if (version < 1) throw new ShareLinkError('damaged', `link is damaged: format version ${version}`);
+  if (m[2] === undefined || m[2] === '') throw new ShareLinkError('truncated', 'link is truncated: it ends right after the format version', version);
+  const deflated = base64UrlDecode(m[2]);
+  let raw: Uint8Array;
+  try {
+    raw = inflateSync(deflated, { out: new Uint8Array(MAX_INFLATED + 1) });
+  } catch (e) {
+    const code = (e as { code?: number }).code;
+    if (code === 0) throw new ShareLinkError('truncated', 'link is truncated: its compressed data ends early (copy the whole link)', version);
+    throw damaged('its compressed data is invalid');
+  }
+  if (raw.length > MAX_INFLATED) throw new ShareLinkError('too-large', `link is damaged: it unpacks to more than ${MAX_INFLATED} bytes`, version);
+  return decodeSharePayload(raw);
+}

@@ -1,0 +1,107 @@
+/**
+ * End-to-end: every crafted share link of test/fixtures/hostile/share-links and share-fuzz (deflate
+ * bombs, 1e308 figures, `__proto__` keys, deep nesting, thousands of tables, markup, wrong
+ * versions, decoder fuzz crashers and hangs) opened in headless Chromium, in a fresh page each.
+ *
+ * Each must open to a report (the shared banner) or to the link's error message (the error
+ * banner); the page is never blank and the tab keeps answering: a `page.evaluate` round trip
+ * must come back (a generous hang guard, not a time measurement). A link that opens to a report
+ * is also shown in every view that works without files; none may fail (no view error, no page
+ * error). What is asserted is what the page shows, never how long it took.
+ */
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import { ARGS, CHROMIUM, ROOT, buildInto, haveChromium, serveBuild, show } from './helpers.ts';
+
+const DIST = path.join(ROOT, '.tmp/e2e-links-dist');
+const HOSTILE = path.join(ROOT, 'test/fixtures/hostile');
+/** Longest the test waits for one state of the page: a hang guard only (a frozen tab never gets there). */
+const HANG_GUARD_MS = 90_000;
+
+/** The `#s=…` fragment of a crafted-link file (share-fuzz files start with a line saying what broke). */
+function fragmentOf(text: string): string | null {
+  const i = text.indexOf('#s=');
+  if (i < 0) return null;
+  return text.slice(i).split(/\s/)[0];
+}
+
+const cases = ['share-links', 'share-fuzz'].flatMap((dir) => {
+  const d = path.join(HOSTILE, dir);
+  if (!fs.existsSync(d)) return [];
+  return fs.readdirSync(d).filter((f) => f.endsWith('.txt')).sort().map((f) => ({ name: `${dir}/${f}`, text: fs.readFileSync(path.join(d, f), 'utf8') }));
+});
+
+let browser: Browser;
+let context: BrowserContext;
+let server: Server;
+let url = '';
+
+/** The page answers a round trip through its event loop, or the guard says it froze. */
+async function responsive(page: Page, what: string): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const guard = new Promise<string>((resolve) => { timer = setTimeout(() => resolve('frozen'), HANG_GUARD_MS); });
+  const answer = await Promise.race([page.evaluate(() => 'answered'), guard]);
+  clearTimeout(timer);
+  expect(answer, `${what}: the tab answers`).toBe('answered');
+}
+
+describe.skipIf(!haveChromium)('crafted share links in headless Chromium', () => {
+  beforeAll(async () => {
+    await buildInto(DIST);
+    ({ server, url } = await serveBuild(DIST, '/', 4900 + (process.pid % 90)));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.close();
+  });
+
+  it('the crafted links are in the repository', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(60);
+    expect(cases.every((c) => fragmentOf(c.text) !== null)).toBe(true);
+  });
+
+  for (const c of cases) {
+    it(`${c.name}: a report or the link's error, the tab responsive`, async () => {
+      const fragment = fragmentOf(c.text)!;
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('dialog', (d) => { errors.push(`dialog: ${d.message()}`); void d.dismiss(); });
+      try {
+        await page.goto(url + fragment, { waitUntil: 'domcontentloaded' });
+        // The outcome the page settles on: the shared report, or the link's error message.
+        const outcome = await page.waitForFunction(() => {
+          const main = document.querySelector('[data-testid=main]');
+          if (!main || main.getAttribute('data-status') === 'loading') return null;
+          if (document.querySelector('[data-testid=error]')) return 'error';
+          if (document.querySelector('[data-testid=shared-banner]') && main.getAttribute('data-status') === 'ready') return 'report';
+          if (document.querySelector('[data-testid=app-error]')) return 'app-error';
+          return null;
+        }, undefined, { timeout: HANG_GUARD_MS, polling: 200 }).then((h) => h.jsonValue());
+        await responsive(page, c.name);
+        expect(['report', 'error'], `${c.name}: ${await page.textContent('[data-testid=app-error]').catch(() => '')}`).toContain(outcome);
+        if (outcome === 'error') {
+          // A sentence saying what is wrong with the link, not a blank banner.
+          expect((await page.textContent('[data-testid=error]'))!.trim().length).toBeGreaterThan(10);
+        } else {
+          // Every view that works without files shows the report (none fails, none blanks).
+          for (const view of ['overview', 'stack', 'compaction', 'simulator', 'share']) {
+            await show(page, view);
+            await page.waitForFunction(() => (document.querySelector('[data-testid=main]')?.textContent ?? '').trim().length > 0, undefined, { timeout: HANG_GUARD_MS });
+            await responsive(page, `${c.name} ${view}`);
+            expect(await page.locator('[data-testid=view-error]').count(), `${c.name}: ${view} view`).toBe(0);
+          }
+        }
+        expect(errors, c.name).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    }, 4 * HANG_GUARD_MS);
+  }
+});
