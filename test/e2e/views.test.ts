@@ -413,7 +413,8 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
   });
 
   it('hostile ref names shared with names are text in the dialog, never markup', async () => {
-    const evil = 'refs/heads/<img src=x onerror="window.__xss=1">';
+    // A name git accepts (check_refname_format: no spaces), markup all the same: innerHTML would run it.
+    const evil = 'refs/heads/<img/src=x/onerror=window.__xss=1>';
     const names = [evil, 'refs/heads/main', 'refs/heads/\u202Egnp.exe', 'refs/tags/<script>window.__xss=2</script>'].map(textToKey).sort();
     const oid = new Uint8Array(20).fill(0xab);
     const refs: RefRecordIn[] = names.map((name) => ({ name, updateIndex: 1, type: 1, value: oid }));
