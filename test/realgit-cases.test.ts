@@ -139,7 +139,8 @@ describeRealGit('real-git field cases', () => {
       for (const [step, n] of [120, 40, 1, 1, 1, 1].entries()) {
         base.git(['update-ref', '--stdin'], Array.from({ length: n }, (_, i) => `update refs/heads/s${step}-${i} ${oid}\n`).join(''));
       }
-      expect(tablesList(base.gitDir).length).toBe(7);
+      // 7 tables (2.47 writes one more at the first commit)
+      expect(tablesList(base.gitDir).length).toBeGreaterThanOrEqual(7);
       const list = tablesList(base.gitDir);
       const cases: { lock: string; dir: string }[] = [...list.map((t) => `${t}.lock`), 'tables.list.lock'].map((lock, i) => ({ lock, dir: `${base.dir}-lock${i}` }));
       const env = { ...base.env };
