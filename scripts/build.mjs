@@ -70,7 +70,7 @@ async function esbuildOne(entry, outfile, platform, { sourcemap = true, plugins 
     legalComments: 'none',
     // Minified: less source for Node to compile at every start (the source map keeps stack
     // traces readable).
-    minify: platform === 'node' && outfile.includes('cli'),
+    minify: true,
     minifySyntax: true,
     write: false,
     logLevel: 'warning',

@@ -56,7 +56,7 @@ describe('the tarball', () => {
   it('is under 1.5 MB and holds no test, fixture or bench file', () => {
     expect(fs.statSync(tarball).size).toBeLessThan(MAX_TARBALL);
     expect(files.filter((f) => /^(test|bench|src|scripts|public|workers)\//.test(f) || /fixtures|\.test\./.test(f))).toEqual([]);
-    for (const f of ['bin/refscope.mjs', 'dist/cli/refscope.mjs', 'dist/cli/refscope.mjs.map', 'dist/app/index.html', 'dist/lib/index.mjs', 'dist/engine/index.mjs',
+    for (const f of ['bin/refscope.mjs', 'dist/cli/refscope.mjs', 'dist/app/index.html', 'dist/lib/index.mjs', 'dist/engine/index.mjs',
       'dist/types/lib/index.d.ts', 'dist/types/lib/engine.d.ts', 'schemas/report.schema.json', 'package.json', 'README.md']) {
       expect(files).toContain(f);
     }

@@ -12,3 +12,4 @@ export * from './analyze.ts';
 export * from './report.ts';
 export * from './lookup.ts';
 export * from './logs.ts';
+export { checkRefnameFormat } from './files/refname.ts';
