@@ -139,9 +139,8 @@ describe('inputs beyond 2 GiB (sparse files, read in slices)', () => {
     const { head, foot } = parts();
     foot[foot.length - 1] ^= 1;
     const p = sparse('big-crc.ref', head, foot);
-    const t0 = Date.now();
+    // Reads only the footer of the sparse file: the test's own timeout guards a full read.
     expectOneLine(run('refs', p), new RegExp(`^refscope: big-crc\\.ref: offset ${SIZE - 4}: expected footer CRC-32 `));
-    expect(Date.now() - t0).toBeLessThan(20_000);
   });
 
   it('a valid first block, then a hole: the block walk stops at the hole (block size 4096)', () => {

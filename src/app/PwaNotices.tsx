@@ -1,5 +1,5 @@
 /**
- * The service worker's notices (issue #8): "update available — reload" (never reloads by itself)
+ * The service worker's notices: "update available — reload" (never reloads by itself)
  * and, on the first install, "ready to work offline". Fixed in the bottom-right corner.
  */
 import { useEffect } from 'react';

@@ -1,5 +1,5 @@
 /**
- * Opening share links (issue #7): a page loaded with `#s=…` (or a `hashchange` to one) decodes it
+ * Opening share links: a page loaded with `#s=…` (or a `hashchange` to one) decodes it
  * in the worker (`decodeShare` → `reportFromShare`) and shows that report, marked "shared report
  * (no files)". The URL keeps the link while it is shown (`#s=<value>&view=stack`, route.ts), so
  * reloading or copying the address shows the same thing. A link that cannot be read gives the

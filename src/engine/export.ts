@@ -1,7 +1,7 @@
 /**
  * export: a report as JSON (`refscope.report/1`), as Markdown (for an issue or a mailing-list
  * post), and a shell script that rebuilds a reftable stack of the same shape with
- * `git update-ref --stdin` and synthetic names (issue #7; checking it: docs/share.md).
+ * `git update-ref --stdin` and synthetic names (checking it: docs/share.md).
  *
  * Markdown: every string that comes from the input (table file names, paths, finding texts,
  * namespace and ref names) is written as a code span, so Markdown and HTML in it render as plain

@@ -1,5 +1,5 @@
 /**
- * files: the files ref backend (issue 4) — `packed-refs`, loose refs, root refs and reflogs, read
+ * files: the files ref backend — `packed-refs`, loose refs, root refs and reflogs, read
  * as git reads them. Pure TypeScript, no DOM or Node APIs.
  *
  * - `files/packed.ts`: `parsePackedRefs` (header, traits, records, findings with line and byte

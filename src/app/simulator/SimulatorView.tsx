@@ -24,7 +24,7 @@ const AUTO_RUN_OPS = 10_000;
 
 
 /**
- * Simulator view (issue #6): replay a batch of ref updates or lookups on these tables per git
+ * Simulator view: replay a batch of ref updates or lookups on these tables per git
  * version (in the worker), with the counts, the estimated time, the cost against batch size on a
  * log–log chart, what would fix it, and a paragraph in plain words. For a shared report, the
  * sharer's results (read-only); on a synthetic stack rebuilt from a link, a live simulator again.

@@ -34,7 +34,7 @@ export function WorkloadPicker({ loaded, kind, textRef }: { loaded: Loaded; kind
   const pick = (gen: Gen) => setForm({ gen });
   const detail: Record<Gen, ReactNode> = {
     recreate: hiding > 0
-      ? <>{plural(hiding, 'ref')} hidden by tombstones, re-created with the values they had (CONTEXT.md's case: everything deleted, then created again)</>
+      ? <>{plural(hiding, 'ref')} hidden by tombstones, re-created with the values they had (the mailing-list case: everything deleted, then created again)</>
       : <>no tombstone on this {kind === 'files' ? 'repository' : 'stack'} hides a ref: nothing to re-create</>,
     create: (
       <span className="sim-inline">

@@ -41,7 +41,7 @@ function useSettled<T>(v: T, ms = 200): T {
 }
 
 /**
- * Compaction view (issue #5): the geometry git sees (net bytes, log scale) next to the geometry
+ * Compaction view: the geometry git sees (net bytes, log scale) next to the geometry
  * that costs (records), the segment git's auto-compaction merges, why each table is in or out, a
  * real compaction in the worker with the new stack as a zip, and the next transactions replayed.
  */

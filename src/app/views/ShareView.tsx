@@ -21,7 +21,7 @@ function appBase(): string {
 }
 
 /**
- * Share view (issue #7): the share dialog (what the link contains, its length, copy) and the
+ * Share view: the share dialog (what the link contains, its length, copy) and the
  * exports (JSON, Markdown, repro script, stack picture as SVG and PNG).
  */
 export function ShareView() {

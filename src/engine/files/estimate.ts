@@ -1,8 +1,8 @@
 /**
- * estimate: a rough size of the same refs written as one reftable (REFTABLE.md), until
+ * estimate: a rough size of the same refs written as one reftable (Documentation/technical/reftable.adoc), until
  * refscope's own writer replaces it. Always marked `estimate: true`.
  *
- * Model (git's writer as described in REFTABLE.md, simplified):
+ * Model (git's writer as described in Documentation/technical/reftable.adoc, simplified):
  * - one table, all refs at one update index (update_index_delta 0, one byte);
  * - ref records `varint prefix, varint (suffix_len << 3 | type), suffix, varint 0, value`
  *   (type 1: one id, 2: id + peeled id, 3: varint length + symref target);

@@ -604,7 +604,7 @@ export interface FilesLookupCost {
   };
 }
 
-/** Loose vs packed statistics (issue 4, "Loose vs packed"). */
+/** Loose vs packed statistics ("Loose vs packed"). */
 export interface LooseStats {
   looseRefs: number;
   rootRefs: number;

@@ -945,7 +945,7 @@ export function packedIterationOrder(pr: PackedRefs): PackedRecord[] {
 }
 
 /**
- * Peel coverage (CONTEXT.md case 4, the ref advertisement). Over refs git lists (broken names
+ * Peel coverage (the mailing-list case 4, the ref advertisement). Over refs git lists (broken names
  * excluded). Rule implemented (packed-backend.c `next_record`/`REF_KNOWS_PEELED`): git knows a
  * ref's peeled value without opening its object when
  * - the ref has a '^' line (whatever the traits say), or

@@ -1,7 +1,7 @@
 /**
  * calibrate: the measurements the time model is fitted to, and the fit.
  *
- * Data (issue 6): wall seconds, whole `git update-ref --stdin` process, re-creating the n refs
+ * Data: wall seconds, whole `git update-ref --stdin` process, re-creating the n refs
  * that the recreate-n fixtures' tombstone table deletes, on this kind of machine.
  *
  * Fit (`fitConstants`): least squares on *relative* errors (each residual divided by its
@@ -9,7 +9,7 @@
  *   seconds = startup × processes + perUpdate × updates + perRecord(model) × recordWork + rest,
  * where `recordWork` weighs records, blocks, seeks and written records by the fixed ratios of
  * constants.ts and `rest` holds the priors; subject to startup ≥ the floor (a real git start-up),
- * perUpdate ≥ 0 and the published figures given as bounds (CONTEXT.md case 2) within 2×.
+ * perUpdate ≥ 0 and the published figures given as bounds (the mailing-list case 2) within 2×.
  * `fitLooseWrite` fits the files backend's per-loose-ref cost to published figures.
  */
 import { zeroCounts, type Counts } from './counts.ts';
@@ -38,7 +38,7 @@ export const CALIBRATION: Measurement[] = [
 ];
 
 /**
- * Published figures from CONTEXT.md used as out-of-sample checks (different machines):
+ * Published mailing-list figures used as out-of-sample checks (different machines):
  * case 2, create n refs after n were deleted, before (git ≤ 2.55) and after (2.56) the fix.
  */
 export const CASE2: { model: ModelName; n: number; seconds: number }[] = [

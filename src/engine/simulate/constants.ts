@@ -11,7 +11,7 @@
  *
  * Four constants are fitted (calibrate.ts `fitConstants`) to the wall times the issue gives for
  * re-creating n refs with git 2.48.1, 2.50.1 and 2.56 on the recreate-1000/2000/4000 stacks,
- * subject to CONTEXT.md case 2's published figures staying within 2×: `perRecord` (the
+ * subject to the mailing-list case 2's published figures staying within 2×: `perRecord` (the
  * quadratic part, git ≥ 2.50), its git ≤ 2.49 counterpart in `perRecordByModel`, `perUpdate` and
  * `startup` (bounded below by a git start-up, see `STARTUP_FLOOR`). The others are fixed
  * multiples of the per-record cost (a block, a seek and a written record cost a few record
@@ -182,7 +182,7 @@ export const CONSTANTS: TimeConstants = makeConstants(0.00188, 0, 6.7e-8, 0.0004
     perTransactionFiles: 0.000615, perReflogFiles: 0.00181, perValueWrite: 0.00000289 });
 
 /**
- * The previous constants (issue 6): a constrained fit on published wall-clock figures of other
+ * The previous constants: a constrained fit on published wall-clock figures of other
  * machines (calibrate.ts CALIBRATION and CASE2, `fitConstants`), kept for the hand-made fit tests
  * and for comparison; nothing prices with them.
  */
@@ -195,8 +195,8 @@ export const PUBLISHED_FIT_CONSTANTS: TimeConstants = makeConstants(0.001, 0, 70
  *   availability checks"): creating 10,000 refs over 100,000 packed ones took 31.9 ms with
  *   reftable (2.50) and 387.7 ms with files; the git-2.55 model's estimate of the reftable run
  *   scales the files figure to this machine;
- * - CONTEXT.md case 1, brian's run: 50,000 loose refs created, 5.5 s;
- * - CONTEXT.md case 1, the second reporter's run: the ~5,250 refs of a 332 KB linux.git table
+ * - the mailing-list case 1, brian's run: 50,000 loose refs created, 5.5 s;
+ * - the mailing-list case 1, the second reporter's run: the ~5,250 refs of a 332 KB linux.git table
  *   re-created, 223 ms.
  * test/simulate-calibration.test.ts refits it and checks each figure within 2×.
  */

@@ -2,7 +2,7 @@
  * engine: the read and write primitives a cost model is made of, on a `SimState`, counted
  * without walking records one by one (each primitive costs a few binary searches).
  *
- * Merged-iterator semantics (git's reftable/merged.c, CONTEXT.md case 2):
+ * Merged-iterator semantics (git's reftable/merged.c, the mailing-list case 2):
  * - `suppress` (git ≤ 2.55): the merged iterator drops deletions inside itself, so after a seek
  *   it returns the first *live* entry at or after the key; every tombstone before it is consumed,
  *   whatever the caller's bound. A point read or a prefix scan that lands on tombstones steps

@@ -1,6 +1,6 @@
 /**
  * simulate: replay a batch of ref updates or lookups on the real tables, per git version, and say
- * what would fix it (issue 6). Public API for the CLI (`refscope simulate`) and the UI (through
+ * what would fix it. Public API for the CLI (`refscope simulate`) and the UI (through
  * the worker): build a `Simulator` once per analysed input, then `run` workloads on it.
  *
  *   const sim = Simulator.fromAnalysis(analysis);

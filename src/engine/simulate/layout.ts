@@ -3,7 +3,7 @@
  * table, the packed table of `pack-refs`) would fall into blocks, how big the file would be, and
  * what a seek in it costs. Real tables are never modelled: their blocks come from the file.
  *
- * Model (git's writer, reftable/writer.c and block.c with default options; REFTABLE.md):
+ * Model (git's writer, reftable/writer.c and block.c with default options; Documentation/technical/reftable.adoc):
  * - ref record = varint(prefix) + varint(suffix_len << 3 | type) + suffix + varint(update_index
  *   delta, 1 byte) + value (type 1: one id, 2: two ids, 3: varint + target, 0: nothing);
  * - a block restarts (prefix 0) at its first record and every `restartInterval` records;

@@ -1,8 +1,8 @@
 /**
- * models: the cost models, one named profile per group of git versions (issue 6).
+ * models: the cost models, one named profile per group of git versions.
  *
  * Facts per version (git's refs/reftable-backend.c, refs.c, builtin/update-ref.c,
- * reftable/merged.c, and the mailing-list cases in CONTEXT.md):
+ * reftable/merged.c, and the mailing-list reports):
  * - up to 2.49: `update-ref` resolves every full object id with `repo_get_oid`, whose ambiguity
  *   check (`core.warnAmbiguousRefs`, default on) reads the six dwim names `<id>`, `refs/<id>`,
  *   `refs/tags/<id>`, `refs/heads/<id>`, `refs/remotes/<id>`, `refs/remotes/<id>/HEAD`.
