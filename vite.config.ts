@@ -32,7 +32,9 @@ function csp(): Plugin {
     apply: 'build',
     transformIndexHtml: {
       order: 'post',
-      handler: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP }, injectTo: 'head-prepend' }],
+      handler: () => [
+        { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP }, injectTo: 'head-prepend' },
+      ],
     },
   };
 }

@@ -37,10 +37,20 @@ export interface BrowserResult {
   note: string;
 }
 
-interface HeapUsage { usedSize: number; totalSize: number; backingStorageSize?: number }
+interface HeapUsage {
+  usedSize: number;
+  totalSize: number;
+  backingStorageSize?: number;
+}
 
 /** Run the browser part. `dir` is the reftable directory to drop, `live` the value the overview must show. */
-export async function browserBench(opts: { root: string; dir: string; live: number; drops: number; log: (s: string) => void }): Promise<BrowserResult | { skipped: string }> {
+export async function browserBench(opts: {
+  root: string;
+  dir: string;
+  live: number;
+  drops: number;
+  log: (s: string) => void;
+}): Promise<BrowserResult | { skipped: string }> {
   const { root, dir, live, log } = opts;
   // The e2e helpers find the repository from their own folder (__dirname, a CommonJS name that
   // vitest provides); give it to them the same way.
@@ -62,15 +72,27 @@ export async function browserBench(opts: { root: string; dir: string; live: numb
       w.__longTasks = [];
       w.__progress = [];
       try {
-        new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__longTasks.push(e.duration); }).observe({ type: 'longtask', buffered: true });
-      } catch { /* not supported */ }
+        new PerformanceObserver((l) => {
+          for (const e of l.getEntries()) w.__longTasks.push(e.duration);
+        }).observe({ type: 'longtask', buffered: true });
+      } catch {
+        /* not supported */
+      }
       // A visible progress update: the bar's text or its value changed.
       new MutationObserver(() => {
         const p = document.querySelector('[data-testid=progress]');
         if (!p) return;
         const t = `${p.getAttribute('aria-valuetext')}|${p.getAttribute('aria-valuenow')}`;
-        if (w.__lastP !== t) { w.__lastP = t; w.__progress.push(performance.now()); }
-      }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-valuetext', 'aria-valuenow'] });
+        if (w.__lastP !== t) {
+          w.__lastP = t;
+          w.__progress.push(performance.now());
+        }
+      }).observe(document, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+        attributeFilter: ['aria-valuetext', 'aria-valuenow'],
+      });
     });
     const page = await context.newPage();
     const errors: string[] = [];
@@ -83,16 +105,28 @@ export async function browserBench(opts: { root: string; dir: string; live: numb
     const drops: DropResult[] = [];
     for (let k = 0; k < opts.drops; k++) {
       await H.show(page, 'overview');
-      await page.evaluate(() => { const w = window as unknown as { __longTasks: number[]; __progress: number[] }; w.__longTasks.length = 0; w.__progress.length = 0; });
+      await page.evaluate(() => {
+        const w = window as unknown as { __longTasks: number[]; __progress: number[] };
+        w.__longTasks.length = 0;
+        w.__progress.length = 0;
+      });
       const prev = await H.loadId(page);
       const pageT0 = await page.evaluate(() => performance.now());
       const t1 = performance.now();
       await H.dropPaths(cdp, [dir]);
-      await page.waitForFunction(({ p, v }) => {
-        const m = document.querySelector('[data-testid=main]');
-        return !!m && m.getAttribute('data-status') === 'ready' && Number(m.getAttribute('data-load-id')) > p
-          && !!document.querySelector(`[data-testid=live-refs][data-value="${v}"]`);
-      }, { p: prev, v: live }, { timeout: 120_000, polling: 'raf' });
+      await page.waitForFunction(
+        ({ p, v }) => {
+          const m = document.querySelector('[data-testid=main]');
+          return (
+            !!m &&
+            m.getAttribute('data-status') === 'ready' &&
+            Number(m.getAttribute('data-load-id')) > p &&
+            !!document.querySelector(`[data-testid=live-refs][data-value="${v}"]`)
+          );
+        },
+        { p: prev, v: live },
+        { timeout: 120_000, polling: 'raf' },
+      );
       const ms = performance.now() - t1;
       const seen = await page.evaluate(() => {
         const w = window as unknown as { __longTasks: number[]; __progress: number[] };
@@ -103,15 +137,23 @@ export async function browserBench(opts: { root: string; dir: string; live: numb
       for (let i = 1; i < marks.length; i++) maxGap = Math.max(maxGap, marks[i] - marks[i - 1]);
       const mem = await memory();
       drops.push({
-        ms, maxGap, updates: marks.length - 2, longTasks: seen.longTasks,
+        ms,
+        maxGap,
+        updates: marks.length - 2,
+        longTasks: seen.longTasks,
         workerBytes: mem ? mem.usedSize + (mem.backingStorageSize ?? 0) : null,
-        workerHeap: mem?.usedSize ?? null, workerBuffers: mem?.backingStorageSize ?? null,
+        workerHeap: mem?.usedSize ?? null,
+        workerBuffers: mem?.backingStorageSize ?? null,
       });
-      log(`  drop ${k + 1}: overview after ${ms.toFixed(0)} ms, ${marks.length - 2} progress updates, longest gap ${maxGap.toFixed(0)} ms, long tasks ${JSON.stringify(seen.longTasks.map(Math.round))}`);
+      log(
+        `  drop ${k + 1}: overview after ${ms.toFixed(0)} ms, ${marks.length - 2} progress updates, longest gap ${maxGap.toFixed(0)} ms, long tasks ${JSON.stringify(seen.longTasks.map(Math.round))}`,
+      );
     }
     if (errors.length) log(`  page errors: ${errors.join(' | ')}`);
     return {
-      chromium: version, buildMs, drops,
+      chromium: version,
+      buildMs,
+      drops,
       baselineWorkerBytes: baseline ? baseline.usedSize + (baseline.backingStorageSize ?? 0) : null,
       note: errors.length ? `page errors: ${errors.join(' | ')}` : '',
     };
@@ -141,20 +183,30 @@ function workerMemory(cdp: CDPSession): () => Promise<HeapUsage | null> {
   const attached = new Map<string, string>();
   return async () => {
     try {
-      const { targetInfos } = (await send('Target.getTargets')) as { targetInfos: { targetId: string; type: string; url: string }[] };
+      const { targetInfos } = (await send('Target.getTargets')) as {
+        targetInfos: { targetId: string; type: string; url: string }[];
+      };
       const w = targetInfos.find((t) => t.type === 'worker' && /engine\.worker/.test(t.url));
       if (!w) return null;
       let sessionId = attached.get(w.targetId);
       if (!sessionId) {
-        ({ sessionId } = (await send('Target.attachToTarget', { targetId: w.targetId, flatten: false })) as { sessionId: string });
+        ({ sessionId } = (await send('Target.attachToTarget', { targetId: w.targetId, flatten: false })) as {
+          sessionId: string;
+        });
         attached.set(w.targetId, sessionId);
       }
-      const call = (method: string) => new Promise<unknown>((resolve) => {
-        const mid = ++id;
-        pending.set(mid, resolve);
-        void send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: mid, method, params: {} }) });
-        setTimeout(() => { if (pending.delete(mid)) resolve(null); }, 10_000);
-      });
+      const call = (method: string) =>
+        new Promise<unknown>((resolve) => {
+          const mid = ++id;
+          pending.set(mid, resolve);
+          void send('Target.sendMessageToTarget', {
+            sessionId,
+            message: JSON.stringify({ id: mid, method, params: {} }),
+          });
+          setTimeout(() => {
+            if (pending.delete(mid)) resolve(null);
+          }, 10_000);
+        });
       await call('HeapProfiler.collectGarbage');
       return (await call('Runtime.getHeapUsage')) as HeapUsage | null;
     } catch {

@@ -34,7 +34,8 @@ if (mode === 'cold') {
   const gc = vm.runInNewContext('gc') as () => void;
   const files = collectInput(target);
   const inputBytes = files.reduce((s, f) => s + f.source.size, 0);
-  gc(); gc();
+  gc();
+  gc();
   const m0 = process.memoryUsage();
   let peakRss = m0.rss;
   const session = new EngineSession();
@@ -46,16 +47,26 @@ if (mode === 'cold') {
   });
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
   const ms = performance.now() - t0;
-  gc(); gc();
+  gc();
+  gc();
   const m1 = process.memoryUsage();
   const heap = m1.heapUsed - m0.heapUsed;
   const arrayBuffers = m1.arrayBuffers - m0.arrayBuffers;
   const gaps = times.map((t, i) => t - (i ? times[i - 1] : 0)).concat([ms - (times[times.length - 1] ?? 0)]);
-  console.log(JSON.stringify({
-    inputBytes, heap, arrayBuffers, retained: heap + arrayBuffers, peakRssGrowth: peakRss - m0.rss, ms,
-    live: r.report?.stack?.live ?? null, refCount: r.refCount, maxProgressGap: Math.max(...gaps),
-    held: session.report() ? 1 : 0, // the session is alive until here
-  }));
+  console.log(
+    JSON.stringify({
+      inputBytes,
+      heap,
+      arrayBuffers,
+      retained: heap + arrayBuffers,
+      peakRssGrowth: peakRss - m0.rss,
+      ms,
+      live: r.report?.stack?.live ?? null,
+      refCount: r.refCount,
+      maxProgressGap: Math.max(...gaps),
+      held: session.report() ? 1 : 0, // the session is alive until here
+    }),
+  );
 } else {
   console.error('usage: child.ts cold <table> | mem <dir>');
   process.exit(2);

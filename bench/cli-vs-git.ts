@@ -14,7 +14,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { realGits, gitEnv, type RealGit } from '../test/lib/realgit.ts';
 
-export interface Row { target: string; goal: string; measured: string; reference: string; ratio: string; verdict: string }
+export interface Row {
+  target: string;
+  goal: string;
+  measured: string;
+  reference: string;
+  ratio: string;
+  verdict: string;
+}
 
 const N = 1_000_000;
 const median = (xs: number[]): number => {
@@ -32,13 +39,23 @@ function pickGit(): RealGit | null {
 }
 
 function git(g: RealGit, repo: string, env: NodeJS.ProcessEnv, args: string[], input?: string | Buffer): string {
-  const r = spawnSync(g.git, args, { cwd: repo, env: { ...env, GIT_DIR: repo }, input, maxBuffer: 1 << 30, encoding: 'latin1' });
+  const r = spawnSync(g.git, args, {
+    cwd: repo,
+    env: { ...env, GIT_DIR: repo },
+    input,
+    maxBuffer: 1 << 30,
+    encoding: 'latin1',
+  });
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
   return r.stdout;
 }
 
 /** bench/out/git-1m: a bare reftable repository whose one table git wrote with 1,000,000 refs. */
-function buildRepo(g: RealGit, out: string, log: (s?: string) => void): { repo: string; table: string; buildMs: number | null } {
+function buildRepo(
+  g: RealGit,
+  out: string,
+  log: (s?: string) => void,
+): { repo: string; table: string; buildMs: number | null } {
   const repo = path.join(out, 'git-1m');
   const done = path.join(repo, 'BENCH-DONE');
   const list = () => fs.readFileSync(path.join(repo, 'reftable/tables.list'), 'utf8').trim().split('\n');
@@ -56,7 +73,9 @@ function buildRepo(g: RealGit, out: string, log: (s?: string) => void): { repo: 
   const commit = git(g, repo, env, ['commit-tree', tree, '-m', 'bench'], '').trim();
   const lines: string[] = new Array(N);
   for (let i = 0; i < N; i++) lines[i] = `create refs/heads/bench/r${String(i).padStart(7, '0')} ${commit}\n`;
-  log(`   writing ${N.toLocaleString('en-US')} refs with ${g.versionLine} (update-ref --stdin, one transaction, then pack-refs --all)…`);
+  log(
+    `   writing ${N.toLocaleString('en-US')} refs with ${g.versionLine} (update-ref --stdin, one transaction, then pack-refs --all)…`,
+  );
   git(g, repo, env, ['update-ref', '--stdin'], lines.join(''));
   git(g, repo, env, ['pack-refs', '--all']);
   fs.rmSync(home, { recursive: true, force: true });
@@ -67,11 +86,20 @@ function buildRepo(g: RealGit, out: string, log: (s?: string) => void): { repo: 
 }
 
 /** Run `cmd args` with stdout to /dev/null: wall ms and peak RSS in bytes (GNU time). */
-function measure(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): { wall: number; rss: number; ok: boolean } {
+function measure(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): { wall: number; rss: number; ok: boolean } {
   const rssFile = path.join(os.tmpdir(), `refscope-bench-rss-${process.pid}`);
   const devnull = fs.openSync('/dev/null', 'w');
   const t = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', '-o', rssFile, cmd, ...args], { cwd, env, stdio: ['ignore', devnull, 'pipe'] });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', '-o', rssFile, cmd, ...args], {
+    cwd,
+    env,
+    stdio: ['ignore', devnull, 'pipe'],
+  });
   const wall = performance.now() - t;
   fs.closeSync(devnull);
   const rss = Number(fs.readFileSync(rssFile, 'utf8').trim().split('\n').pop()) * 1024;
@@ -79,16 +107,26 @@ function measure(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEn
   return { wall, rss, ok: r.status === 0 };
 }
 
-export function cliVsGit(opts: { root: string; out: string; runs: number; log: (s?: string) => void }): { rows: Row[] } | { skipped: string } {
+export function cliVsGit(opts: {
+  root: string;
+  out: string;
+  runs: number;
+  log: (s?: string) => void;
+}): { rows: Row[] } | { skipped: string } {
   const { root, out, runs, log } = opts;
   const g = pickGit();
   if (!g) return { skipped: 'no real git built (npm run setup:git)' };
   if (!fs.existsSync('/usr/bin/time')) return { skipped: 'GNU time (/usr/bin/time) is not installed' };
   const { repo, table, buildMs } = buildRepo(g, out, log);
   const tableBytes = fs.statSync(table).size;
-  log(`   ${buildMs === null ? 'reused' : `built in ${ms(buildMs)}:`} bench/out/git-1m, one table of ${mb(tableBytes)} written by ${g.versionLine} (${N.toLocaleString('en-US')} refs)`);
+  log(
+    `   ${buildMs === null ? 'reused' : `built in ${ms(buildMs)}:`} bench/out/git-1m, one table of ${mb(tableBytes)} written by ${g.versionLine} (${N.toLocaleString('en-US')} refs)`,
+  );
   // The bundle, built now so that no run pays for it (bin/refscope.mjs rebuilds a stale one).
-  const b = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs'), '--cli', '--quiet'], { cwd: root, encoding: 'utf8' });
+  const b = spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs'), '--cli', '--quiet'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (b.status !== 0) return { skipped: `CLI build failed: ${b.stderr.slice(0, 200)}` };
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-bench-home-'));
   const env = { ...gitEnv(home), GIT_DIR: repo };
@@ -96,13 +134,24 @@ export function cliVsGit(opts: { root: string; out: string; runs: number; log: (
   const reftable = path.join(repo, 'reftable');
 
   // Same answer first: refscope refs = git for-each-ref (object id and name of every ref).
-  const gitList = spawnSync(g.git, ['for-each-ref', '--include-root-refs', '--format=%(objectname) %(refname)'], { cwd: repo, env, maxBuffer: 1 << 30 }).stdout;
+  const gitList = spawnSync(g.git, ['for-each-ref', '--include-root-refs', '--format=%(objectname) %(refname)'], {
+    cwd: repo,
+    env,
+    maxBuffer: 1 << 30,
+  }).stdout;
   const ours = spawnSync(process.execPath, [bin, 'refs', reftable], { cwd: root, maxBuffer: 1 << 30 }).stdout;
   const same = Buffer.compare(gitList, ours) === 0;
-  log(`   refscope refs = git for-each-ref --include-root-refs: ${same ? 'identical' : 'DIFFERENT'} (${(ours.length / 1e6).toFixed(1)} MB)`);
+  log(
+    `   refscope refs = git for-each-ref --include-root-refs: ${same ? 'identical' : 'DIFFERENT'} (${(ours.length / 1e6).toFixed(1)} MB)`,
+  );
 
   const kinds = [
-    { name: "git for-each-ref --format='%(refname)'", cmd: g.git, args: ['for-each-ref', '--format=%(refname)'], cwd: repo },
+    {
+      name: "git for-each-ref --format='%(refname)'",
+      cmd: g.git,
+      args: ['for-each-ref', '--format=%(refname)'],
+      cwd: repo,
+    },
     { name: 'refscope refs', cmd: process.execPath, args: [bin, 'refs', reftable], cwd: root },
     { name: 'refscope analyze --json', cmd: process.execPath, args: [bin, 'analyze', '--json', repo], cwd: root },
     { name: 'refscope --version', cmd: process.execPath, args: [bin, '--version'], cwd: root },
@@ -121,7 +170,11 @@ export function cliVsGit(opts: { root: string; out: string; runs: number; log: (
   }
   fs.rmSync(home, { recursive: true, force: true });
   const med = res.map((r) => ({ wall: median(r.wall), rss: Math.max(...r.rss) }));
-  kinds.forEach((k, j) => log(`   ${k.name}: ${res[j].wall.map((w) => w.toFixed(0)).join(', ')} ms → median ${ms(med[j].wall)}; peak RSS ${mb(med[j].rss)}`));
+  kinds.forEach((k, j) =>
+    log(
+      `   ${k.name}: ${res[j].wall.map((w) => w.toFixed(0)).join(', ')} ms → median ${ms(med[j].wall)}; peak RSS ${mb(med[j].rss)}`,
+    ),
+  );
   const gitWall = med[0].wall;
   const rssGoal = 3 * tableBytes + 60e6;
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
@@ -134,8 +187,12 @@ export function cliVsGit(opts: { root: string; out: string; runs: number; log: (
     verdict: verdict(med[j].wall <= gitWall && med[j].rss < rssGoal && same),
   }));
   rows.push({
-    target: '  refscope --version (start-up alone: Node and the bundle)', goal: 'for reference', measured: `${ms(med[3].wall)} wall, ${mb(med[3].rss)}`,
-    reference: '', ratio: '', verdict: 'info',
+    target: '  refscope --version (start-up alone: Node and the bundle)',
+    goal: 'for reference',
+    measured: `${ms(med[3].wall)} wall, ${mb(med[3].rss)}`,
+    reference: '',
+    ratio: '',
+    verdict: 'info',
   });
   return { rows };
 }

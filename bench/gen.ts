@@ -55,7 +55,24 @@ interface GenRef {
   oldValue?: Uint8Array;
 }
 
-const WORDS = ['fix', 'feat', 'docs', 'refactor', 'perf', 'ci', 'build', 'test', 'chore', 'deps', 'api', 'ui', 'auth', 'cache', 'db', 'infra'];
+const WORDS = [
+  'fix',
+  'feat',
+  'docs',
+  'refactor',
+  'perf',
+  'ci',
+  'build',
+  'test',
+  'chore',
+  'deps',
+  'api',
+  'ui',
+  'auth',
+  'cache',
+  'db',
+  'infra',
+];
 const USERS = Array.from({ length: 2000 }, (_, i) => `user${(i * 7919) % 100000}`);
 
 /** The forge's refs (final state), sorted by name (byte order). Exactly `N_REFS` records. */
@@ -72,7 +89,14 @@ export function forgeRefs(): GenRef[] {
     const head = newOid();
     pullHeads.push(head);
     const rewritten = r() < 0.03;
-    refs.push({ name: `refs/pull/${n}/head`, type: 1, value: head, born, updated: rewritten ? born + (1 - born) * r() : null, oldValue: rewritten ? newOid() : undefined });
+    refs.push({
+      name: `refs/pull/${n}/head`,
+      type: 1,
+      value: head,
+      born,
+      updated: rewritten ? born + (1 - born) * r() : null,
+      oldValue: rewritten ? newOid() : undefined,
+    });
     if (merges < 200_000 && (n % 3 !== 0 || n > 290_000)) {
       merges++;
       refs.push({ name: `refs/pull/${n}/merge`, type: 1, value: newOid(), born, updated: null });
@@ -81,22 +105,36 @@ export function forgeRefs(): GenRef[] {
   // Branches: a few long-lived ones, release branches, many topic branches (a third at a PR head).
   refs.push({ name: 'HEAD', type: 3, target: 'refs/heads/main', born: 0, updated: null });
   const branchNames = new Set<string>(['refs/heads/main', 'refs/heads/develop', 'refs/heads/gh-pages']);
-  for (let maj = 1; maj <= 40; maj++) for (let min = 0; min < 25; min++) branchNames.add(`refs/heads/release/${maj}.${min}`);
+  for (let maj = 1; maj <= 40; maj++)
+    for (let min = 0; min < 25; min++) branchNames.add(`refs/heads/release/${maj}.${min}`);
   while (branchNames.size < 40_000) {
     const u = USERS[Math.floor(r() * USERS.length)];
     const w = WORDS[Math.floor(r() * WORDS.length)];
-    branchNames.add(r() < 0.2 ? `refs/heads/dependabot/npm_and_yarn/${w}-${Math.floor(r() * 5000)}` : `refs/heads/${u}/${w}-${Math.floor(r() * 100000)}`);
+    branchNames.add(
+      r() < 0.2
+        ? `refs/heads/dependabot/npm_and_yarn/${w}-${Math.floor(r() * 5000)}`
+        : `refs/heads/${u}/${w}-${Math.floor(r() * 100000)}`,
+    );
   }
   for (const name of branchNames) {
     const value = r() < 0.5 ? pullHeads[Math.floor(r() * pullHeads.length)] : newOid();
     const born = r();
     const busy = name === 'refs/heads/main' || name === 'refs/heads/develop' || r() < 0.05;
-    refs.push({ name, type: 1, value, born: busy ? 0 : born, updated: busy ? 0.999 * r() + (name === 'refs/heads/main' ? 0.001 : 0) : null, oldValue: busy ? newOid() : undefined });
+    refs.push({
+      name,
+      type: 1,
+      value,
+      born: busy ? 0 : born,
+      updated: busy ? 0.999 * r() + (name === 'refs/heads/main' ? 0.001 : 0) : null,
+      oldValue: busy ? newOid() : undefined,
+    });
   }
   // Tags: releases and nightlies, half annotated (tag object + peeled commit).
   const tagNames: string[] = [];
-  for (let maj = 0; maj < 40; maj++) for (let min = 0; min < 50; min++) for (let p = 0; p < 15; p++) tagNames.push(`refs/tags/v${maj}.${min}.${p}`);
-  for (let d = 0; tagNames.length < 60_000; d++) tagNames.push(`refs/tags/nightly/${2000 + Math.floor(d / 1000)}-${String(d % 1000).padStart(3, '0')}`);
+  for (let maj = 0; maj < 40; maj++)
+    for (let min = 0; min < 50; min++) for (let p = 0; p < 15; p++) tagNames.push(`refs/tags/v${maj}.${min}.${p}`);
+  for (let d = 0; tagNames.length < 60_000; d++)
+    tagNames.push(`refs/tags/nightly/${2000 + Math.floor(d / 1000)}-${String(d % 1000).padStart(3, '0')}`);
   for (const name of tagNames) {
     const born = r();
     // Tags point at commits of the history, which merged pull requests' heads often are.
@@ -109,9 +147,15 @@ export function forgeRefs(): GenRef[] {
   const CHANGES = 100_000;
   while (refs.length < N_REFS) {
     const sets = 1 + Math.floor(r() * 7);
-    const born = (change - 1 + r()) / CHANGES * 0.98;
+    const born = ((change - 1 + r()) / CHANGES) * 0.98;
     for (let p = 1; p <= sets && refs.length < N_REFS; p++) {
-      refs.push({ name: `refs/changes/${String(change % 100).padStart(2, '0')}/${change}/${p}`, type: 1, value: newOid(), born: Math.min(0.9999, born + p * 0.0001), updated: null });
+      refs.push({
+        name: `refs/changes/${String(change % 100).padStart(2, '0')}/${change}/${p}`,
+        type: 1,
+        value: newOid(),
+        born: Math.min(0.9999, born + p * 0.0001),
+        updated: null,
+      });
     }
     change++;
   }
@@ -128,7 +172,11 @@ function txOf(t: number): number {
 /** Records of the single packed table: every ref at its last update's transaction. */
 export function singleRecords(refs: GenRef[]): RefRecordIn[] {
   return refs.map((g) => ({
-    name: g.name, type: g.type, value: g.value, peeled: g.peeled, target: g.target,
+    name: g.name,
+    type: g.type,
+    value: g.value,
+    peeled: g.peeled,
+    target: g.target,
     updateIndex: txOf(g.updated ?? g.born),
   }));
 }
@@ -144,7 +192,9 @@ export function stackBounds(): number[] {
   let acc = 0;
   for (const f of frac) {
     acc += f / total;
-    bounds.push(Math.min(TRANSACTIONS + 1, Math.max(bounds[bounds.length - 1] + 1, 1 + Math.round(acc * TRANSACTIONS))));
+    bounds.push(
+      Math.min(TRANSACTIONS + 1, Math.max(bounds[bounds.length - 1] + 1, 1 + Math.round(acc * TRANSACTIONS))),
+    );
   }
   bounds[bounds.length - 1] = TRANSACTIONS + 1;
   return bounds; // table i holds transactions [bounds[i], bounds[i+1])
@@ -168,7 +218,14 @@ export function stackRecords(refs: GenRef[]): { min: number; max: number; record
       out[bornTable].records.push({ name: g.name, type: 1, value: g.oldValue, updateIndex: bornTx });
     }
     const tx = last ?? bornTx;
-    out[tableOf(tx)].records.push({ name: g.name, type: g.type, value: g.value, peeled: g.peeled, target: g.target, updateIndex: tx });
+    out[tableOf(tx)].records.push({
+      name: g.name,
+      type: g.type,
+      value: g.value,
+      peeled: g.peeled,
+      target: g.target,
+      updateIndex: tx,
+    });
   }
   return out; // names stay sorted: refs are iterated in name order
 }
@@ -176,7 +233,9 @@ export function stackRecords(refs: GenRef[]): { min: number; max: number; record
 /** The 50,000 refs the tombstone table deletes: all refs of closed pull requests 100,001…, until 50,000. */
 export function tombstoneRecords(refs: GenRef[]): RefRecordIn[] {
   const out: RefRecordIn[] = [];
-  const pulls = refs.filter((g) => g.name.startsWith('refs/pull/')).map((g) => ({ g, n: Number(g.name.split('/')[2]) }));
+  const pulls = refs
+    .filter((g) => g.name.startsWith('refs/pull/'))
+    .map((g) => ({ g, n: Number(g.name.split('/')[2]) }));
   pulls.sort((a, b) => a.n - b.n || (a.g.name < b.g.name ? -1 : 1));
   for (const { g, n } of pulls) {
     if (n <= 100_000) continue;
@@ -200,13 +259,22 @@ export interface BuiltStacks {
   buildMs: number;
 }
 
-function writeStack(dir: string, tables: { min: number; max: number; records: RefRecordIn[]; rand: number }[]): { names: string[]; layouts: WrittenTable[] } {
+function writeStack(
+  dir: string,
+  tables: { min: number; max: number; records: RefRecordIn[]; rand: number }[],
+): { names: string[]; layouts: WrittenTable[] } {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const names: string[] = [];
   const layouts: WrittenTable[] = [];
   for (const t of tables) {
-    const w = writeTableDetailed(t.records, [], { minUpdateIndex: t.min, maxUpdateIndex: t.max, blockSize: 4096, restartInterval: 16, indexObjects: true });
+    const w = writeTableDetailed(t.records, [], {
+      minUpdateIndex: t.min,
+      maxUpdateIndex: t.max,
+      blockSize: 4096,
+      restartInterval: 16,
+      indexObjects: true,
+    });
     const name = tableFileName(t.min, t.max, t.rand);
     fs.writeFileSync(path.join(dir, name), w.bytes);
     names.push(name);
@@ -219,14 +287,29 @@ function writeStack(dir: string, tables: { min: number; max: number; records: Re
 /** Build (or reuse) the three stacks under `outDir`. */
 export function buildStacks(outDir: string, rebuild = false): BuiltStacks {
   const manifestPath = path.join(outDir, 'manifest.json');
-  const dirs = { single: path.join(outDir, 'single/reftable'), stack10: path.join(outDir, 'stack10/reftable'), tomb50k: path.join(outDir, 'tomb50k/reftable') };
+  const dirs = {
+    single: path.join(outDir, 'single/reftable'),
+    stack10: path.join(outDir, 'stack10/reftable'),
+    tomb50k: path.join(outDir, 'tomb50k/reftable'),
+  };
   if (!rebuild && fs.existsSync(manifestPath)) {
     try {
       const m = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
-      if (m.version === GEN_VERSION && [dirs.single, dirs.stack10, dirs.tomb50k].every((d) => fs.existsSync(path.join(d, 'tables.list')))) {
-        return { ...dirs, singleTable: path.join(dirs.single, m.singleTable), singleLayout: m.singleLayout, rebuilt: false, buildMs: m.buildMs };
+      if (
+        m.version === GEN_VERSION &&
+        [dirs.single, dirs.stack10, dirs.tomb50k].every((d) => fs.existsSync(path.join(d, 'tables.list')))
+      ) {
+        return {
+          ...dirs,
+          singleTable: path.join(dirs.single, m.singleTable),
+          singleLayout: m.singleLayout,
+          rebuilt: false,
+          buildMs: m.buildMs,
+        };
       }
-    } catch { /* rebuild */ }
+    } catch {
+      /* rebuild */
+    }
   }
   const t0 = performance.now();
   fs.mkdirSync(outDir, { recursive: true });
@@ -235,7 +318,10 @@ export function buildStacks(outDir: string, rebuild = false): BuiltStacks {
   const maxTx = TRANSACTIONS;
   const a = writeStack(dirs.single, [{ min: 1, max: maxTx, records: single, rand: 0x5151e001 }]);
   const st = stackRecords(refs);
-  writeStack(dirs.stack10, st.map((t, i) => ({ ...t, rand: 0x10ab0000 + i })));
+  writeStack(
+    dirs.stack10,
+    st.map((t, i) => ({ ...t, rand: 0x10ab0000 + i })),
+  );
   const tomb = tombstoneRecords(refs);
   // (c): the single table plus the tombstone table (the base is the very same file).
   writeStack(dirs.tomb50k, [
@@ -244,6 +330,9 @@ export function buildStacks(outDir: string, rebuild = false): BuiltStacks {
   ]);
   const buildMs = performance.now() - t0;
   const singleLayout = a.layouts[0].blocks;
-  fs.writeFileSync(manifestPath, JSON.stringify({ version: GEN_VERSION, singleTable: a.names[0], singleLayout, buildMs }));
+  fs.writeFileSync(
+    manifestPath,
+    JSON.stringify({ version: GEN_VERSION, singleTable: a.names[0], singleLayout, buildMs }),
+  );
   return { ...dirs, singleTable: path.join(dirs.single, a.names[0]), singleLayout, rebuilt: true, buildMs };
 }

@@ -15,7 +15,9 @@ console.log(JSON.stringify(fit, null, 1));
 const k = constantsFromRealFit(fit);
 const again = measuredPoints(data, { constants: k, fixes: true });
 for (const p of again) {
-  console.log(`${p.git.padEnd(22)} ${p.backend.padEnd(8)} ${p.workload.padEnd(12)} ${p.step.padEnd(28)} ${String(p.n).padStart(6)} meas ${p.measured.toPrecision(3).padStart(8)} est ${p.estimated.toPrecision(3).padStart(8)} ratio ${(p.estimated / p.measured).toFixed(2)}`);
+  console.log(
+    `${p.git.padEnd(22)} ${p.backend.padEnd(8)} ${p.workload.padEnd(12)} ${p.step.padEnd(28)} ${String(p.n).padStart(6)} meas ${p.measured.toPrecision(3).padStart(8)} est ${p.estimated.toPrecision(3).padStart(8)} ratio ${(p.estimated / p.measured).toFixed(2)}`,
+  );
 }
 if (process.argv.includes('--table')) console.log(agreementTable(data, again));
 if (process.argv.includes('--constants')) {

@@ -57,7 +57,13 @@ const NS = [1000, 2000, 4000, 8000, 16000, 32000].filter((n) => n <= MAX_N);
 // The object store is the same whatever --max-n says (its size is one of the recorded facts).
 const COMMITS = 32000 + 100;
 
-interface Git { version: string; versionLine: string; exe: string; execPath: string; templates: string }
+interface Git {
+  version: string;
+  versionLine: string;
+  exe: string;
+  execPath: string;
+  templates: string;
+}
 
 function gits(): Git[] {
   const out: Git[] = [];
@@ -67,8 +73,11 @@ function gits(): Git[] {
     if (ONLY && version !== ONLY) continue;
     const src = path.join(dir, 'src');
     out.push({
-      version, versionLine: fs.readFileSync(path.join(dir, 'version.txt'), 'utf8').trim(),
-      exe: path.join(src, 'git'), execPath: src, templates: path.join(src, 'templates/blt'),
+      version,
+      versionLine: fs.readFileSync(path.join(dir, 'version.txt'), 'utf8').trim(),
+      exe: path.join(src, 'git'),
+      execPath: src,
+      templates: path.join(src, 'templates/blt'),
     });
   }
   return out;
@@ -82,11 +91,21 @@ fs.writeFileSync(path.join(HOME, '.gitconfig'), '[init]\n\tdefaultBranch = main\
 function env(g: Git): NodeJS.ProcessEnv {
   // The built git run in place, without its bin-wrapper (a shell start would count as git's).
   return {
-    PATH: process.env.PATH, HOME, LANG: 'C', LC_ALL: 'C', TZ: 'UTC',
-    GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: path.join(HOME, '.gitconfig'),
-    GIT_EXEC_PATH: g.execPath, GIT_TEMPLATE_DIR: g.templates,
-    GIT_AUTHOR_NAME: 'A U Thor', GIT_AUTHOR_EMAIL: 'author@example.com', GIT_AUTHOR_DATE: '1700000000 +0000',
-    GIT_COMMITTER_NAME: 'C O Mitter', GIT_COMMITTER_EMAIL: 'committer@example.com', GIT_COMMITTER_DATE: '1700000000 +0000',
+    PATH: process.env.PATH,
+    HOME,
+    LANG: 'C',
+    LC_ALL: 'C',
+    TZ: 'UTC',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: path.join(HOME, '.gitconfig'),
+    GIT_EXEC_PATH: g.execPath,
+    GIT_TEMPLATE_DIR: g.templates,
+    GIT_AUTHOR_NAME: 'A U Thor',
+    GIT_AUTHOR_EMAIL: 'author@example.com',
+    GIT_AUTHOR_DATE: '1700000000 +0000',
+    GIT_COMMITTER_NAME: 'C O Mitter',
+    GIT_COMMITTER_EMAIL: 'committer@example.com',
+    GIT_COMMITTER_DATE: '1700000000 +0000',
   };
 }
 
@@ -96,7 +115,12 @@ function git(g: Git, cwd: string, args: string[], input?: string | Buffer): stri
   return r.stdout.toString();
 }
 
-interface Timing { cpu: number; user: number; sys: number; wall: number }
+interface Timing {
+  cpu: number;
+  user: number;
+  sys: number;
+  wall: number;
+}
 
 /**
  * One timed run: bash's `time` (getrusage of the child, millisecond resolution; /usr/bin/time
@@ -105,16 +129,36 @@ interface Timing { cpu: number; user: number; sys: number; wall: number }
  * about a millisecond each).
  */
 function timed(g: Git, cwd: string, args: string[], stdinFile?: string, loops = 1): Timing {
-  const script = 'TIMEFORMAT="%3U %3S %3R"; in="$1"; k="$2"; shift 2; '
-    + 'time { for ((i = 0; i < k; i++)); do "$@" <"$in" >/dev/null 2>>"$err" || exit 1; done; }';
-  const r = spawnSync('nice', ['-n', '10', 'bash', '-c', `err=${JSON.stringify(path.join(TMP, 'git.err'))}; ${script}`, 'timed',
-    stdinFile ?? '/dev/null', String(loops), g.exe, ...args],
-  { cwd, env: env(g), stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30 });
+  const script =
+    'TIMEFORMAT="%3U %3S %3R"; in="$1"; k="$2"; shift 2; ' +
+    'time { for ((i = 0; i < k; i++)); do "$@" <"$in" >/dev/null 2>>"$err" || exit 1; done; }';
+  const r = spawnSync(
+    'nice',
+    [
+      '-n',
+      '10',
+      'bash',
+      '-c',
+      `err=${JSON.stringify(path.join(TMP, 'git.err'))}; ${script}`,
+      'timed',
+      stdinFile ?? '/dev/null',
+      String(loops),
+      g.exe,
+      ...args,
+    ],
+    { cwd, env: env(g), stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30 },
+  );
   if (r.status !== 0) {
     const err = fs.existsSync(path.join(TMP, 'git.err')) ? fs.readFileSync(path.join(TMP, 'git.err'), 'utf8') : '';
     throw new Error(`timed git ${args.join(' ')} in ${cwd}: exit ${r.status}: ${err}${r.stderr}`);
   }
-  const [user, sys, wall] = r.stderr.toString().trim().split('\n').pop()!.split(' ').map((x) => Number(x) / loops);
+  const [user, sys, wall] = r.stderr
+    .toString()
+    .trim()
+    .split('\n')
+    .pop()!
+    .split(' ')
+    .map((x) => Number(x) / loops);
   return { cpu: user + sys, user, sys, wall };
 }
 
@@ -136,10 +180,12 @@ function objectRepo(g: Git): { dir: string; commits: string[]; packBytes: number
   const parts: string[] = [];
   for (let i = 1; i <= COMMITS; i++) {
     const msg = `change ${i}: adjust f${i % 64}\n\nA body line so that the commit looks like one.\n`;
-    const body = `file ${i % 64}, revision ${i}\n${'line of text in a source file '.repeat(8 + (i % 13))}\n${i * 7919 % 104729}\n`;
-    parts.push(`commit refs/heads/main\nmark :${i}\ncommitter C O Mitter <c@example.com> ${1700000000 + i} +0000\n`
-      + `data ${Buffer.byteLength(msg)}\n${msg}${i > 1 ? `from :${i - 1}\n` : ''}`
-      + `M 100644 inline src/f${i % 64}.c\ndata ${Buffer.byteLength(body)}\n${body}\n`);
+    const body = `file ${i % 64}, revision ${i}\n${'line of text in a source file '.repeat(8 + (i % 13))}\n${(i * 7919) % 104729}\n`;
+    parts.push(
+      `commit refs/heads/main\nmark :${i}\ncommitter C O Mitter <c@example.com> ${1700000000 + i} +0000\n` +
+        `data ${Buffer.byteLength(msg)}\n${msg}${i > 1 ? `from :${i - 1}\n` : ''}` +
+        `M 100644 inline src/f${i % 64}.c\ndata ${Buffer.byteLength(body)}\n${body}\n`,
+    );
   }
   const marks = path.join(TMP, 'marks');
   git(g, dir, ['fast-import', '--quiet', `--export-marks=${marks}`], parts.join(''));
@@ -152,10 +198,13 @@ function objectRepo(g: Git): { dir: string; commits: string[]; packBytes: number
   for (let i = 1; i <= COMMITS; i++) commits.push(byMark.get(i)!);
   git(g, dir, ['update-ref', '-d', 'refs/heads/main']);
   const packDir = path.join(dir, 'objects/pack');
-  const packBytes = fs.readdirSync(packDir).filter((f) => f.endsWith('.pack'))
+  const packBytes = fs
+    .readdirSync(packDir)
+    .filter((f) => f.endsWith('.pack'))
     .reduce((s, f) => s + fs.statSync(path.join(packDir, f)).size, 0);
-  const objects = Number(/count: (\d+)/.exec(git(g, dir, ['count-objects', '-v']))?.[1] ?? 0)
-    + Number(/in-pack: (\d+)/.exec(git(g, dir, ['count-objects', '-v']))?.[1] ?? 0);
+  const objects =
+    Number(/count: (\d+)/.exec(git(g, dir, ['count-objects', '-v']))?.[1] ?? 0) +
+    Number(/in-pack: (\d+)/.exec(git(g, dir, ['count-objects', '-v']))?.[1] ?? 0);
   fs.writeFileSync(path.join(dir, 'commits.txt'), commits.join('\n') + '\n');
   fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify({ packBytes, objects }));
   return { dir, commits, packBytes, objects };
@@ -164,7 +213,12 @@ function objectRepo(g: Git): { dir: string; commits: string[]; packBytes: number
 type Backend = 'reftable' | 'files';
 
 /** A fresh bare repository with the shared pack hard-linked in and refs/heads/main at the tip. */
-function caseRepo(g: Git, obj: { dir: string; commits: string[] }, backend: Backend, config: Record<string, string>): string {
+function caseRepo(
+  g: Git,
+  obj: { dir: string; commits: string[] },
+  backend: Backend,
+  config: Record<string, string>,
+): string {
   const dir = fs.mkdtempSync(path.join(TMP, `case-${backend}-`));
   git(g, TMP, ['init', '-q', '--bare', `--ref-format=${backend}`, dir]);
   const src = path.join(obj.dir, 'objects/pack');
@@ -204,7 +258,12 @@ function storeShape(dir: string): unknown {
   };
   walk(path.join(dir, 'refs'));
   const pr = path.join(dir, 'packed-refs');
-  const packed = fs.existsSync(pr) ? fs.readFileSync(pr, 'utf8').split('\n').filter((l) => /^[0-9a-f]{40} /.test(l)).length : 0;
+  const packed = fs.existsSync(pr)
+    ? fs
+        .readFileSync(pr, 'utf8')
+        .split('\n')
+        .filter((l) => /^[0-9a-f]{40} /.test(l)).length
+    : 0;
   return { loose, packed };
 }
 
@@ -215,9 +274,20 @@ function stdin(file: string, lines: string[]): string {
   return file;
 }
 
-interface Step { step: string; cpu: number; user: number; sys: number; wall: number; before: unknown }
+interface Step {
+  step: string;
+  cpu: number;
+  user: number;
+  sys: number;
+  wall: number;
+  before: unknown;
+}
 interface CaseResult {
-  git: string; backend: Backend; workload: string; n: number; repeats: number;
+  git: string;
+  backend: Backend;
+  workload: string;
+  n: number;
+  repeats: number;
   /** Medians over the repeats, per step, CPU seconds (user + sys) of the git process. */
   steps: Record<string, { cpu: number; wall: number; user: number; sys: number; runs: number[]; before: unknown }>;
 }
@@ -236,10 +306,16 @@ function runOnce(g: Git, obj: { dir: string; commits: string[] }, backend: Backe
   const nm = names(n);
   const oid = (i: number) => obj.commits[i];
   const creates = nm.map((r, i) => `create ${r} ${kind === 'same-object' ? oid(0) : oid(i)}\n`);
-  const deletes = [...nm.map((r, i) => `delete ${r} ${oid(i)}\n`), `delete refs/heads/main ${oid(obj.commits.length - 1)}\n`];
+  const deletes = [
+    ...nm.map((r, i) => `delete ${r} ${oid(i)}\n`),
+    `delete refs/heads/main ${oid(obj.commits.length - 1)}\n`,
+  ];
   const config: Record<string, string> = {};
   if (kind === 'reflog') config['core.logAllRefUpdates'] = 'always';
-  if (kind === 'fsync') { config['core.fsync'] = 'reference'; config['core.fsyncMethod'] = 'fsync'; }
+  if (kind === 'fsync') {
+    config['core.fsync'] = 'reference';
+    config['core.fsyncMethod'] = 'fsync';
+  }
   const dir = caseRepo(g, obj, backend, config);
   const f = (s: string) => path.join(TMP, `${s}.stdin`);
   const step = (name: string, args: string[], file?: string) => {
@@ -248,7 +324,14 @@ function runOnce(g: Git, obj: { dir: string; commits: string[] }, backend: Backe
   };
   try {
     if (kind === 'per-ref') {
-      step('create', ['update-ref', '--stdin'], stdin(f('c'), creates.flatMap((l) => ['start\n', l, 'commit\n'])));
+      step(
+        'create',
+        ['update-ref', '--stdin'],
+        stdin(
+          f('c'),
+          creates.flatMap((l) => ['start\n', l, 'commit\n']),
+        ),
+      );
       return steps;
     }
     step('create', ['update-ref', '--stdin'], stdin(f('c'), creates));
@@ -263,9 +346,17 @@ function runOnce(g: Git, obj: { dir: string; commits: string[] }, backend: Backe
         const b1 = storeShape(dir2);
         steps.push({ step: 'pack-refs', ...timed(g, dir2, ['pack-refs', '--all']), before: b1 });
         const b2 = storeShape(dir2);
-        steps.push({ step: 'delete-packed', ...timed(g, dir2, ['update-ref', '--stdin'], stdin(f('d'), deletes)), before: b2 });
+        steps.push({
+          step: 'delete-packed',
+          ...timed(g, dir2, ['update-ref', '--stdin'], stdin(f('d'), deletes)),
+          before: b2,
+        });
         const b3 = storeShape(dir2);
-        steps.push({ step: 'recreate-after-packed-delete', ...timed(g, dir2, ['update-ref', '--stdin'], f('c')), before: b3 });
+        steps.push({
+          step: 'recreate-after-packed-delete',
+          ...timed(g, dir2, ['update-ref', '--stdin'], f('c')),
+          before: b3,
+        });
       } finally {
         fs.rmSync(dir2, { recursive: true, force: true });
       }
@@ -285,7 +376,13 @@ function runOnce(g: Git, obj: { dir: string; commits: string[] }, backend: Backe
   }
 }
 
-function runCase(g: Git, obj: { dir: string; commits: string[] }, backend: Backend, kind: string, n: number): CaseResult {
+function runCase(
+  g: Git,
+  obj: { dir: string; commits: string[] },
+  backend: Backend,
+  kind: string,
+  n: number,
+): CaseResult {
   const runs: Step[][] = [];
   for (let r = 0; r < REPEATS; r++) {
     const s = runOnce(g, obj, backend, kind, n);
@@ -296,25 +393,36 @@ function runCase(g: Git, obj: { dir: string; commits: string[] }, backend: Backe
   for (const s of runs[0]) {
     const all = runs.map((rr) => rr.find((x) => x.step === s.step)!);
     steps[s.step] = {
-      cpu: median(all.map((x) => x.cpu)), user: median(all.map((x) => x.user)), sys: median(all.map((x) => x.sys)),
-      wall: median(all.map((x) => x.wall)), runs: all.map((x) => x.cpu), before: s.before,
+      cpu: median(all.map((x) => x.cpu)),
+      user: median(all.map((x) => x.user)),
+      sys: median(all.map((x) => x.sys)),
+      wall: median(all.map((x) => x.wall)),
+      runs: all.map((x) => x.cpu),
+      before: s.before,
     };
   }
   return { git: g.version, backend, workload: kind, n, repeats: runs.length, steps };
 }
 
-function processStart(g: Git, obj: { dir: string; commits: string[] }): Record<string, { cpu: number; runs: number[] }> {
+function processStart(
+  g: Git,
+  obj: { dir: string; commits: string[] },
+): Record<string, { cpu: number; runs: number[] }> {
   const out: Record<string, { cpu: number; runs: number[] }> = {};
   for (const backend of ['reftable', 'files'] as Backend[]) {
     const dir = caseRepo(g, obj, backend, {});
     try {
-      for (const [what, args] of [['version', ['--version']], ['rev-parse', ['rev-parse', 'refs/heads/main']],
-        ['update-ref-empty', ['update-ref', '--stdin']]] as [string, string[]][]) {
+      for (const [what, args] of [
+        ['version', ['--version']],
+        ['rev-parse', ['rev-parse', 'refs/heads/main']],
+        ['update-ref-empty', ['update-ref', '--stdin']],
+      ] as [string, string[]][]) {
         if (what === 'version' && backend === 'files') continue;
         const empty = path.join(TMP, 'empty.stdin');
         fs.writeFileSync(empty, '');
         const runs: number[] = [];
-        for (let i = 0; i < (QUICK ? 3 : 7); i++) runs.push(timed(g, dir, args, what === 'update-ref-empty' ? empty : undefined, 25).cpu);
+        for (let i = 0; i < (QUICK ? 3 : 7); i++)
+          runs.push(timed(g, dir, args, what === 'update-ref-empty' ? empty : undefined, 25).cpu);
         out[what === 'version' ? what : `${what} (${backend})`] = { cpu: median(runs), runs };
       }
     } finally {
@@ -329,31 +437,50 @@ interface FileData {
   description: string;
   machine: { nproc: number; cpu: string; memoryGB: number; kernel: string; date: string; load: number[] };
   objects: { commits: number; objects: number; packBytes: number };
-  gits: Record<string, { versionLine: string; measured: string; processStart: Record<string, { cpu: number; runs: number[] }> }>;
+  gits: Record<
+    string,
+    { versionLine: string; measured: string; processStart: Record<string, { cpu: number; runs: number[] }> }
+  >;
   cases: CaseResult[];
 }
 
 function load(): FileData | null {
-  try { return JSON.parse(fs.readFileSync(OUT, 'utf8')); } catch { return null; }
+  try {
+    return JSON.parse(fs.readFileSync(OUT, 'utf8'));
+  } catch {
+    return null;
+  }
 }
 
 function save(d: FileData): void {
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
-  fs.writeFileSync(OUT, JSON.stringify(d, (k, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(4)) : v), 1) + '\n');
+  fs.writeFileSync(
+    OUT,
+    JSON.stringify(d, (k, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(4)) : v), 1) +
+      '\n',
+  );
 }
 
 function main(): void {
   const list = gits();
-  if (!list.length) { console.error(`realgit-timings: no built git in ${CACHE} (npm run setup:git)`); process.exit(1); }
+  if (!list.length) {
+    console.error(`realgit-timings: no built git in ${CACHE} (npm run setup:git)`);
+    process.exit(1);
+  }
   const cpuModel = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
   const obj = objectRepo(list[list.length - 1]);
   const prev = load();
   const data: FileData = {
     schema: 'refscope.real-gits/1',
-    description: 'CPU seconds (user + sys, median of repeats) of real git on ref-store workloads; written by bench/realgit-timings.ts (npm run calibrate:real)',
+    description:
+      'CPU seconds (user + sys, median of repeats) of real git on ref-store workloads; written by bench/realgit-timings.ts (npm run calibrate:real)',
     machine: {
-      nproc: os.cpus().length, cpu: cpuModel, memoryGB: Math.round(os.totalmem() / 2 ** 30), kernel: os.release(),
-      date: new Date().toISOString().slice(0, 10), load: os.loadavg().map((x) => Number(x.toFixed(2))),
+      nproc: os.cpus().length,
+      cpu: cpuModel,
+      memoryGB: Math.round(os.totalmem() / 2 ** 30),
+      kernel: os.release(),
+      date: new Date().toISOString().slice(0, 10),
+      load: os.loadavg().map((x) => Number(x.toFixed(2))),
     },
     objects: { commits: obj.commits.length, objects: obj.objects, packBytes: obj.packBytes },
     gits: { ...(prev?.gits ?? {}) },
@@ -362,21 +489,34 @@ function main(): void {
   for (const g of list) {
     console.log(`== ${g.versionLine} (${g.version})`);
     if (!data.gits[g.version] || !PLAN || PLAN.includes('start')) {
-      data.gits[g.version] = { versionLine: g.versionLine, measured: new Date().toISOString(), processStart: processStart(g, obj) };
+      data.gits[g.version] = {
+        versionLine: g.versionLine,
+        measured: new Date().toISOString(),
+        processStart: processStart(g, obj),
+      };
     }
-    console.log('  process start', JSON.stringify(Object.fromEntries(Object.entries(data.gits[g.version].processStart).map(([k, v]) => [k, v.cpu]))));
+    console.log(
+      '  process start',
+      JSON.stringify(Object.fromEntries(Object.entries(data.gits[g.version].processStart).map(([k, v]) => [k, v.cpu]))),
+    );
     save(data);
-    const plan: [Backend, string, number[]][] = ([
-      ['reftable', 'cycle', NS], ['files', 'cycle', NS.filter((n) => n === 1000 || n === 4000)],
-      ['reftable', 'same-object', NS.filter((n) => n === 4000 || n === 16000)],
-      ['reftable', 'reflog', NS.filter((n) => n === 4000)],
-      ['reftable', 'fsync', NS.filter((n) => n === 4000)],
-      ['reftable', 'per-ref', NS.filter((n) => n === 1000)],
-      ['files', 'reflog', NS.filter((n) => n === 1000)],
-      ['files', 'per-ref', NS.filter((n) => n === 1000)],
-    ] as [Backend, string, number[]][]).filter(([b, k]) => !PLAN || PLAN.includes(`${b}:${k}`));
+    const plan: [Backend, string, number[]][] = (
+      [
+        ['reftable', 'cycle', NS],
+        ['files', 'cycle', NS.filter((n) => n === 1000 || n === 4000)],
+        ['reftable', 'same-object', NS.filter((n) => n === 4000 || n === 16000)],
+        ['reftable', 'reflog', NS.filter((n) => n === 4000)],
+        ['reftable', 'fsync', NS.filter((n) => n === 4000)],
+        ['reftable', 'per-ref', NS.filter((n) => n === 1000)],
+        ['files', 'reflog', NS.filter((n) => n === 1000)],
+        ['files', 'per-ref', NS.filter((n) => n === 1000)],
+      ] as [Backend, string, number[]][]
+    ).filter(([b, k]) => !PLAN || PLAN.includes(`${b}:${k}`));
     // A case re-run replaces its old record (same git, backend, workload).
-    data.cases = data.cases.filter((c) => !(c.git === g.version && plan.some(([b, k, ns]) => b === c.backend && k === c.workload && ns.includes(c.n))));
+    data.cases = data.cases.filter(
+      (c) =>
+        !(c.git === g.version && plan.some(([b, k, ns]) => b === c.backend && k === c.workload && ns.includes(c.n))),
+    );
     for (const [backend, kind, ns] of plan) {
       let last: CaseResult | undefined;
       for (const n of ns) {
@@ -384,7 +524,9 @@ function main(): void {
           const worst = Math.max(...Object.values(last.steps).map((s) => s.cpu));
           const limit = n > 16000 ? BUDGET_32K : BUDGET;
           if (worst * 4.2 * (n / last.n / 2) > limit) {
-            console.log(`  ${backend} ${kind} n=${n}: skipped (n=${last.n} took ${worst.toFixed(2)} s, ×4 would pass ${limit} s)`);
+            console.log(
+              `  ${backend} ${kind} n=${n}: skipped (n=${last.n} took ${worst.toFixed(2)} s, ×4 would pass ${limit} s)`,
+            );
             break;
           }
         }
@@ -393,7 +535,11 @@ function main(): void {
         data.cases.push(c);
         save(data);
         last = c;
-        console.log(`  ${backend} ${kind} n=${n} ×${c.repeats}: ${Object.entries(c.steps).map(([k, v]) => `${k} ${v.cpu.toFixed(3)}`).join(', ')} (${((Date.now() - t0) / 1000).toFixed(0)} s wall)`);
+        console.log(
+          `  ${backend} ${kind} n=${n} ×${c.repeats}: ${Object.entries(c.steps)
+            .map(([k, v]) => `${k} ${v.cpu.toFixed(3)}`)
+            .join(', ')} (${((Date.now() - t0) / 1000).toFixed(0)} s wall)`,
+        );
       }
     }
   }

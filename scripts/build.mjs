@@ -78,7 +78,9 @@ async function esbuildOne(entry, outfile, platform, { sourcemap = true, plugins 
     ...(platform === 'node' ? { packages: 'bundle', external: ['sirv'] } : {}),
   });
   writeAtomically(r.outputFiles);
-  return r.outputFiles.filter((f) => f.path.endsWith('.mjs')).map((f) => ({ file: path.relative(ROOT, f.path), bytes: f.contents.length }));
+  return r.outputFiles
+    .filter((f) => f.path.endsWith('.mjs'))
+    .map((f) => ({ file: path.relative(ROOT, f.path), bytes: f.contents.length }));
 }
 
 /** The command line tool. */
@@ -91,14 +93,21 @@ export async function buildLib() {
   for (const d of ['lib', 'engine']) fs.rmSync(path.join(DIST, d), { recursive: true, force: true });
   return [
     ...(await esbuildOne('src/lib/engine.ts', 'dist/engine/index.mjs', 'neutral', { sourcemap: false })),
-    ...(await esbuildOne('src/lib/index.ts', 'dist/lib/index.mjs', 'node', { sourcemap: false, plugins: [engineFromEntry] })),
+    ...(await esbuildOne('src/lib/index.ts', 'dist/lib/index.mjs', 'node', {
+      sourcemap: false,
+      plugins: [engineFromEntry],
+    })),
   ];
 }
 
 /** Declarations of the library entries (dist/types/lib/index.d.ts, dist/types/lib/engine.d.ts). */
 export function buildTypes() {
   fs.rmSync(path.join(DIST, 'types'), { recursive: true, force: true });
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.lib.json')], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.lib.json')],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
   return [{ file: 'dist/types/', bytes: 0 }];
 }
 
@@ -163,7 +172,9 @@ async function shrinkSamples(dir) {
         // git's obj index uses for up to 65,536 ids), zeros after: sequences a compressor packs well.
         const x = ids.size + 1;
         out = new Uint8Array(hs);
-        out[0] = (x >>> 16) & 255; out[1] = (x >>> 8) & 255; out[2] = x & 255;
+        out[0] = (x >>> 16) & 255;
+        out[1] = (x >>> 8) & 255;
+        out[2] = x & 255;
         ids.set(key, out);
       }
       return out;
@@ -171,7 +182,10 @@ async function shrinkSamples(dir) {
     const refs = e.tableRefRecords(t).map((r) => ({ ...r, value: synth(r.value), peeled: synth(r.peeled) }));
     const logs = e.tableLogRecords(t).map((l) => ({ ...l, oldId: synth(l.oldId), newId: synth(l.newId) }));
     const out = e.writeTable(refs, logs, {
-      hashId: t.header.hashId, blockSize: t.header.blockSize, minUpdateIndex: t.header.minUpdateIndex, maxUpdateIndex: t.header.maxUpdateIndex,
+      hashId: t.header.hashId,
+      blockSize: t.header.blockSize,
+      minUpdateIndex: t.header.minUpdateIndex,
+      maxUpdateIndex: t.header.maxUpdateIndex,
       exactLogMessage: true,
     });
     fs.writeFileSync(p, out);
@@ -181,7 +195,8 @@ async function shrinkSamples(dir) {
     const index = JSON.parse(fs.readFileSync(indexFile, 'utf8'));
     for (const s of index.samples ?? []) {
       if (s.files?.some((f) => rewritten.includes(path.join(dir, 'samples', s.name, f)))) {
-        s.description += ' (In the npm package its object ids are synthetic, to keep the package small; names, records and layout are git\'s.)';
+        s.description +=
+          " (In the npm package its object ids are synthetic, to keep the package small; names, records and layout are git's.)";
       }
     }
     fs.writeFileSync(indexFile, JSON.stringify(index, null, 2) + '\n');
@@ -198,14 +213,22 @@ export async function buildApp({ outDir = path.join(DIST, 'app'), base = './', l
   await viteBuild({ outDir, base, logLevel });
   const shrunk = pack ? await shrinkSamples(outDir) : 0;
   const gz = precompress(outDir);
-  return [{ file: path.relative(ROOT, outDir) + '/', bytes: 0, note: `${gz} files gzipped${pack ? `, ${shrunk} sample tables with synthetic ids` : ''}` }];
+  return [
+    {
+      file: path.relative(ROOT, outDir) + '/',
+      bytes: 0,
+      note: `${gz} files gzipped${pack ? `, ${shrunk} sample tables with synthetic ids` : ''}`,
+    },
+  ];
 }
 
 async function main(argv) {
   const known = new Set(['--cli', '--lib', '--types', '--app', '--quiet', '--pack']);
   for (const a of argv) {
     if (!known.has(a)) {
-      console.error(`build: unknown argument ${a}\nusage: node scripts/build.mjs [--cli] [--lib] [--types] [--app] [--pack] [--quiet]`);
+      console.error(
+        `build: unknown argument ${a}\nusage: node scripts/build.mjs [--cli] [--lib] [--types] [--app] [--pack] [--quiet]`,
+      );
       return 2;
     }
   }
@@ -224,7 +247,9 @@ async function main(argv) {
     const t0 = Date.now();
     const out = await fn();
     if (!quiet) {
-      const files = out.map((o) => `${o.file}${o.bytes ? ` (${(o.bytes / 1024).toFixed(0)} KiB)` : ''}${o.note ? ` (${o.note})` : ''}`).join(', ');
+      const files = out
+        .map((o) => `${o.file}${o.bytes ? ` (${(o.bytes / 1024).toFixed(0)} KiB)` : ''}${o.note ? ` (${o.note})` : ''}`)
+        .join(', ');
       console.log(`built ${what} in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${files}`);
     }
   }
@@ -232,8 +257,13 @@ async function main(argv) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then((c) => { process.exitCode = c; }, (e) => {
-    console.error(e);
-    process.exitCode = 1;
-  });
+  main(process.argv.slice(2)).then(
+    (c) => {
+      process.exitCode = c;
+    },
+    (e) => {
+      console.error(e);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -23,21 +23,45 @@ const nul = (s) => ({ ...s, type: [s.type, 'null'] });
 const arr = (items, description) => ({ type: 'array', items, description });
 /** An object whose listed fields are all required; `open`: fields may be added later. */
 const obj = (properties, description, { open = true, optional = [] } = {}) => ({
-  type: 'object', description, properties,
+  type: 'object',
+  description,
+  properties,
   required: Object.keys(properties).filter((k) => !optional.includes(k)),
   additionalProperties: open,
 });
 const counts = (description) => ({ type: 'object', description, additionalProperties: { type: 'number' } });
 const doc = (name, title, description, properties, opts) => ({
-  $schema: DRAFT, $id: `https://refscope.invalid/schemas/${name}.schema.json`, title, ...obj(properties, description, opts),
+  $schema: DRAFT,
+  $id: `https://refscope.invalid/schemas/${name}.schema.json`,
+  title,
+  ...obj(properties, description, opts),
 });
-const schemaConst = (s) => ({ const: s, description: `The document's schema and version: "${s}". The version changes only when a field changes meaning or disappears.` });
+const schemaConst = (s) => ({
+  const: s,
+  description: `The document's schema and version: "${s}". The version changes only when a field changes meaning or disappears.`,
+});
 const generator = str('The program that wrote the document, e.g. "refscope 0.1.0".');
-const input = obj({
-  kind: { enum: ['reftable', 'files', 'packed-refs'], description: 'What the input is: a reftable stack or lone tables, a files-backend .git directory, or a packed-refs file.' },
-  description: str('The input in words, e.g. "reftable stack (reftable/tables.list)".'),
-}, 'What was read.');
-const segment = nul(obj({ start: int('Oldest table of the segment (index into tables[], oldest = 0).'), end: int('Newest table of the segment, inclusive.') }, 'Tables start..end, both inclusive; null when nothing is merged.', { open: false }));
+const input = obj(
+  {
+    kind: {
+      enum: ['reftable', 'files', 'packed-refs'],
+      description:
+        'What the input is: a reftable stack or lone tables, a files-backend .git directory, or a packed-refs file.',
+    },
+    description: str('The input in words, e.g. "reftable stack (reftable/tables.list)".'),
+  },
+  'What was read.',
+);
+const segment = nul(
+  obj(
+    {
+      start: int('Oldest table of the segment (index into tables[], oldest = 0).'),
+      end: int('Newest table of the segment, inclusive.'),
+    },
+    'Tables start..end, both inclusive; null when nothing is merged.',
+    { open: false },
+  ),
+);
 segment.type = ['object', 'null'];
 const refName = {
   name: str('The ref name, UTF-8 decoded (bytes that are not UTF-8 become U+FFFD).'),
@@ -47,70 +71,170 @@ const refName = {
 // ------------------------------------------------------------------------------------------------
 // refscope.report/1
 
-const block = obj({
-  offset: int('Absolute file offset of the block (0 for the first block, which shares bytes with the header).'),
-  type: { enum: ['ref', 'index', 'obj', 'log'], description: "Block type: 'r' ref, 'i' index, 'o' obj, 'g' log." },
-  section: { enum: ['ref', 'refIndex', 'obj', 'objIndex', 'log', 'logIndex'], description: 'Section the block belongs to.' },
-  blockLen: int('The block_len field: for the first block counted from file byte 0; for log blocks the inflated size.'),
-  restartCount: int('Restart points in the block (0 for log blocks, whose restarts are inside the compressed data).'),
-  recordCount: int('Records in the block.'),
-  padding: int('NUL bytes after the block up to the next block boundary.'),
-  fileBytes: int('Bytes the block occupies in the file: block_len + padding, or 4 + the compressed stream for log blocks.'),
-}, 'One block, in file order.');
-const sections = obj(Object.fromEntries(['ref', 'refIndex', 'obj', 'objIndex', 'log', 'logIndex'].map((k) => [k, int(`Bytes of the ${k} section.`)])), 'Bytes per section.');
-const table = obj({
-  name: str('File name as listed in tables.list.'),
-  fileSize: int('File size in bytes.'),
-  version: { enum: [1, 2, null], description: 'Format version: 1 (SHA-1, 24-byte header, 68-byte footer) or 2 (28/72 bytes); null when the table could not be read.' },
-  hashId: { enum: ['sha1', 's256', null], description: 'Hash of the object ids; null when unreadable.' },
-  blockSize: nul(int('Header block_size; 0 = unaligned.')),
-  minUpdateIndex: nul(int('Header min_update_index.')),
-  maxUpdateIndex: nul(int('Header max_update_index.')),
-  blocks: arr(block, 'Every block in file order.'),
-  records: obj({
-    ref: int('Ref records with one object id (value type 1).'),
-    peeled: int('Ref records with an object id and its peeled id (value type 2).'),
-    symref: int('Symref records (value type 3).'),
-    tombstone: int('Deletions (value type 0).'),
-    log: int('Log records that are updates.'),
-    logDeletion: int('Log records that are deletions.'),
-    obj: int('Obj records (object id → ref blocks).'),
-    index: int('Index records of all indexes.'),
-  }, 'Records by kind.'),
-  sectionBytes: sections,
-  refIndexLevels: int('Levels of the ref index: 0 = none, 1 = one level, …'),
-  shadowed: int('Records of this table whose key a newer table also has (they lose in the merged view).'),
-  hiddenByTombstone: int('Of those, records a newer tombstone hides.'),
-  tombstonesHiding: int('Tombstones of this table that hide at least one older record.'),
-  winners: int("Records of this table that are the merged view's record for their key (live refs plus winning tombstones)."),
-  error: nul(obj({ file: str('File the error is in.'), offset: int('Byte offset.'), expected: str('What was expected there, and what was found.') }, 'Why the table could not be read; its figures are then zero and stack.incomplete is true.', { open: false })),
-  incomplete: arr({ enum: ['shadowed', 'hiddenByTombstone', 'winners', 'tombstonesHiding'] }, 'Present only when another table could not be read: the figures of this table that may be off because of it.'),
-}, 'One table, oldest first (tables.list order).', { optional: ['incomplete'] });
+const block = obj(
+  {
+    offset: int('Absolute file offset of the block (0 for the first block, which shares bytes with the header).'),
+    type: { enum: ['ref', 'index', 'obj', 'log'], description: "Block type: 'r' ref, 'i' index, 'o' obj, 'g' log." },
+    section: {
+      enum: ['ref', 'refIndex', 'obj', 'objIndex', 'log', 'logIndex'],
+      description: 'Section the block belongs to.',
+    },
+    blockLen: int(
+      'The block_len field: for the first block counted from file byte 0; for log blocks the inflated size.',
+    ),
+    restartCount: int('Restart points in the block (0 for log blocks, whose restarts are inside the compressed data).'),
+    recordCount: int('Records in the block.'),
+    padding: int('NUL bytes after the block up to the next block boundary.'),
+    fileBytes: int(
+      'Bytes the block occupies in the file: block_len + padding, or 4 + the compressed stream for log blocks.',
+    ),
+  },
+  'One block, in file order.',
+);
+const sections = obj(
+  Object.fromEntries(
+    ['ref', 'refIndex', 'obj', 'objIndex', 'log', 'logIndex'].map((k) => [k, int(`Bytes of the ${k} section.`)]),
+  ),
+  'Bytes per section.',
+);
+const table = obj(
+  {
+    name: str('File name as listed in tables.list.'),
+    fileSize: int('File size in bytes.'),
+    version: {
+      enum: [1, 2, null],
+      description:
+        'Format version: 1 (SHA-1, 24-byte header, 68-byte footer) or 2 (28/72 bytes); null when the table could not be read.',
+    },
+    hashId: { enum: ['sha1', 's256', null], description: 'Hash of the object ids; null when unreadable.' },
+    blockSize: nul(int('Header block_size; 0 = unaligned.')),
+    minUpdateIndex: nul(int('Header min_update_index.')),
+    maxUpdateIndex: nul(int('Header max_update_index.')),
+    blocks: arr(block, 'Every block in file order.'),
+    records: obj(
+      {
+        ref: int('Ref records with one object id (value type 1).'),
+        peeled: int('Ref records with an object id and its peeled id (value type 2).'),
+        symref: int('Symref records (value type 3).'),
+        tombstone: int('Deletions (value type 0).'),
+        log: int('Log records that are updates.'),
+        logDeletion: int('Log records that are deletions.'),
+        obj: int('Obj records (object id → ref blocks).'),
+        index: int('Index records of all indexes.'),
+      },
+      'Records by kind.',
+    ),
+    sectionBytes: sections,
+    refIndexLevels: int('Levels of the ref index: 0 = none, 1 = one level, …'),
+    shadowed: int('Records of this table whose key a newer table also has (they lose in the merged view).'),
+    hiddenByTombstone: int('Of those, records a newer tombstone hides.'),
+    tombstonesHiding: int('Tombstones of this table that hide at least one older record.'),
+    winners: int(
+      "Records of this table that are the merged view's record for their key (live refs plus winning tombstones).",
+    ),
+    error: nul(
+      obj(
+        {
+          file: str('File the error is in.'),
+          offset: int('Byte offset.'),
+          expected: str('What was expected there, and what was found.'),
+        },
+        'Why the table could not be read; its figures are then zero and stack.incomplete is true.',
+        { open: false },
+      ),
+    ),
+    incomplete: arr(
+      { enum: ['shadowed', 'hiddenByTombstone', 'winners', 'tombstonesHiding'] },
+      'Present only when another table could not be read: the figures of this table that may be off because of it.',
+    ),
+  },
+  'One table, oldest first (tables.list order).',
+  { optional: ['incomplete'] },
+);
 table.properties.error.type = ['object', 'null'];
 
-const after = nul(obj({
-  tables: int('Tables in the stack afterwards (after pack-refs: 1, or 0 when tombstones cancelled every record and git lists no table).'),
-  bytes: int('Total file size of the stack afterwards (tables outside the segment unchanged).'),
-  records: int('Ref + log records in the stack afterwards.'),
-  newTableBytes: int('File size of the compacted table alone (0 when it is empty and not listed).'),
-  newTableRecords: int('Records of the compacted table alone.'),
-}, 'The stack after a real compaction written by refscope with git\'s defaults and measured; null when skipped (afterSkipped) or, for afterAuto, when there is no segment.'));
+const after = nul(
+  obj(
+    {
+      tables: int(
+        'Tables in the stack afterwards (after pack-refs: 1, or 0 when tombstones cancelled every record and git lists no table).',
+      ),
+      bytes: int('Total file size of the stack afterwards (tables outside the segment unchanged).'),
+      records: int('Ref + log records in the stack afterwards.'),
+      newTableBytes: int('File size of the compacted table alone (0 when it is empty and not listed).'),
+      newTableRecords: int('Records of the compacted table alone.'),
+    },
+    "The stack after a real compaction written by refscope with git's defaults and measured; null when skipped (afterSkipped) or, for afterAuto, when there is no segment.",
+  ),
+);
 after.type = ['object', 'null'];
 const compaction = {
   type: 'object',
-  description: "git's auto-compaction as git pack-refs --auto would run it, and the same rule on other measures (docs/report.md, section stack.compaction). When a table could not be read only factor, segment (null), incomplete and reason are there.",
+  description:
+    "git's auto-compaction as git pack-refs --auto would run it, and the same rule on other measures (docs/report.md, section stack.compaction). When a table could not be read only factor, segment (null), incomplete and reason are there.",
   properties: {
     factor: int("Geometric factor used (git's reftable.geometricFactor, default 2).", 2),
-    segment: { ...segment, description: "The tables git's auto-compaction merges (compares net byte sizes); null when the sequence is already geometric, or when a table could not be read." },
-    bySize: obj({ values: arr({ type: 'integer' }, 'Net sizes git compares, oldest first: file size − 91 (v1) or − 99 (v2).'), reasons: arr({ type: 'string' }, 'Per table: why it is in or out of the segment, with the numbers compared.') }, "The rule as git applies it, on byte sizes; its segment is `segment`."),
-    byRecords: obj({ values: arr({ type: 'integer' }, 'Ref + log records per table, oldest first.'), segment: { ...segment, description: 'The segment the same rule picks on record counts (git never compares counts; what lookups pay for).' }, reasons: arr({ type: 'string' }, 'Per table: why it is in or out.') }, 'The same geometric rule applied to record counts.'),
-    byLive: obj({ values: arr({ type: 'integer' }, 'Live records per table (winners that are not tombstones), oldest first.'), segment: { ...segment, description: 'The segment the rule picks on live counts.' } }, 'The same rule applied to live records.'),
-    jgit: obj({ segment: { ...segment, description: "The segment JGit's rule (Gerrit) picks: adjacent tables with equal ⌊log2(size − 91)⌋." }, reasons: arr({ type: 'string' }, 'Per table: why it is in or out.'), error: str('Present when JGit would throw (a net size ≤ 0); segment is then null.') }, "JGit's auto-compaction rule (FileReftableStack).", { optional: ['error'] }),
-    dropsTombstones: bool("Whether git's segment starts at the base table, so its tombstones and log deletions are dropped."),
-    afterPackRefs: { ...after, description: 'The stack after git pack-refs (everything into one table); a stack of one table is left as it is.' },
-    afterAuto: { ...after, description: 'The stack after git pack-refs --auto merged `segment`; null when segment is null.' },
-    afterSkipped: str('Present when afterPackRefs and afterAuto are null for another reason: more than 250,000 records, a table could not be read, or git\'s compaction would fail on a record.'),
-    incomplete: { const: true, description: 'Present (true) when a table could not be read: git would fail to compact this stack.' },
+    segment: {
+      ...segment,
+      description:
+        "The tables git's auto-compaction merges (compares net byte sizes); null when the sequence is already geometric, or when a table could not be read.",
+    },
+    bySize: obj(
+      {
+        values: arr({ type: 'integer' }, 'Net sizes git compares, oldest first: file size − 91 (v1) or − 99 (v2).'),
+        reasons: arr({ type: 'string' }, 'Per table: why it is in or out of the segment, with the numbers compared.'),
+      },
+      'The rule as git applies it, on byte sizes; its segment is `segment`.',
+    ),
+    byRecords: obj(
+      {
+        values: arr({ type: 'integer' }, 'Ref + log records per table, oldest first.'),
+        segment: {
+          ...segment,
+          description:
+            'The segment the same rule picks on record counts (git never compares counts; what lookups pay for).',
+        },
+        reasons: arr({ type: 'string' }, 'Per table: why it is in or out.'),
+      },
+      'The same geometric rule applied to record counts.',
+    ),
+    byLive: obj(
+      {
+        values: arr({ type: 'integer' }, 'Live records per table (winners that are not tombstones), oldest first.'),
+        segment: { ...segment, description: 'The segment the rule picks on live counts.' },
+      },
+      'The same rule applied to live records.',
+    ),
+    jgit: obj(
+      {
+        segment: {
+          ...segment,
+          description: "The segment JGit's rule (Gerrit) picks: adjacent tables with equal ⌊log2(size − 91)⌋.",
+        },
+        reasons: arr({ type: 'string' }, 'Per table: why it is in or out.'),
+        error: str('Present when JGit would throw (a net size ≤ 0); segment is then null.'),
+      },
+      "JGit's auto-compaction rule (FileReftableStack).",
+      { optional: ['error'] },
+    ),
+    dropsTombstones: bool(
+      "Whether git's segment starts at the base table, so its tombstones and log deletions are dropped.",
+    ),
+    afterPackRefs: {
+      ...after,
+      description: 'The stack after git pack-refs (everything into one table); a stack of one table is left as it is.',
+    },
+    afterAuto: {
+      ...after,
+      description: 'The stack after git pack-refs --auto merged `segment`; null when segment is null.',
+    },
+    afterSkipped: str(
+      "Present when afterPackRefs and afterAuto are null for another reason: more than 250,000 records, a table could not be read, or git's compaction would fail on a record.",
+    ),
+    incomplete: {
+      const: true,
+      description: 'Present (true) when a table could not be read: git would fail to compact this stack.',
+    },
     reason: str('With incomplete: why no compaction is predicted.'),
   },
   required: ['factor', 'segment'],
@@ -120,36 +244,67 @@ const compaction = {
   ],
   additionalProperties: true,
 };
-const stack = obj({
-  tables: int('Tables listed in tables.list.'),
-  totalBytes: int('Sum of the tables\' file sizes.'),
-  live: int('Merged-view records that are not tombstones (refs and symrefs, dangling symrefs included).'),
-  tombstones: int('Tombstones that win in the merged view.'),
-  tombstonesHiding: int('Of those, tombstones that hide at least one older record.'),
-  danglingSymrefs: int('Live symrefs whose target does not resolve (counted in live; refscope refs and git for-each-ref leave them out).'),
-  refRecords: int('Ref records over all tables (live, shadowed and tombstones).'),
-  logRecords: int('Log records over all tables.'),
-  namespaces: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 }, description: 'Live refs per namespace: the first two name components (refs/heads, refs/tags, …), "(root)" for HEAD and other names outside refs/.' },
-  continuity: arr(obj({
-    table: int('Index of the table (from 1).'),
-    expectedMin: int("The previous table's max_update_index + 1."),
-    actualMin: int("This table's min_update_index."),
-    status: { enum: ['ok', 'gap', 'overlap'], description: 'ok when actualMin = expectedMin.' },
-  }, 'One readable table after the first.', { open: false }), 'Update-index continuity between neighbouring tables.'),
-  incomplete: bool('True when some table could not be read (see tables[].error).'),
-  incompleteFigures: arr({ type: 'string' }, 'The stack figures that leave the unreadable tables out; empty when incomplete is false.'),
-  compaction,
-}, 'The stack as a whole; null for packed-refs and files-backend input.');
+const stack = obj(
+  {
+    tables: int('Tables listed in tables.list.'),
+    totalBytes: int("Sum of the tables' file sizes."),
+    live: int('Merged-view records that are not tombstones (refs and symrefs, dangling symrefs included).'),
+    tombstones: int('Tombstones that win in the merged view.'),
+    tombstonesHiding: int('Of those, tombstones that hide at least one older record.'),
+    danglingSymrefs: int(
+      'Live symrefs whose target does not resolve (counted in live; refscope refs and git for-each-ref leave them out).',
+    ),
+    refRecords: int('Ref records over all tables (live, shadowed and tombstones).'),
+    logRecords: int('Log records over all tables.'),
+    namespaces: {
+      type: 'object',
+      additionalProperties: { type: 'integer', minimum: 0 },
+      description:
+        'Live refs per namespace: the first two name components (refs/heads, refs/tags, …), "(root)" for HEAD and other names outside refs/.',
+    },
+    continuity: arr(
+      obj(
+        {
+          table: int('Index of the table (from 1).'),
+          expectedMin: int("The previous table's max_update_index + 1."),
+          actualMin: int("This table's min_update_index."),
+          status: { enum: ['ok', 'gap', 'overlap'], description: 'ok when actualMin = expectedMin.' },
+        },
+        'One readable table after the first.',
+        { open: false },
+      ),
+      'Update-index continuity between neighbouring tables.',
+    ),
+    incomplete: bool('True when some table could not be read (see tables[].error).'),
+    incompleteFigures: arr(
+      { type: 'string' },
+      'The stack figures that leave the unreadable tables out; empty when incomplete is false.',
+    ),
+    compaction,
+  },
+  'The stack as a whole; null for packed-refs and files-backend input.',
+);
 stack.type = ['object', 'null'];
-const finding = obj({
-  severity: { enum: ['error', 'warning', 'info'], description: 'error: something could not be read; warning: git would behave badly; info: worth knowing.' },
-  file: str('File the finding is about.'),
-  offset: { type: 'integer', minimum: -1, description: 'Byte offset in the file; -1 when it is about the whole file.' },
-  message: str('What was expected and found, or what it means.'),
-}, 'One finding.');
+const finding = obj(
+  {
+    severity: {
+      enum: ['error', 'warning', 'info'],
+      description: 'error: something could not be read; warning: git would behave badly; info: worth knowing.',
+    },
+    file: str('File the finding is about.'),
+    offset: {
+      type: 'integer',
+      minimum: -1,
+      description: 'Byte offset in the file; -1 when it is about the whole file.',
+    },
+    message: str('What was expected and found, or what it means.'),
+  },
+  'One finding.',
+);
 const packedRefs = {
   type: 'object',
-  description: 'The packed-refs file and, for a files-backend .git directory, its loose refs (docs/packed-refs.md describes every field). Present for packed-refs and files-backend input.',
+  description:
+    'The packed-refs file and, for a files-backend .git directory, its loose refs (docs/packed-refs.md describes every field). Present for packed-refs and files-backend input.',
   properties: {
     present: bool('Whether a packed-refs file exists (a files-backend repository may have none).'),
     file: str('The packed-refs path.'),
@@ -164,190 +319,401 @@ const packedRefs = {
     lines: int('All lines, peeled (^) lines and the header included.'),
     peeled: int('Peeled (^) lines.'),
     sorted: bool('Whether the records are in byte order.'),
-    firstUnsorted: { type: ['object', 'null'], description: 'The first record out of order (line, offset, name, previous), or null.' },
-    unfoundByBinarySearch: arr({ type: 'string' }, "Names git's binary search would not find (an unsorted file that claims to be sorted)."),
+    firstUnsorted: {
+      type: ['object', 'null'],
+      description: 'The first record out of order (line, offset, name, previous), or null.',
+    },
+    unfoundByBinarySearch: arr(
+      { type: 'string' },
+      "Names git's binary search would not find (an unsorted file that claims to be sorted).",
+    ),
     duplicates: arr({ type: 'string' }, 'Names listed more than once.'),
-    bisect: { type: 'object', description: "The lookup cost of git's binary search over the file (probes per lookup)." },
-    peelCoverage: { type: 'object', description: 'Which refs carry a peeled value and which git must open the object database for.' },
-    gitDies: { type: ['object', 'null'], description: 'When git itself would stop on this file (when, code, line, offset, message), or null.' },
-    findings: arr({ type: 'object' }, 'Findings about the files (severity, code, file, line, offset, gitDies, message).'),
+    bisect: {
+      type: 'object',
+      description: "The lookup cost of git's binary search over the file (probes per lookup).",
+    },
+    peelCoverage: {
+      type: 'object',
+      description: 'Which refs carry a peeled value and which git must open the object database for.',
+    },
+    gitDies: {
+      type: ['object', 'null'],
+      description: 'When git itself would stop on this file (when, code, line, offset, message), or null.',
+    },
+    findings: arr(
+      { type: 'object' },
+      'Findings about the files (severity, code, file, line, offset, gitDies, message).',
+    ),
     findingCounts: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Findings per code.' },
-    lookupCost: { type: 'object', description: 'What a ref lookup costs in this repository (packed file and loose refs).' },
-    loose: { type: ['object', 'null'], description: 'Loose refs, directories and reflogs of a files-backend repository; null for a lone packed-refs file.' },
-    packRefsAuto: { type: ['object', 'null'], description: 'What git pack-refs --auto would do in a files-backend repository; null for a lone packed-refs file.' },
-    reftableEstimate: { type: 'object', description: 'The size and block counts of the same refs as one reftable table (estimated).' },
+    lookupCost: {
+      type: 'object',
+      description: 'What a ref lookup costs in this repository (packed file and loose refs).',
+    },
+    loose: {
+      type: ['object', 'null'],
+      description:
+        'Loose refs, directories and reflogs of a files-backend repository; null for a lone packed-refs file.',
+    },
+    packRefsAuto: {
+      type: ['object', 'null'],
+      description:
+        'What git pack-refs --auto would do in a files-backend repository; null for a lone packed-refs file.',
+    },
+    reftableEstimate: {
+      type: 'object',
+      description: 'The size and block counts of the same refs as one reftable table (estimated).',
+    },
   },
   required: ['present', 'file', 'bytes', 'records', 'findings'],
   additionalProperties: true,
 };
-const report = doc('report', 'refscope.report/1', 'The report of `refscope analyze --json` (docs/report.md): counts and per-table/per-block summaries, never ref names or object ids (namespace prefixes excepted). Sizes in bytes, counts in records, table indexes from the oldest (0).', {
-  schema: schemaConst('refscope.report/1'),
-  generator,
-  input,
-  tables: arr(table, 'Tables, oldest first (tables.list order); empty for packed-refs and files-backend input.'),
-  stack,
-  packedRefs,
-  findings: arr(finding, 'What was found wrong or notable, errors first as they were met.'),
-  diagnosis: str('One paragraph in plain words with the numbers: what makes the stack slow, whether auto-compaction fixes it, what would.'),
-}, { optional: ['packedRefs'] });
+const report = doc(
+  'report',
+  'refscope.report/1',
+  'The report of `refscope analyze --json` (docs/report.md): counts and per-table/per-block summaries, never ref names or object ids (namespace prefixes excepted). Sizes in bytes, counts in records, table indexes from the oldest (0).',
+  {
+    schema: schemaConst('refscope.report/1'),
+    generator,
+    input,
+    tables: arr(table, 'Tables, oldest first (tables.list order); empty for packed-refs and files-backend input.'),
+    stack,
+    packedRefs,
+    findings: arr(finding, 'What was found wrong or notable, errors first as they were met.'),
+    diagnosis: str(
+      'One paragraph in plain words with the numbers: what makes the stack slow, whether auto-compaction fixes it, what would.',
+    ),
+  },
+  { optional: ['packedRefs'] },
+);
 
 // ------------------------------------------------------------------------------------------------
 // refscope.simulation/1
 
-const modelName = { enum: ['git-2.49', 'git-2.55', 'git-2.56', 'initial', 'files'], description: 'The model: git ≤ 2.49, 2.50–2.55, 2.56 and later, the initial reftable code, or the files backend.' };
-const simCounts = counts('Every work counter of the run (src/engine/simulate/counts.ts; docs/simulation.md): processes, transactions, seeks, blocks, records decoded, tombstones stepped over, …');
-const simulation = doc('simulation', 'refscope.simulation/1', "The document of `refscope simulate --json` (docs/simulation.md): per model the work git would do on the real tables and the time it would take, what would fix it, and the cost curve.", {
-  schema: schemaConst('refscope.simulation/1'),
-  generator,
-  input: obj({
-    kind: { enum: ['reftable', 'files'], description: 'The backend simulated.' },
-    description: str('The input in words.'),
-    tables: arr(obj({ name: str('Table file name.'), bytes: int('File size.'), records: int('Ref records.'), tombstones: int('Tombstones.') }, 'One readable table.'), 'Tables, oldest first (reftable; empty for files).'),
-    liveRefs: int('Live refs before the workload.'),
-    tombstones: int('Winning tombstones before the workload.'),
-    brokenTables: arr({ type: 'string' }, 'Tables that could not be read (left out of the simulation).'),
-  }, 'What the simulation ran on.'),
-  workload: obj({
-    kind: { enum: ['updates', 'lookups', 'scans', 'objects'], description: 'Ref updates (update-ref --stdin), point lookups, prefix scans, or object-id lookups.' },
-    description: str('The workload in words.'),
-    operations: int('Operations (updates, lookups, scans or object lookups).'),
-    transactions: int('Transactions (updates only; 0 otherwise).'),
-  }, 'What was replayed.'),
-  constants: { type: 'object', description: 'The time constants used, in seconds per unit (docs/simulator.md "The fit").', additionalProperties: true },
-  results: arr(obj({
-    model: modelName,
-    versions: str('The git versions the model stands for.'),
-    summary: str('One line about the model.'),
-    applicable: bool('Whether the model applies to the input (reftable models to stacks, files to files-backend input).'),
-    reason: { type: ['string', 'null'], description: 'Why it does not apply; null when it does.' },
-    seconds: { type: ['number', 'null'], description: 'Estimated wall time in seconds; null when not applicable.' },
-    seeks: { type: ['integer', 'null'], description: 'Table seeks.' },
-    blocksRead: { type: ['integer', 'null'], description: 'Blocks read (index and leaf).' },
-    recordsDecoded: { type: ['integer', 'null'], description: 'Records decoded.' },
-    tombstonesSkipped: { type: ['integer', 'null'], description: 'Tombstones stepped over.' },
-    counts: { ...simCounts, type: ['object', 'null'] },
-    phases: arr(obj({ phase: str('The phase (parse, prepare, commit, compaction, lookups, …).'), seconds: num('Seconds of the phase.'), counts: simCounts }, 'One phase.'), 'The non-zero phases, in order.'),
-    errors: arr({ type: 'string' }, 'What git would refuse (first 20).'),
-    errorCount: int('How many updates git would refuse.'),
-    tablesAfter: { type: ['integer', 'null'], description: 'Tables in the stack after the workload (reftable).' },
-  }, 'One model.'), 'Per model, in the order git-2.49, git-2.55, git-2.56, initial, files (those asked for).'),
-  fixes: arr(obj({
-    fix: { enum: ['pack-refs', 'auto-compaction', 'auto-compaction-by-records', 'newer-git', 'no-warn-ambiguous-refs'], description: 'Which fix.' },
-    label: str('The fix in words (the command to run).'),
-    model: modelName,
-    applicable: bool('Whether the fix applies.'),
-    baselineSeconds: num("The model's time without the fix."),
-    seconds: { type: ['number', 'null'], description: 'Time with the fix; null when not applicable.' },
-    speedup: { type: ['number', 'null'], description: 'baselineSeconds / seconds.' },
-    note: str('What the fix does to the stack, with numbers.'),
-  }, 'One fix, applied to the oldest reftable model run.'), 'What would fix it; empty for files input or with --no-fixes.'),
-  explanation: str('A paragraph in plain words.'),
-  curve: {
-    type: ['object', 'null'],
-    description: 'Estimated time against batch size n with the stack scaled with n; null with --no-curve or an empty workload.',
-    properties: {
-      n: arr({ type: 'integer' }, 'Batch sizes.'),
-      simulatedN: int('Operations of the simulated workload (the curve passes through it exactly).'),
-      series: arr({ type: 'object', description: 'One model: model and the seconds per n (sameShape, …).', additionalProperties: true }, 'Per model.'),
+const modelName = {
+  enum: ['git-2.49', 'git-2.55', 'git-2.56', 'initial', 'files'],
+  description: 'The model: git ≤ 2.49, 2.50–2.55, 2.56 and later, the initial reftable code, or the files backend.',
+};
+const simCounts = counts(
+  'Every work counter of the run (src/engine/simulate/counts.ts; docs/simulation.md): processes, transactions, seeks, blocks, records decoded, tombstones stepped over, …',
+);
+const simulation = doc(
+  'simulation',
+  'refscope.simulation/1',
+  'The document of `refscope simulate --json` (docs/simulation.md): per model the work git would do on the real tables and the time it would take, what would fix it, and the cost curve.',
+  {
+    schema: schemaConst('refscope.simulation/1'),
+    generator,
+    input: obj(
+      {
+        kind: { enum: ['reftable', 'files'], description: 'The backend simulated.' },
+        description: str('The input in words.'),
+        tables: arr(
+          obj(
+            {
+              name: str('Table file name.'),
+              bytes: int('File size.'),
+              records: int('Ref records.'),
+              tombstones: int('Tombstones.'),
+            },
+            'One readable table.',
+          ),
+          'Tables, oldest first (reftable; empty for files).',
+        ),
+        liveRefs: int('Live refs before the workload.'),
+        tombstones: int('Winning tombstones before the workload.'),
+        brokenTables: arr({ type: 'string' }, 'Tables that could not be read (left out of the simulation).'),
+      },
+      'What the simulation ran on.',
+    ),
+    workload: obj(
+      {
+        kind: {
+          enum: ['updates', 'lookups', 'scans', 'objects'],
+          description: 'Ref updates (update-ref --stdin), point lookups, prefix scans, or object-id lookups.',
+        },
+        description: str('The workload in words.'),
+        operations: int('Operations (updates, lookups, scans or object lookups).'),
+        transactions: int('Transactions (updates only; 0 otherwise).'),
+      },
+      'What was replayed.',
+    ),
+    constants: {
+      type: 'object',
+      description: 'The time constants used, in seconds per unit (docs/simulator.md "The fit").',
+      additionalProperties: true,
     },
-    required: ['n', 'simulatedN', 'series'],
-    additionalProperties: true,
+    results: arr(
+      obj(
+        {
+          model: modelName,
+          versions: str('The git versions the model stands for.'),
+          summary: str('One line about the model.'),
+          applicable: bool(
+            'Whether the model applies to the input (reftable models to stacks, files to files-backend input).',
+          ),
+          reason: { type: ['string', 'null'], description: 'Why it does not apply; null when it does.' },
+          seconds: {
+            type: ['number', 'null'],
+            description: 'Estimated wall time in seconds; null when not applicable.',
+          },
+          seeks: { type: ['integer', 'null'], description: 'Table seeks.' },
+          blocksRead: { type: ['integer', 'null'], description: 'Blocks read (index and leaf).' },
+          recordsDecoded: { type: ['integer', 'null'], description: 'Records decoded.' },
+          tombstonesSkipped: { type: ['integer', 'null'], description: 'Tombstones stepped over.' },
+          counts: { ...simCounts, type: ['object', 'null'] },
+          phases: arr(
+            obj(
+              {
+                phase: str('The phase (parse, prepare, commit, compaction, lookups, …).'),
+                seconds: num('Seconds of the phase.'),
+                counts: simCounts,
+              },
+              'One phase.',
+            ),
+            'The non-zero phases, in order.',
+          ),
+          errors: arr({ type: 'string' }, 'What git would refuse (first 20).'),
+          errorCount: int('How many updates git would refuse.'),
+          tablesAfter: { type: ['integer', 'null'], description: 'Tables in the stack after the workload (reftable).' },
+        },
+        'One model.',
+      ),
+      'Per model, in the order git-2.49, git-2.55, git-2.56, initial, files (those asked for).',
+    ),
+    fixes: arr(
+      obj(
+        {
+          fix: {
+            enum: ['pack-refs', 'auto-compaction', 'auto-compaction-by-records', 'newer-git', 'no-warn-ambiguous-refs'],
+            description: 'Which fix.',
+          },
+          label: str('The fix in words (the command to run).'),
+          model: modelName,
+          applicable: bool('Whether the fix applies.'),
+          baselineSeconds: num("The model's time without the fix."),
+          seconds: { type: ['number', 'null'], description: 'Time with the fix; null when not applicable.' },
+          speedup: { type: ['number', 'null'], description: 'baselineSeconds / seconds.' },
+          note: str('What the fix does to the stack, with numbers.'),
+        },
+        'One fix, applied to the oldest reftable model run.',
+      ),
+      'What would fix it; empty for files input or with --no-fixes.',
+    ),
+    explanation: str('A paragraph in plain words.'),
+    curve: {
+      type: ['object', 'null'],
+      description:
+        'Estimated time against batch size n with the stack scaled with n; null with --no-curve or an empty workload.',
+      properties: {
+        n: arr({ type: 'integer' }, 'Batch sizes.'),
+        simulatedN: int('Operations of the simulated workload (the curve passes through it exactly).'),
+        series: arr(
+          {
+            type: 'object',
+            description: 'One model: model and the seconds per n (sameShape, …).',
+            additionalProperties: true,
+          },
+          'Per model.',
+        ),
+      },
+      required: ['n', 'simulatedN', 'series'],
+      additionalProperties: true,
+    },
   },
-});
+);
 
 // ------------------------------------------------------------------------------------------------
 // the other commands
 
-const refs = doc('refs', 'refscope.refs/1', 'The document of `refscope refs --json`: the live refs as git for-each-ref --include-root-refs lists them, byte-sorted (symrefs with their target\'s id; dangling symrefs left out).', {
-  schema: schemaConst('refscope.refs/1'),
-  generator,
-  input,
-  count: int('Refs listed.'),
-  refs: arr(obj({ ...refName, oid: { type: 'string', pattern: '^[0-9a-f]{40}([0-9a-f]{24})?$', description: 'Object id in hex (of the target for a symref).' } }, 'One ref.', { optional: ['nameHex'] }), 'The refs, in byte order of their names.'),
-});
-const stats = { type: ['object', 'null'], description: 'Record counts of the compaction (tablesIn, bytesIn, refsOut, logsOut, shadowedRefs, shadowedLogs, tombstonesDropped, logDeletionsDropped, tombstonesKept, logDeletionsKept); null when nothing was compacted.', additionalProperties: { type: 'integer' } };
-const files = arr(obj({ name: str('File name.'), bytes: int('Size written.') }, 'One file.'), 'Every file written to the output directory, tables.list last.');
-const compact = doc('compact', 'refscope.compact/1', 'The document of `refscope compact --json`: what was compacted and written.', {
-  schema: schemaConst('refscope.compact/1'),
-  generator,
-  mode: { enum: ['all', 'auto'], description: 'all: git pack-refs; auto: git pack-refs --auto.' },
-  factor: { type: ['integer', 'null'], description: 'The geometric factor (--auto); null for all.' },
-  out: str('The reftable/ directory written.'),
-  changed: bool('Whether a new table was written (false: nothing to compact, the stack was copied).'),
-  segment: { ...segment, description: 'The tables merged; null when nothing was compacted.' },
-  newTable: { type: ['object', 'null'], description: 'The new table (name, bytes); null when none is listed.', properties: { name: str('File name.'), bytes: int('Size.') } },
-  empty: bool('Every record cancelled out: git lists no new table.'),
-  dropsDeletions: bool('Tombstones and log deletions were dropped (the segment starts at the base table).'),
-  stats,
-  specDroppable: { type: ['object', 'null'], description: "Deletions carried forward that the specification would allow to drop (tombstones, logDeletions).", additionalProperties: { type: 'integer' } },
-  files,
-  summary: str('What happened, in words (the text output\'s first lines).'),
-});
-const convert = doc('convert', 'refscope.convert/1', 'The document of `refscope convert --json`: the one-table stack written.', {
-  schema: schemaConst('refscope.convert/1'),
-  generator,
-  input,
-  out: str('The reftable/ directory written.'),
-  table: obj({ name: str('Table file name.'), bytes: int('Size.'), minUpdateIndex: int('Header min_update_index (1).'), maxUpdateIndex: int('Header max_update_index.') }, 'The table written.'),
-  refs: obj({ direct: int('Refs with one object id.'), peeled: int('Refs with a peeled value.'), symref: int('Symrefs.') }, 'Ref records written by kind.'),
-  logs: int('Reflog entries written.'),
-  unpeeled: int('Refs written without a known peeled value (git peels through the object database).'),
-  skipped: arr(obj({ ...refName, reason: str('Why it was left out.') }, 'One ref or reflog left out.', { optional: ['nameHex'] }), 'Refs and reflogs left out (git\'s migration would fail on them).'),
-  files,
-});
-const link = doc('link', 'refscope.link/1', 'The document of `refscope share --json`: the share link and what it contains.', {
-  schema: schemaConst('refscope.link/1'),
-  generator,
-  link: str('The link: base URL and a fragment (#s=…) carrying the report\'s shape; the fragment is never sent to a server.'),
-  chars: int('Length of the link in characters.'),
-  base: str('The base URL the link points at.'),
-  baseFrom: { enum: ['option', 'serve', 'default'], description: 'Where the base came from: --base, a running refscope serve, or the default http://127.0.0.1:4173/.' },
-  withNames: bool('Whether example ref names are in the link.'),
-  summary: str('One line: what was shared.'),
-  contains: arr({ type: 'string' }, 'What the link contains, one item per entry.'),
-  omits: arr({ type: 'string' }, 'What it does not contain.'),
-});
-const exp = doc('export', 'refscope.export/1', 'The document of `refscope export --json`: the export, wrapped.', {
-  schema: schemaConst('refscope.export/1'),
-  generator,
-  format: { enum: ['json', 'md', 'script'], description: 'The --format.' },
-  from: { enum: ['files', 'link'], description: 'Whether the report came from files or from a share link.' },
-  report: { $ref: 'report.schema.json', description: 'For --format json: the refscope.report/1 document.' },
-  text: str('For md and script: the Markdown or the bash script.'),
-}, { optional: ['report', 'text'] });
+const refs = doc(
+  'refs',
+  'refscope.refs/1',
+  "The document of `refscope refs --json`: the live refs as git for-each-ref --include-root-refs lists them, byte-sorted (symrefs with their target's id; dangling symrefs left out).",
+  {
+    schema: schemaConst('refscope.refs/1'),
+    generator,
+    input,
+    count: int('Refs listed.'),
+    refs: arr(
+      obj(
+        {
+          ...refName,
+          oid: {
+            type: 'string',
+            pattern: '^[0-9a-f]{40}([0-9a-f]{24})?$',
+            description: 'Object id in hex (of the target for a symref).',
+          },
+        },
+        'One ref.',
+        { optional: ['nameHex'] },
+      ),
+      'The refs, in byte order of their names.',
+    ),
+  },
+);
+const stats = {
+  type: ['object', 'null'],
+  description:
+    'Record counts of the compaction (tablesIn, bytesIn, refsOut, logsOut, shadowedRefs, shadowedLogs, tombstonesDropped, logDeletionsDropped, tombstonesKept, logDeletionsKept); null when nothing was compacted.',
+  additionalProperties: { type: 'integer' },
+};
+const files = arr(
+  obj({ name: str('File name.'), bytes: int('Size written.') }, 'One file.'),
+  'Every file written to the output directory, tables.list last.',
+);
+const compact = doc(
+  'compact',
+  'refscope.compact/1',
+  'The document of `refscope compact --json`: what was compacted and written.',
+  {
+    schema: schemaConst('refscope.compact/1'),
+    generator,
+    mode: { enum: ['all', 'auto'], description: 'all: git pack-refs; auto: git pack-refs --auto.' },
+    factor: { type: ['integer', 'null'], description: 'The geometric factor (--auto); null for all.' },
+    out: str('The reftable/ directory written.'),
+    changed: bool('Whether a new table was written (false: nothing to compact, the stack was copied).'),
+    segment: { ...segment, description: 'The tables merged; null when nothing was compacted.' },
+    newTable: {
+      type: ['object', 'null'],
+      description: 'The new table (name, bytes); null when none is listed.',
+      properties: { name: str('File name.'), bytes: int('Size.') },
+    },
+    empty: bool('Every record cancelled out: git lists no new table.'),
+    dropsDeletions: bool('Tombstones and log deletions were dropped (the segment starts at the base table).'),
+    stats,
+    specDroppable: {
+      type: ['object', 'null'],
+      description: 'Deletions carried forward that the specification would allow to drop (tombstones, logDeletions).',
+      additionalProperties: { type: 'integer' },
+    },
+    files,
+    summary: str("What happened, in words (the text output's first lines)."),
+  },
+);
+const convert = doc(
+  'convert',
+  'refscope.convert/1',
+  'The document of `refscope convert --json`: the one-table stack written.',
+  {
+    schema: schemaConst('refscope.convert/1'),
+    generator,
+    input,
+    out: str('The reftable/ directory written.'),
+    table: obj(
+      {
+        name: str('Table file name.'),
+        bytes: int('Size.'),
+        minUpdateIndex: int('Header min_update_index (1).'),
+        maxUpdateIndex: int('Header max_update_index.'),
+      },
+      'The table written.',
+    ),
+    refs: obj(
+      { direct: int('Refs with one object id.'), peeled: int('Refs with a peeled value.'), symref: int('Symrefs.') },
+      'Ref records written by kind.',
+    ),
+    logs: int('Reflog entries written.'),
+    unpeeled: int('Refs written without a known peeled value (git peels through the object database).'),
+    skipped: arr(
+      obj({ ...refName, reason: str('Why it was left out.') }, 'One ref or reflog left out.', {
+        optional: ['nameHex'],
+      }),
+      "Refs and reflogs left out (git's migration would fail on them).",
+    ),
+    files,
+  },
+);
+const link = doc(
+  'link',
+  'refscope.link/1',
+  'The document of `refscope share --json`: the share link and what it contains.',
+  {
+    schema: schemaConst('refscope.link/1'),
+    generator,
+    link: str(
+      "The link: base URL and a fragment (#s=…) carrying the report's shape; the fragment is never sent to a server.",
+    ),
+    chars: int('Length of the link in characters.'),
+    base: str('The base URL the link points at.'),
+    baseFrom: {
+      enum: ['option', 'serve', 'default'],
+      description: 'Where the base came from: --base, a running refscope serve, or the default http://127.0.0.1:4173/.',
+    },
+    withNames: bool('Whether example ref names are in the link.'),
+    summary: str('One line: what was shared.'),
+    contains: arr({ type: 'string' }, 'What the link contains, one item per entry.'),
+    omits: arr({ type: 'string' }, 'What it does not contain.'),
+  },
+);
+const exp = doc(
+  'export',
+  'refscope.export/1',
+  'The document of `refscope export --json`: the export, wrapped.',
+  {
+    schema: schemaConst('refscope.export/1'),
+    generator,
+    format: { enum: ['json', 'md', 'script'], description: 'The --format.' },
+    from: { enum: ['files', 'link'], description: 'Whether the report came from files or from a share link.' },
+    report: { $ref: 'report.schema.json', description: 'For --format json: the refscope.report/1 document.' },
+    text: str('For md and script: the Markdown or the bash script.'),
+  },
+  { optional: ['report', 'text'] },
+);
 exp.oneOf = [{ required: ['report'] }, { required: ['text'] }];
-const serve = doc('serve', 'refscope.serve/1', 'The document `refscope serve --json` prints once it listens (it then keeps serving).', {
-  schema: schemaConst('refscope.serve/1'),
-  generator,
-  url: str('The URL to open.'),
-  port: int('The port.', 1),
-  pid: int('The server\'s process id.', 1),
-  root: str('The directory served (the built app).'),
-  started: str('When it started (ISO 8601).'),
-  stateFile: str('Where the URL is recorded for refscope share while the server runs.'),
-});
+const serve = doc(
+  'serve',
+  'refscope.serve/1',
+  'The document `refscope serve --json` prints once it listens (it then keeps serving).',
+  {
+    schema: schemaConst('refscope.serve/1'),
+    generator,
+    url: str('The URL to open.'),
+    port: int('The port.', 1),
+    pid: int("The server's process id.", 1),
+    root: str('The directory served (the built app).'),
+    started: str('When it started (ISO 8601).'),
+    stateFile: str('Where the URL is recorded for refscope share while the server runs.'),
+  },
+);
 
-const compareRow = obj({
-  what: str('What is compared: "total (CPU)", a trace2 phase, a predicted part, a region or a counter.'),
-  predicted: nul(num("refscope's prediction in seconds; null where it predicts nothing.")),
-  measured: nul(num('What the script measured (seconds, or a count for counters); null where nothing was measured.')),
-  unit: { enum: ['cpu', 'wall', 'count'], description: 'cpu: user+sys seconds; wall: trace2 elapsed seconds; count: a trace2 counter.' },
-}, 'One line of the comparison.');
-const calibration = doc('calibration', 'refscope.calibration/1', 'The document of `refscope calibrate --json`: the prediction a measure script carried against what it measured with the user\'s git, and that machine\'s factor.', {
-  schema: schemaConst('refscope.calibration/1'),
-  generator,
-  git: str('What the user\'s git --version printed in the script.'),
-  model: str('The model predicted.'),
-  workload: str('The workload timed, in words.'),
-  runs: int('Runs before and after git pack-refs.'),
-  before: arr(compareRow, 'Before git pack-refs on the copy.'),
-  after: arr(compareRow, 'After git pack-refs on the copy.'),
-  factorBefore: nul(num('Measured CPU ÷ predicted, before pack-refs (median over runs).')),
-  factorAfter: nul(num('Measured CPU ÷ predicted, after pack-refs.')),
-  factor: nul(num('The machine\'s factor: the geometric mean of the two, for simulate --machine-factor.')),
-  gain: obj({ measured: nul(num('Measured gain of pack-refs (CPU before ÷ after).')), predicted: nul(num('Predicted gain of pack-refs.')) }, 'The pack-refs gain.'),
-  failures: arr(str('A run that failed, with its exit code.'), 'Runs that failed.'),
-});
+const compareRow = obj(
+  {
+    what: str('What is compared: "total (CPU)", a trace2 phase, a predicted part, a region or a counter.'),
+    predicted: nul(num("refscope's prediction in seconds; null where it predicts nothing.")),
+    measured: nul(num('What the script measured (seconds, or a count for counters); null where nothing was measured.')),
+    unit: {
+      enum: ['cpu', 'wall', 'count'],
+      description: 'cpu: user+sys seconds; wall: trace2 elapsed seconds; count: a trace2 counter.',
+    },
+  },
+  'One line of the comparison.',
+);
+const calibration = doc(
+  'calibration',
+  'refscope.calibration/1',
+  "The document of `refscope calibrate --json`: the prediction a measure script carried against what it measured with the user's git, and that machine's factor.",
+  {
+    schema: schemaConst('refscope.calibration/1'),
+    generator,
+    git: str("What the user's git --version printed in the script."),
+    model: str('The model predicted.'),
+    workload: str('The workload timed, in words.'),
+    runs: int('Runs before and after git pack-refs.'),
+    before: arr(compareRow, 'Before git pack-refs on the copy.'),
+    after: arr(compareRow, 'After git pack-refs on the copy.'),
+    factorBefore: nul(num('Measured CPU ÷ predicted, before pack-refs (median over runs).')),
+    factorAfter: nul(num('Measured CPU ÷ predicted, after pack-refs.')),
+    factor: nul(num("The machine's factor: the geometric mean of the two, for simulate --machine-factor.")),
+    gain: obj(
+      {
+        measured: nul(num('Measured gain of pack-refs (CPU before ÷ after).')),
+        predicted: nul(num('Predicted gain of pack-refs.')),
+      },
+      'The pack-refs gain.',
+    ),
+    failures: arr(str('A run that failed, with its exit code.'), 'Runs that failed.'),
+  },
+);
 
 const all = { report, simulation, refs, compact, convert, link, export: exp, serve, calibration };
 const check = process.argv.includes('--check');

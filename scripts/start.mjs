@@ -46,7 +46,10 @@ function cspOf(root) {
   }
   const m = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]*)"/i.exec(html);
   if (!m) return null;
-  const policy = m[1].replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  const policy = m[1]
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
   return `${policy}; frame-ancestors 'none'`;
 }
 
@@ -145,7 +148,13 @@ export async function buildApp({ outDir = path.join(ROOT, 'dist', 'app'), base =
   if (evalDirname?.configurable) delete g.__dirname;
   try {
     const { build } = await import('vite');
-    await build({ root: ROOT, configFile: path.join(ROOT, 'vite.config.ts'), base, logLevel, build: { outDir, emptyOutDir: true } });
+    await build({
+      root: ROOT,
+      configFile: path.join(ROOT, 'vite.config.ts'),
+      base,
+      logLevel,
+      build: { outDir, emptyOutDir: true },
+    });
   } finally {
     if (evalDirname?.configurable) Object.defineProperty(g, '__dirname', evalDirname);
   }

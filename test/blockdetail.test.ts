@@ -7,7 +7,14 @@ import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  analyzeFiles, analysisRefs, buildReport, displayName, memorySource, openTable, toHex, type Table,
+  analyzeFiles,
+  analysisRefs,
+  buildReport,
+  displayName,
+  memorySource,
+  openTable,
+  toHex,
+  type Table,
 } from '../src/engine/index.ts';
 import { decodeBlockDetail, ROLE } from '../src/engine/blockdetail.ts';
 import { EngineSession, slicedSource, type LoadProgress } from '../src/engine/session.ts';
@@ -18,7 +25,10 @@ const fixtures = fs.readdirSync(FX).filter((f) => fs.existsSync(path.join(FX, f,
 
 function tablesOf(fx: string): Table[] {
   const dir = path.join(FX, fx, 'reftable');
-  return fs.readdirSync(dir).filter((n) => n.endsWith('.ref')).map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
+  return fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.ref'))
+    .map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
 }
 
 describe('decodeBlockDetail on every fixture block', () => {
@@ -26,7 +36,9 @@ describe('decodeBlockDetail on every fixture block', () => {
     it(`${fx}: records, restarts, padding and roles agree with the table parser`, () => {
       // Plain comparisons collected into one list: a hundred thousand expect() calls would be slow.
       const bad: string[] = [];
-      const check = (ok: boolean, what: string) => { if (!ok && bad.length < 20) bad.push(what); };
+      const check = (ok: boolean, what: string) => {
+        if (!ok && bad.length < 20) bad.push(what);
+      };
       for (const t of tablesOf(fx)) {
         let refRec = 0;
         t.blocks.forEach((b, bi) => {
@@ -37,13 +49,19 @@ describe('decodeBlockDetail on every fixture block', () => {
           check(d.restartOffsets.length === b.restartCount, `${at}: restart count`);
           check(d.blockLen === b.blockLen, `${at}: block_len`);
           check(d.restartTable.start === b.restartTableOffset, `${at}: restart table offset`);
-          check((d.padding ? d.padding.end - d.padding.start : 0) === (b.type === 'log' ? 0 : b.padding), `${at}: padding`);
+          check(
+            (d.padding ? d.padding.end - d.padding.start : 0) === (b.type === 'log' ? 0 : b.padding),
+            `${at}: padding`,
+          );
           // Records tile the space between the block header and the restart table.
           let pos = d.blockHeader.end;
           for (const r of d.records) {
             const rat = `${at} record ${r.index}`;
             check(r.start === pos, `${rat}: starts where the previous ended`);
-            check(r.prefix.start === r.start && r.suffixLen.start === r.prefix.end && r.suffix.start === r.suffixLen.end, `${rat}: field order`);
+            check(
+              r.prefix.start === r.start && r.suffixLen.start === r.prefix.end && r.suffix.start === r.suffixLen.end,
+              `${rat}: field order`,
+            );
             check(r.suffix.end - r.suffix.start === r.suffixLength, `${rat}: suffix length`);
             check(r.value.start === r.suffix.end && r.value.end === r.end, `${rat}: value span`);
             check(r.restart === d.restartOffsets.includes(r.start), `${rat}: restart flag`);
@@ -53,7 +71,8 @@ describe('decodeBlockDetail on every fixture block', () => {
           check(pos === d.restartTable.start, `${at}: records end at the restart table`);
           // Every byte has a role.
           check(d.roles.length === d.bytes.length && !d.roles.includes(ROLE.unknown), `${at}: roles cover every byte`);
-          if (b.offset === 0) check(d.fileHeader?.start === 0 && d.fileHeader.end === t.header.headerSize, `${at}: file header span`);
+          if (b.offset === 0)
+            check(d.fileHeader?.start === 0 && d.fileHeader.end === t.header.headerSize, `${at}: file header span`);
           // Ref records: keys and values equal the parser's columns.
           if (b.type === 'ref') {
             const hs = t.header.hashSize;
@@ -62,7 +81,11 @@ describe('decodeBlockDetail on every fixture block', () => {
               const type = t.refs.types[refRec];
               check(r.valueType === type, `${at} record ${r.index}: value type`);
               if (type === 1 || type === 2) {
-                check(r.fields.find((f) => f.label === 'object id')?.text === toHex(t.refs.oids, refRec * hs, (refRec + 1) * hs), `${at} record ${r.index}: oid`);
+                check(
+                  r.fields.find((f) => f.label === 'object id')?.text ===
+                    toHex(t.refs.oids, refRec * hs, (refRec + 1) * hs),
+                  `${at} record ${r.index}: oid`,
+                );
               }
               refRec++;
             }
@@ -122,7 +145,9 @@ describe('EngineSession', () => {
     expect(a.ok).toBe(false);
     if (a.ok) return;
     expect(a.error.kind).toBe('engine');
-    expect(a.error.message).toMatch(/^it ran past its 1e-12 s budget \(git-2\.56 had replayed [0-9,]+ of 3,000 operations\)\. Try a smaller batch/);
+    expect(a.error.message).toMatch(
+      /^it ran past its 1e-12 s budget \(git-2\.56 had replayed [0-9,]+ of 3,000 operations\)\. Try a smaller batch/,
+    );
   });
 
   it('report equals buildReport(analyzeFiles(...)) and progress reaches done', () => {
@@ -196,7 +221,11 @@ describe('EngineSession', () => {
     const L = s.tableBlocks(0)!;
     expect(L.blocks.length).toBeGreaterThan(10);
     expect(L.sections[0].name).toBe('header');
-    expect(L.sections[L.sections.length - 1]).toEqual({ name: 'footer', start: L.fileSize - L.header!.footerSize, end: L.fileSize });
+    expect(L.sections[L.sections.length - 1]).toEqual({
+      name: 'footer',
+      start: L.fileSize - L.header!.footerSize,
+      end: L.fileSize,
+    });
     expect(s.tableBlocks(5)).toBeNull();
     expect(s.blockDetail(0, 99999)).toBeNull();
 
@@ -222,7 +251,12 @@ describe('EngineSession', () => {
   it('slicedSource splits large reads and reports each slice', () => {
     const data = new Uint8Array(1000).map((_, i) => i & 0xff);
     const seen: number[] = [];
-    const src = slicedSource(data.length, (o, l) => data.slice(o, o + l), (n) => seen.push(n), 64);
+    const src = slicedSource(
+      data.length,
+      (o, l) => data.slice(o, o + l),
+      (n) => seen.push(n),
+      64,
+    );
     expect(Array.from(src.read(10, 500))).toEqual(Array.from(data.subarray(10, 510)));
     expect(seen.length).toBe(8);
     expect(seen.reduce((a, b) => a + b, 0)).toBe(500);

@@ -58,7 +58,10 @@ describe('CLI on damaged input', () => {
     b[4] = 7; // version byte
     fs.writeFileSync(p, b);
     const r = run('refs', dir);
-    expectOneLine(r, new RegExp(`^refscope: ${oldest.replace(/\./g, '\\.')}: offset 4: expected version 1 or 2, found 7\\n$`));
+    expectOneLine(
+      r,
+      new RegExp(`^refscope: ${oldest.replace(/\./g, '\\.')}: offset 4: expected version 1 or 2, found 7\\n$`),
+    );
     expect(r.stdout).toBe('');
   });
 
@@ -71,7 +74,12 @@ describe('CLI on damaged input', () => {
     b.writeUInt16BE(0, countAt);
     fs.writeFileSync(p, b);
     const r = run('analyze', dir, '--json');
-    expectOneLine(r, new RegExp(`^refscope: ${names[3].replace(/\./g, '\\.')}: offset ${countAt}: expected restart_count ≥ 1, found 0\\n$`));
+    expectOneLine(
+      r,
+      new RegExp(
+        `^refscope: ${names[3].replace(/\./g, '\\.')}: offset ${countAt}: expected restart_count ≥ 1, found 0\\n$`,
+      ),
+    );
     const report = JSON.parse(r.stdout);
     expect(report.stack.incomplete).toBe(true);
     expect(report.tables.filter((t: { error: unknown }) => t.error).length).toBe(1);
@@ -86,20 +94,31 @@ describe('CLI on damaged input', () => {
     b[b.length - 10] ^= 0x40;
     const p = path.join(tmp, 'lone.ref');
     fs.writeFileSync(p, b);
-    expectOneLine(run('analyze', p), new RegExp(`^refscope: lone\\.ref: offset ${b.length - 4}: expected footer CRC-32 0x[0-9a-f]{8}, found 0x[0-9a-f]{8}\\n$`));
+    expectOneLine(
+      run('analyze', p),
+      new RegExp(
+        `^refscope: lone\\.ref: offset ${b.length - 4}: expected footer CRC-32 0x[0-9a-f]{8}, found 0x[0-9a-f]{8}\\n$`,
+      ),
+    );
   });
 
   it('refs: an unsafe name in tables.list → exit 3, one line', () => {
     const dir = copyStack('basic-sha1', 'unsafe-list');
     fs.writeFileSync(path.join(dir, 'tables.list'), '../../etc/passwd\n');
-    expectOneLine(run('refs', dir), /^refscope: tables\.list: offset 0: expected a plain file name \(no '\/', no '\.\.'\), found "\.\.\/\.\.\/etc\/passwd"\n$/);
+    expectOneLine(
+      run('refs', dir),
+      /^refscope: tables\.list: offset 0: expected a plain file name \(no '\/', no '\.\.'\), found "\.\.\/\.\.\/etc\/passwd"\n$/,
+    );
   });
 
   it('refs: a file name with a newline stays on one line (escaped)', () => {
     const dir = path.join(tmp, 'newline-name');
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, 'evil\nname.ref'), 'REFT garbage');
-    expectOneLine(run('refs', dir), /^refscope: evil\\x0aname\.ref: offset 12: expected a reftable header of 24 bytes \(file too short\)\n$/);
+    expectOneLine(
+      run('refs', dir),
+      /^refscope: evil\\x0aname\.ref: offset 12: expected a reftable header of 24 bytes \(file too short\)\n$/,
+    );
   });
 
   it('refs: random bytes as a table → exit 3, one line', () => {
@@ -147,15 +166,26 @@ describe('inputs beyond 2 GiB (sparse files, read in slices)', () => {
     const { head, foot } = parts();
     const p = sparse('big-hole.ref', head, foot);
     // First block, then NUL padding up to block_size 4096, then a "block" of type 0x00 at 4096.
-    expectOneLine(run('analyze', p), /^refscope: big-hole\.ref: offset 4096: expected block type 'r' \(ref\) in the ref section, found 0x0\n$/);
+    expectOneLine(
+      run('analyze', p),
+      /^refscope: big-hole\.ref: offset 4096: expected block type 'r' \(ref\) in the ref section, found 0x0\n$/,
+    );
   });
 });
 
 describe('the CLI and its surroundings', () => {
   it('a reader that stops early (| head -1): exit 141 as git under SIGPIPE, nothing on stderr', () => {
     // A pipe through the shell: `refscope refs` writes ~100 KB, head reads one line and leaves.
-    const r = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${BIN}" refs test/fixtures/packed-refs/gitgit/packed-refs | head -1`],
-      { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(
+      'bash',
+      [
+        '-o',
+        'pipefail',
+        '-c',
+        `"${process.execPath}" "${BIN}" refs test/fixtures/packed-refs/gitgit/packed-refs | head -1`,
+      ],
+      { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+    );
     expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(141);
@@ -163,11 +193,26 @@ describe('the CLI and its surroundings', () => {
 
   it('a missing --stdin file: one line naming it and what was expected, the error code not twice', () => {
     const r = run('simulate', path.join(FX, 'recreate-1000/reftable'), '--stdin', '/nonexistent/updates.txt');
-    expectOneLine(r, /^refscope: \/nonexistent\/updates\.txt: offset 0: expected an existing file or directory \(none there, open\)\n$/);
+    expectOneLine(
+      r,
+      /^refscope: \/nonexistent\/updates\.txt: offset 0: expected an existing file or directory \(none there, open\)\n$/,
+    );
   });
 
   it('--model repeated collects the models, as a comma list does', () => {
-    const a = run('simulate', path.join(FX, 'recreate-1000/reftable'), '--workload', 'recreate', '--model', 'git-2.49', '--model', '2.53', '--json', '--no-fixes', '--no-curve');
+    const a = run(
+      'simulate',
+      path.join(FX, 'recreate-1000/reftable'),
+      '--workload',
+      'recreate',
+      '--model',
+      'git-2.49',
+      '--model',
+      '2.53',
+      '--json',
+      '--no-fixes',
+      '--no-curve',
+    );
     expect(a.code).toBe(0);
     expect(JSON.parse(a.stdout).results.map((x: { model: string }) => x.model)).toEqual(['git-2.49', 'git-2.55']);
   });

@@ -20,7 +20,13 @@ const GITGIT = path.join(FX, 'packed-refs/gitgit/packed-refs');
 const truthRefs = (fx: string) => fs.readFileSync(path.join(FX, fx, 'truth/refs.txt'), 'latin1');
 
 function run(args: string[], opts: { input?: Buffer | string; env?: NodeJS.ProcessEnv } = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'latin1', timeout: 120_000, input: opts.input, env: { ...process.env, ...opts.env } });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    encoding: 'latin1',
+    timeout: 120_000,
+    input: opts.input,
+    env: { ...process.env, ...opts.env },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -78,8 +84,17 @@ describe('arguments', () => {
   });
 
   it('extra arguments, unknown options, a missing path and a bad --budget are usage errors (exit 2)', () => {
-    for (const args of [['analyze', BASIC, BASIC], ['refs', BASIC, 'x'], ['refs', '--frobnicate', BASIC], ['analyze'], ['serve', 'x'],
-      ['analyze', '--budget', '0', BASIC], ['analyze', '--json=yes', BASIC], ['nosuchcommand'], ['--nosuchoption']]) {
+    for (const args of [
+      ['analyze', BASIC, BASIC],
+      ['refs', BASIC, 'x'],
+      ['refs', '--frobnicate', BASIC],
+      ['analyze'],
+      ['serve', 'x'],
+      ['analyze', '--budget', '0', BASIC],
+      ['analyze', '--json=yes', BASIC],
+      ['nosuchcommand'],
+      ['--nosuchoption'],
+    ]) {
       const r = run(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout, args.join(' ')).toBe('');
@@ -97,7 +112,16 @@ describe('arguments', () => {
 describe('progress on standard error', () => {
   // A workload of a few seconds: progress shows after `REFSCOPE_PROGRESS_AFTER_MS` (0 here, so the
   // test does not depend on how fast the machine is).
-  const slow = ['simulate', path.join(FX, 'reftable/recreate-1000/reftable'), '--workload', 'recreate:per-ref', '--model', 'git-2.49', '--no-fixes', '--no-curve'];
+  const slow = [
+    'simulate',
+    path.join(FX, 'reftable/recreate-1000/reftable'),
+    '--workload',
+    'recreate:per-ref',
+    '--model',
+    'git-2.49',
+    '--no-fixes',
+    '--no-curve',
+  ];
 
   it('nothing on standard error when it is not a terminal, and stdout is the same as without progress', () => {
     const r = run(slow, { env: { REFSCOPE_PROGRESS_AFTER_MS: '0' } });
@@ -110,7 +134,10 @@ describe('progress on standard error', () => {
   it.skipIf(!haveScript)('a terminal (util-linux script) shows the operations simulated, then clears the line', () => {
     const cmd = [process.execPath, BIN, ...slow].map((a) => `'${a}'`).join(' ');
     const r = spawnSync('script', ['-qec', `${cmd} >/dev/null`, '/dev/null'], {
-      cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, REFSCOPE_PROGRESS_AFTER_MS: '0' },
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, REFSCOPE_PROGRESS_AFTER_MS: '0' },
     });
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/simulating git-2\.49: [0-9,]+ of [0-9,]+ operations/);

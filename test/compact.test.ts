@@ -16,14 +16,32 @@ import os from 'node:os';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import {
-  analyzeFiles, analysisRefs, buildReport, loadStack, mergeTables, listRefs, memorySource, openTable, toHex, fromHex,
-  type InputFile, type Stack, type Table,
+  analyzeFiles,
+  analysisRefs,
+  buildReport,
+  loadStack,
+  mergeTables,
+  listRefs,
+  memorySource,
+  openTable,
+  toHex,
+  fromHex,
+  type InputFile,
+  type Stack,
+  type Table,
 } from '../src/engine/index.ts';
 import { collectInput } from '../src/cli/node-input.ts';
 import { gitAutoCompaction } from '../src/engine/compaction.ts';
 import { writeTable, tableFileName, type RefRecordIn, type LogRecordIn } from '../src/engine/writer.ts';
 import {
-  compactSegment, compactAll, compactAuto, convertFilesToReftable, stackFiles, stackFilesAfter, tableLogRecords, zipStack,
+  compactSegment,
+  compactAll,
+  compactAuto,
+  convertFilesToReftable,
+  stackFiles,
+  stackFilesAfter,
+  tableLogRecords,
+  zipStack,
   type StackFile,
 } from '../src/engine/compact.ts';
 import { loadFilesRepo, parsePackedRefs } from '../src/engine/files.ts';
@@ -41,12 +59,16 @@ function loadDir(dir: string): Stack {
 /** A stack from files in memory (`tables.list` + tables). */
 function stackOf(files: StackFile[]): Stack {
   const list = files.find((f) => f.name === 'tables.list')!;
-  const inputs: InputFile[] = files.filter((f) => f !== list).map((f) => ({ path: `reftable/${f.name}`, source: memorySource(f.bytes) }));
+  const inputs: InputFile[] = files
+    .filter((f) => f !== list)
+    .map((f) => ({ path: `reftable/${f.name}`, source: memorySource(f.bytes) }));
   return loadStack({ path: 'reftable/tables.list', source: memorySource(list.bytes) }, inputs);
 }
 /** `refscope refs` of a stack: `<oid> <name>\n` lines. */
 function refsOf(st: Stack): string {
-  return listRefs(st.tables, mergeTables(st.tables)).map((r) => `${r.oid} ${r.name}\n`).join('');
+  return listRefs(st.tables, mergeTables(st.tables))
+    .map((r) => `${r.oid} ${r.name}\n`)
+    .join('');
 }
 function tableOf(bytes: Uint8Array, name = 'new.ref'): Table {
   return openTable({ path: name, source: memorySource(bytes) });
@@ -59,7 +81,8 @@ function jgitLinesOf(t: Table): string[] {
     const type = t.refs.types[i];
     const name = t.refs.names[i];
     if (type === 1) out.push(`${toHex(t.refs.oids, i * hs, (i + 1) * hs)}\t${name}`);
-    else if (type === 2) out.push(`${toHex(t.refs.oids, i * hs, (i + 1) * hs)}\t${name}`, `^${toHex(t.refs.peeled.get(i)!)}`);
+    else if (type === 2)
+      out.push(`${toHex(t.refs.oids, i * hs, (i + 1) * hs)}\t${name}`, `^${toHex(t.refs.peeled.get(i)!)}`);
     else if (type === 3) out.push(`${t.refs.targets.get(i)}\t${name}`);
   }
   return out;
@@ -68,16 +91,23 @@ function jgitLinesOf(t: Table): string[] {
 // ---------------------------------------------------------------------------------------------
 // git's own compaction: nocompact-s1..s3
 // ---------------------------------------------------------------------------------------------
-describe("compactSegment reproduces git pack-refs --auto (nocompact-s1..s3)", () => {
+describe('compactSegment reproduces git pack-refs --auto (nocompact-s1..s3)', () => {
   const SIZES: Record<string, number> = { 'nocompact-s1': 24666, 'nocompact-s2': 3691, 'nocompact-s3': 6679 };
   for (const fx of Object.keys(SIZES)) {
     it(`${fx}: table of exactly git's size, same tables.list, same refs`, () => {
       const dir = path.join(FX, fx);
       const st = loadDir(path.join(dir, 'reftable'));
       const sizes = st.tables.map((t) => t!.fileSize);
-      const seg = gitAutoCompaction(sizes, st.tables.map((t) => t!.header.version)).segment!;
+      const seg = gitAutoCompaction(
+        sizes,
+        st.tables.map((t) => t!.header.version),
+      ).segment!;
       const res = compactSegment(st, seg, { random: 0 });
-      const after = fs.readFileSync(path.join(dir, 'truth/after-pack-refs-auto.txt'), 'utf8').trim().split('\n').map((l) => l.split(' '));
+      const after = fs
+        .readFileSync(path.join(dir, 'truth/after-pack-refs-auto.txt'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' '));
       expect(Number(after[0][1])).toBe(SIZES[fx]);
       expect(res.bytes.length).toBe(SIZES[fx]);
       expect(res.empty).toBe(false);
@@ -136,7 +166,8 @@ describe('compactAll keeps the merged view of every fixture', () => {
     const after = tableLogRecords(tableOf(res.bytes));
     const key = (l: LogRecordIn) => `${l.name} ${l.updateIndex}`;
     const norm = (l: LogRecordIn) => ({ ...l, oldId: l.oldId && toHex(l.oldId), newId: l.newId && toHex(l.newId) });
-    const order = (a: LogRecordIn, b: LogRecordIn) => (a.name < b.name ? -1 : a.name > b.name ? 1 : b.updateIndex - a.updateIndex);
+    const order = (a: LogRecordIn, b: LogRecordIn) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : b.updateIndex - a.updateIndex;
     expect(after.map(key)).toEqual(before.slice().sort(order).map(key));
     const byKey = new Map(before.map((l) => [key(l), norm(l)]));
     for (const l of after) expect(norm(l)).toEqual(byKey.get(key(l)));
@@ -168,7 +199,18 @@ const id = (c: string): Uint8Array => fromHex(c.repeat(40))!;
 const log = (name: string, updateIndex: number, newId?: string): LogRecordIn =>
   newId === undefined
     ? { name, updateIndex, type: 0 }
-    : { name, updateIndex, type: 1, oldId: id('0'), newId: id(newId), committerName: 'C O Mitter', email: 'c@example.com', time: 1700000000 + updateIndex, tzOffset: -230, message: `update ${name}\n` };
+    : {
+        name,
+        updateIndex,
+        type: 1,
+        oldId: id('0'),
+        newId: id(newId),
+        committerName: 'C O Mitter',
+        email: 'c@example.com',
+        time: 1700000000 + updateIndex,
+        tzOffset: -230,
+        message: `update ${name}\n`,
+      };
 
 /**
  * T0 (update index 1): refs/heads/a, refs/heads/b, refs/heads/c, refs/tags/t (peeled); logs
@@ -183,25 +225,43 @@ function handStack(): Stack {
     name: tableFileName(min, min, min),
     bytes: writeTable(refs, logs, { minUpdateIndex: min, maxUpdateIndex: min }),
   });
-  const t0 = w([
-    { name: 'refs/heads/a', updateIndex: 1, type: 1, value: id('1') },
-    { name: 'refs/heads/b', updateIndex: 1, type: 1, value: id('2') },
-    { name: 'refs/heads/c', updateIndex: 1, type: 1, value: id('3') },
-    { name: 'refs/tags/t', updateIndex: 1, type: 2, value: id('6'), peeled: id('1') },
-  ], [log('refs/heads/a', 1, '1'), log('refs/heads/b', 1, '2'), log('refs/heads/c', 1, '3')], 1);
-  const t1 = w([
-    { name: 'refs/heads/b', updateIndex: 2, type: 0 },
-    { name: 'refs/heads/d', updateIndex: 2, type: 1, value: id('4') },
-    { name: 'refs/heads/x', updateIndex: 2, type: 0 },
-  ], [log('refs/heads/b', 1), log('refs/heads/d', 2, '4')], 2);
-  const t2 = w([
-    { name: 'refs/heads/c', updateIndex: 3, type: 0 },
-    { name: 'refs/heads/d', updateIndex: 3, type: 1, value: id('5') },
-  ], [log('refs/heads/c', 1), log('refs/heads/d', 3, '5'), log('refs/heads/d', 2)], 3);
-  return stackOf([t0, t1, t2, { name: 'tables.list', bytes: new TextEncoder().encode([t0, t1, t2].map((t) => t.name + '\n').join('')) }]);
+  const t0 = w(
+    [
+      { name: 'refs/heads/a', updateIndex: 1, type: 1, value: id('1') },
+      { name: 'refs/heads/b', updateIndex: 1, type: 1, value: id('2') },
+      { name: 'refs/heads/c', updateIndex: 1, type: 1, value: id('3') },
+      { name: 'refs/tags/t', updateIndex: 1, type: 2, value: id('6'), peeled: id('1') },
+    ],
+    [log('refs/heads/a', 1, '1'), log('refs/heads/b', 1, '2'), log('refs/heads/c', 1, '3')],
+    1,
+  );
+  const t1 = w(
+    [
+      { name: 'refs/heads/b', updateIndex: 2, type: 0 },
+      { name: 'refs/heads/d', updateIndex: 2, type: 1, value: id('4') },
+      { name: 'refs/heads/x', updateIndex: 2, type: 0 },
+    ],
+    [log('refs/heads/b', 1), log('refs/heads/d', 2, '4')],
+    2,
+  );
+  const t2 = w(
+    [
+      { name: 'refs/heads/c', updateIndex: 3, type: 0 },
+      { name: 'refs/heads/d', updateIndex: 3, type: 1, value: id('5') },
+    ],
+    [log('refs/heads/c', 1), log('refs/heads/d', 3, '5'), log('refs/heads/d', 2)],
+    3,
+  );
+  return stackOf([
+    t0,
+    t1,
+    t2,
+    { name: 'tables.list', bytes: new TextEncoder().encode([t0, t1, t2].map((t) => t.name + '\n').join('')) },
+  ]);
 }
 const LIVE = `${'1'.repeat(40)} refs/heads/a\n${'5'.repeat(40)} refs/heads/d\n${'6'.repeat(40)} refs/tags/t\n`;
-const logKeys = (t: Table) => tableLogRecords(t).map((l) => `${l.type ? 'u' : 'd'} ${l.name.slice(11)}@${l.updateIndex}`);
+const logKeys = (t: Table) =>
+  tableLogRecords(t).map((l) => `${l.type ? 'u' : 'd'} ${l.name.slice(11)}@${l.updateIndex}`);
 
 describe('deletions: dropped only when the segment starts at the base table', () => {
   it('the hand-built stack reads as intended', () => {
@@ -216,10 +276,18 @@ describe('deletions: dropped only when the segment starts at the base table', ()
     expect(res.dropsDeletions).toBe(false);
     // refs: b (T1 tombstone), c (T2 tombstone), d (T2, shadows T1's d), x (T1 tombstone)
     expect(res.stats).toEqual({
-      tablesIn: 2, bytesIn: st.tables[1]!.fileSize + st.tables[2]!.fileSize,
-      refsIn: 5, logsIn: 5, shadowedRefs: 1, shadowedLogs: 1,
-      tombstonesDropped: 0, logDeletionsDropped: 0, tombstonesKept: 3, logDeletionsKept: 3,
-      refsOut: 4, logsOut: 4,
+      tablesIn: 2,
+      bytesIn: st.tables[1]!.fileSize + st.tables[2]!.fileSize,
+      refsIn: 5,
+      logsIn: 5,
+      shadowedRefs: 1,
+      shadowedLogs: 1,
+      tombstonesDropped: 0,
+      logDeletionsDropped: 0,
+      tombstonesKept: 3,
+      logDeletionsKept: 3,
+      refsOut: 4,
+      logsOut: 4,
     });
     // the spec's rule could drop x (no table below has it) and (d,2) (not in T0's logs)
     expect(res.specDroppable).toEqual({ tombstones: 1, logDeletions: 1 });
@@ -256,8 +324,16 @@ describe('deletions: dropped only when the segment starts at the base table', ()
     expect(res.dropsDeletions).toBe(true);
     expect(res.specDroppable).toEqual({ tombstones: 0, logDeletions: 0 });
     expect(res.stats).toMatchObject({
-      refsIn: 9, logsIn: 8, shadowedRefs: 3, shadowedLogs: 3,
-      tombstonesDropped: 3, logDeletionsDropped: 3, tombstonesKept: 0, logDeletionsKept: 0, refsOut: 3, logsOut: 2,
+      refsIn: 9,
+      logsIn: 8,
+      shadowedRefs: 3,
+      shadowedLogs: 3,
+      tombstonesDropped: 3,
+      logDeletionsDropped: 3,
+      tombstonesKept: 0,
+      logDeletionsKept: 0,
+      refsOut: 3,
+      logsOut: 2,
     });
     const t = tableOf(res.bytes);
     expect([...t.refs.names]).toEqual(['refs/heads/a', 'refs/heads/d', 'refs/tags/t']);
@@ -279,9 +355,19 @@ describe('deletions: dropped only when the segment starts at the base table', ()
   });
 
   it('everything cancelled out: git lists no table', () => {
-    const a = writeTable([{ name: 'refs/heads/a', updateIndex: 1, type: 1, value: id('1') }], [], { minUpdateIndex: 1, maxUpdateIndex: 1 });
-    const b = writeTable([{ name: 'refs/heads/a', updateIndex: 2, type: 0 }], [], { minUpdateIndex: 2, maxUpdateIndex: 2 });
-    const st = stackOf([{ name: 'a.ref', bytes: a }, { name: 'b.ref', bytes: b }, { name: 'tables.list', bytes: new TextEncoder().encode('a.ref\nb.ref\n') }]);
+    const a = writeTable([{ name: 'refs/heads/a', updateIndex: 1, type: 1, value: id('1') }], [], {
+      minUpdateIndex: 1,
+      maxUpdateIndex: 1,
+    });
+    const b = writeTable([{ name: 'refs/heads/a', updateIndex: 2, type: 0 }], [], {
+      minUpdateIndex: 2,
+      maxUpdateIndex: 2,
+    });
+    const st = stackOf([
+      { name: 'a.ref', bytes: a },
+      { name: 'b.ref', bytes: b },
+      { name: 'tables.list', bytes: new TextEncoder().encode('a.ref\nb.ref\n') },
+    ]);
     const res = compactAll(st, { random: 1 });
     expect(res.empty).toBe(true);
     expect(res.bytes.length).toBe(92); // header + footer
@@ -294,7 +380,11 @@ describe('deletions: dropped only when the segment starts at the base table', ()
     const st = handStack();
     expect(() => compactSegment(st, { start: 2, end: 1 })).toThrow(RangeError);
     expect(() => compactSegment(st, { start: 0, end: 3 })).toThrow(RangeError);
-    const broken = { ...st, tables: [st.tables[0], null, st.tables[2]], broken: [{ name: st.names[1], path: st.names[1], fileSize: 1, error: new Error('x') as never }] };
+    const broken = {
+      ...st,
+      tables: [st.tables[0], null, st.tables[2]],
+      broken: [{ name: st.names[1], path: st.names[1], fileSize: 1, error: new Error('x') as never }],
+    };
     expect(() => compactSegment(broken, { start: 1, end: 2 })).toThrow();
     expect(compactSegment(broken, { start: 2, end: 2 }).stats.refsOut).toBe(2);
   });
@@ -315,13 +405,21 @@ describe('convertFilesToReftable', () => {
     expect(res.skipped).toEqual([]);
     expect([res.minUpdateIndex, res.maxUpdateIndex]).toEqual([1, 1]);
     expect(res.name).toBe('0x000000000001-0x000000000001-00000000.ref');
-    const st = stackOf([{ name: res.name, bytes: res.bytes }, { name: 'tables.list', bytes: new TextEncoder().encode(res.tablesList) }]);
+    const st = stackOf([
+      { name: res.name, bytes: res.bytes },
+      { name: 'tables.list', bytes: new TextEncoder().encode(res.tablesList) },
+    ]);
     expect(refsOf(st)).toBe(truthRefs(PR));
     // peeled values equal truth/peeled.txt (<ref> <tag object> <peeled object>)
     const t = st.tables[0]!;
     const peeled = new Map<string, string>();
-    for (let i = 0; i < t.refs.count; i++) if (t.refs.types[i] === 2) peeled.set(t.refs.names[i], toHex(t.refs.peeled.get(i)!));
-    const truth = fs.readFileSync(path.join(PR, 'truth/peeled.txt'), 'latin1').trim().split('\n').map((l) => l.split(' '));
+    for (let i = 0; i < t.refs.count; i++)
+      if (t.refs.types[i] === 2) peeled.set(t.refs.names[i], toHex(t.refs.peeled.get(i)!));
+    const truth = fs
+      .readFileSync(path.join(PR, 'truth/peeled.txt'), 'latin1')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '));
     expect(peeled.size).toBe(truth.length);
     for (const [name, , p] of truth) expect(peeled.get(name)).toBe(p);
   });
@@ -330,7 +428,10 @@ describe('convertFilesToReftable', () => {
     const files = collectInput(FB);
     const repo = loadFilesRepo(classifyInput(files).gitFiles);
     const res = convertFilesToReftable(repo, { random: 0 });
-    const st = stackOf([{ name: res.name, bytes: res.bytes }, { name: 'tables.list', bytes: new TextEncoder().encode(res.tablesList) }]);
+    const st = stackOf([
+      { name: res.name, bytes: res.bytes },
+      { name: 'tables.list', bytes: new TextEncoder().encode(res.tablesList) },
+    ]);
     expect(refsOf(st)).toBe(truthRefs(FB));
     const t = st.tables[0]!;
     // HEAD -> refs/heads/master, refs/remotes/origin/HEAD -> refs/remotes/origin/main
@@ -342,13 +443,26 @@ describe('convertFilesToReftable', () => {
     expect([t.header.minUpdateIndex, t.header.maxUpdateIndex]).toEqual([1, 9]);
     const logs = tableLogRecords(t);
     expect(logs.map((l) => `${l.name}@${l.updateIndex}`)).toEqual([
-      'HEAD@2', 'HEAD@1', 'refs/heads/master@4', 'refs/heads/master@3', 'refs/heads/only-loose@5',
-      'refs/heads/packed-then-loose@7', 'refs/heads/packed-then-loose@6', 'refs/remotes/origin/HEAD@8', 'refs/remotes/origin/main@9',
+      'HEAD@2',
+      'HEAD@1',
+      'refs/heads/master@4',
+      'refs/heads/master@3',
+      'refs/heads/only-loose@5',
+      'refs/heads/packed-then-loose@7',
+      'refs/heads/packed-then-loose@6',
+      'refs/remotes/origin/HEAD@8',
+      'refs/remotes/origin/main@9',
     ]);
     const head = logs[0];
     expect(toHex(head.oldId!)).toBe('9cd2bf1a48a4b5e413aaf9553c104d34db6fad2c');
     expect(toHex(head.newId!)).toBe('1dbc592f5c08128226fc415b1a6dbf323f38a1da');
-    expect([head.committerName, head.email, head.time, head.tzOffset, head.message]).toEqual(['C O Mitter', 'committer@example.com', 1700000000, 100, 'commit: two\n']);
+    expect([head.committerName, head.email, head.time, head.tzOffset, head.message]).toEqual([
+      'C O Mitter',
+      'committer@example.com',
+      1700000000,
+      100,
+      'commit: two\n',
+    ]);
     expect(convertFilesToReftable(repo, { noReflog: true, random: 0 }).logs).toBe(0);
   });
 });
@@ -369,10 +483,15 @@ describe.skipIf(!jgit.available)('JGit reads compacted and converted tables', ()
       if (res.changed) check(res.bytes);
     });
   }
-  it('hand-built stack, segment above the base (tombstones carried)', () => check(compactSegment(handStack(), { start: 1, end: 2 }).bytes));
-  it('nocompact-s3: the auto segment', () => check(compactAuto(loadDir(path.join(FX, 'nocompact-s3/reftable')))!.bytes));
+  it('hand-built stack, segment above the base (tombstones carried)', () =>
+    check(compactSegment(handStack(), { start: 1, end: 2 }).bytes));
+  it('nocompact-s3: the auto segment', () =>
+    check(compactAuto(loadDir(path.join(FX, 'nocompact-s3/reftable')))!.bytes));
   it('packed-refs/gitgit converted', () => {
-    const pr = parsePackedRefs('packed-refs', new Uint8Array(fs.readFileSync(path.join(__dirname, 'fixtures/packed-refs/gitgit/packed-refs'))));
+    const pr = parsePackedRefs(
+      'packed-refs',
+      new Uint8Array(fs.readFileSync(path.join(__dirname, 'fixtures/packed-refs/gitgit/packed-refs'))),
+    );
     check(convertFilesToReftable(pr).bytes);
   });
   it('files/basic converted', () => {
@@ -385,10 +504,14 @@ describe.skipIf(!jgit.available)('JGit reads compacted and converted tables', ()
 // report, zip
 // ---------------------------------------------------------------------------------------------
 describe('report: stack.compaction.afterPackRefs / afterAuto', () => {
-  const report = (fx: string) => buildReport(analyzeFiles(collectInput(path.join(FX, fx, 'reftable')))).stack!.compaction!;
+  const report = (fx: string) =>
+    buildReport(analyzeFiles(collectInput(path.join(FX, fx, 'reftable')))).stack!.compaction!;
 
   it("nocompact-s1: afterAuto's table has git's size; afterPackRefs is one table", () => {
-    const c = report('nocompact-s1') as unknown as Record<string, { tables: number; bytes: number; records: number; newTableBytes: number; newTableRecords: number }>;
+    const c = report('nocompact-s1') as unknown as Record<
+      string,
+      { tables: number; bytes: number; records: number; newTableBytes: number; newTableRecords: number }
+    >;
     expect(c.afterAuto.newTableBytes).toBe(24666);
     expect(c.afterAuto.tables).toBe(3);
     expect(c.afterAuto.bytes).toBe(24666 + 304 + 139);
@@ -428,19 +551,30 @@ describe('CLI: compact and convert', () => {
   });
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
   const run = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/refscope.mjs'), ...args], { cwd: ROOT, encoding: 'latin1', timeout: 120_000 });
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/refscope.mjs'), ...args], {
+      cwd: ROOT,
+      encoding: 'latin1',
+      timeout: 120_000,
+    });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
-  const sizes = (dir: string) => fs.readFileSync(path.join(dir, 'tables.list'), 'utf8').trim().split('\n').map((n) => fs.statSync(path.join(dir, n)).size);
+  const sizes = (dir: string) =>
+    fs
+      .readFileSync(path.join(dir, 'tables.list'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((n) => fs.statSync(path.join(dir, n)).size);
 
-  it('compact --auto nocompact-s1: git\'s table, the two newer tables copied, same refs', () => {
+  it("compact --auto nocompact-s1: git's table, the two newer tables copied, same refs", () => {
     const out = path.join(tmp, 's1');
     const r = run('compact', path.join(FX, 'nocompact-s1/reftable'), '--out', out, '--auto');
     expect(r.code).toBe(0);
     expect(Buffer.from(r.stdout, 'latin1').toString('utf8')).toMatch(/compacted tables 0–13/);
     expect(sizes(path.join(out, 'reftable'))).toEqual([24666, 304, 139]);
     for (const n of fs.readFileSync(path.join(out, 'reftable/tables.list'), 'utf8').trim().split('\n').slice(1)) {
-      expect(fs.readFileSync(path.join(out, 'reftable', n))).toEqual(fs.readFileSync(path.join(FX, 'nocompact-s1/reftable', n)));
+      expect(fs.readFileSync(path.join(out, 'reftable', n))).toEqual(
+        fs.readFileSync(path.join(FX, 'nocompact-s1/reftable', n)),
+      );
     }
     const refs = run('refs', out);
     expect(refs.code).toBe(0);
@@ -453,7 +587,9 @@ describe('CLI: compact and convert', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^nothing to compact/);
     for (const n of fs.readdirSync(path.join(FX, 'basic-sha1/reftable'))) {
-      expect(fs.readFileSync(path.join(out, 'reftable', n))).toEqual(fs.readFileSync(path.join(FX, 'basic-sha1/reftable', n)));
+      expect(fs.readFileSync(path.join(out, 'reftable', n))).toEqual(
+        fs.readFileSync(path.join(FX, 'basic-sha1/reftable', n)),
+      );
     }
   });
 
@@ -469,13 +605,22 @@ describe('CLI: compact and convert', () => {
 
   it('convert packed-refs/gitgit and files/basic: refs equal truth', () => {
     for (const [src, truth] of [
-      [path.join(__dirname, 'fixtures/packed-refs/gitgit/packed-refs'), path.join(__dirname, 'fixtures/packed-refs/gitgit')],
+      [
+        path.join(__dirname, 'fixtures/packed-refs/gitgit/packed-refs'),
+        path.join(__dirname, 'fixtures/packed-refs/gitgit'),
+      ],
       [path.join(__dirname, 'fixtures/files/basic'), path.join(__dirname, 'fixtures/files/basic')],
     ]) {
       const out = path.join(tmp, `convert-${path.basename(truth)}`);
       const r = run('convert', src, '--out', out, '--block-size', '1024', '--restart-interval', '4');
       expect(r.code, r.stderr).toBe(0);
-      const t = tableOf(new Uint8Array(fs.readFileSync(path.join(out, 'reftable', fs.readFileSync(path.join(out, 'reftable/tables.list'), 'utf8').trim()))));
+      const t = tableOf(
+        new Uint8Array(
+          fs.readFileSync(
+            path.join(out, 'reftable', fs.readFileSync(path.join(out, 'reftable/tables.list'), 'utf8').trim()),
+          ),
+        ),
+      );
       expect(t.header.blockSize).toBe(1024);
       expect(run('refs', out).stdout).toBe(fs.readFileSync(path.join(truth, 'truth/refs.txt'), 'latin1'));
     }
@@ -491,7 +636,8 @@ describe('CLI: compact and convert', () => {
     // a table with a bad footer CRC
     const dir = path.join(tmp, 'damaged', 'reftable');
     fs.mkdirSync(dir, { recursive: true });
-    for (const f of fs.readdirSync(path.join(FX, 'basic-sha1/reftable'))) fs.copyFileSync(path.join(FX, 'basic-sha1/reftable', f), path.join(dir, f));
+    for (const f of fs.readdirSync(path.join(FX, 'basic-sha1/reftable')))
+      fs.copyFileSync(path.join(FX, 'basic-sha1/reftable', f), path.join(dir, f));
     const victim = fs.readFileSync(path.join(dir, 'tables.list'), 'utf8').trim().split('\n')[0];
     fs.chmodSync(path.join(dir, victim), 0o644);
     const b = fs.readFileSync(path.join(dir, victim));

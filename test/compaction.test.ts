@@ -108,16 +108,27 @@ describe("git's auto-compaction rule", () => {
   it('nocompact-s1 in numbers: segment 0..13, the two newest tables stay', () => {
     // net sizes (file − 91): ... 2181, 8254, 213, 48. From the top: 213 ≥ 2×48, 8254 ≥ 2×213,
     // 2181 < 2×8254 → end 13.
-    const r = gitAutoCompaction(tablesTxt('nocompact-s1').map((t) => t.size), ones(16));
+    const r = gitAutoCompaction(
+      tablesTxt('nocompact-s1').map((t) => t.size),
+      ones(16),
+    );
     expect(r.netSizes.slice(-4)).toEqual([2181, 8254, 213, 48]);
     expect(r.segment).toEqual({ start: 0, end: 13 });
   });
   it('tombstones-50k: by bytes nothing is compacted; by record count both tables are', () => {
     const t = tablesTxt('tombstones-50k');
     // 1,762,784 and 304,001 bytes: net 1,762,693 ≥ 2 × 303,910 → geometric, nothing to do
-    expect(gitAutoCompaction(t.map((x) => x.size), ones(2)).segment).toBeNull();
+    expect(
+      gitAutoCompaction(
+        t.map((x) => x.size),
+        ones(2),
+      ).segment,
+    ).toBeNull();
     const counts = t.map((x) => {
-      const tb = openTable({ path: x.name, source: memorySource(new Uint8Array(readFileSync(join(FIX, 'tombstones-50k', 'reftable', x.name)))) });
+      const tb = openTable({
+        path: x.name,
+        source: memorySource(new Uint8Array(readFileSync(join(FIX, 'tombstones-50k', 'reftable', x.name)))),
+      });
       return tb.refs.count;
     });
     // 50,002 records (50,000 refs, main, HEAD) and 50,001 tombstones: 50,002 < 2 × 50,001
@@ -136,7 +147,10 @@ describe("JGit's rule", () => {
     // extend: log2(11)=3 < log2(70)=6 → stop
     const r = jgitCompaction(v1([100, 70, 5, 6]));
     expect(r.segment).toEqual({ start: 2, end: 3 });
-    expect(r.groups.map((g) => [g.start, g.end, g.log2])).toEqual([[0, 1, 6], [2, 3, 2]]);
+    expect(r.groups.map((g) => [g.start, g.end, g.log2])).toEqual([
+      [0, 1, 6],
+      [2, 3, 2],
+    ]);
     // net 9, 5, 6: groups [0] log 3, [1-2] log 2 → [1,2] bytes 11 (log 3) ≥ log2(9) = 3 → extend to 0
     expect(jgitCompaction(v1([9, 5, 6])).segment).toEqual({ start: 0, end: 2 });
     // a table of 91 bytes or less: JGit's log2 throws

@@ -15,9 +15,23 @@ import { collectInput } from '../src/cli/node-input.ts';
 import { classifyInput } from '../src/engine/input.ts';
 import { type InputFile, memorySource, textToKey, displayName } from '../src/engine/basics.ts';
 import {
-  parsePackedRefs, packedRefsForEachRef, peelCoverage, lookupPacked, loadFilesRepo, filesRefs, looseStats,
-  packRefsAuto, packedRefsSection, filesRepoSection, estimateReftable, parseLooseContent, parseReflog, resolveName,
-  checkRefnameFormat, isRootRefName, listedByForEachRef,
+  parsePackedRefs,
+  packedRefsForEachRef,
+  peelCoverage,
+  lookupPacked,
+  loadFilesRepo,
+  filesRefs,
+  looseStats,
+  packRefsAuto,
+  packedRefsSection,
+  filesRepoSection,
+  estimateReftable,
+  parseLooseContent,
+  parseReflog,
+  resolveName,
+  checkRefnameFormat,
+  isRootRefName,
+  listedByForEachRef,
 } from '../src/engine/files.ts';
 import { log2u } from '../src/engine/files/loose.ts';
 
@@ -26,8 +40,12 @@ const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 /** A 40-digit object id made of one repeated hex digit. */
 const O = (c: string): string => c.repeat(40);
 const HDR = '# pack-refs with: peeled fully-peeled sorted \n'; // 46 bytes
-const file = (path: string, content: string | Uint8Array): InputFile => ({ path, source: memorySource(typeof content === 'string' ? enc(content) : content) });
-const lines = (refs: { name: string; oid: string }[]): string => refs.map((r) => `${r.oid} ${displayName(r.name)}\n`).join('');
+const file = (path: string, content: string | Uint8Array): InputFile => ({
+  path,
+  source: memorySource(typeof content === 'string' ? enc(content) : content),
+});
+const lines = (refs: { name: string; oid: string }[]): string =>
+  refs.map((r) => `${r.oid} ${displayName(r.name)}\n`).join('');
 
 function loadDir(dir: string): InputFile[] {
   const out: InputFile[] = [];
@@ -36,7 +54,11 @@ function loadDir(dir: string): InputFile[] {
       const p = join(d, n);
       if (statSync(p).isDirectory()) {
         if (n !== 'truth') walk(p);
-      } else out.push({ path: relative(dir, p).split('\\').join('/'), source: memorySource(new Uint8Array(readFileSync(p))) });
+      } else
+        out.push({
+          path: relative(dir, p).split('\\').join('/'),
+          source: memorySource(new Uint8Array(readFileSync(p))),
+        });
     }
   };
   walk(dir);
@@ -126,7 +148,14 @@ describe('files backend .git (fixture files/basic)', () => {
     expect(s.shadowingNames).toEqual(['refs/heads/master', 'refs/heads/packed-then-loose']);
     // packed-refs is 330 bytes: floor(330 / 100) = 3, log2u(3) = 1, 5 × 1 = 5 < 16 → limit 16.
     // Packable loose refs: master, only-loose, packed-then-loose, origin/main (4; no tags).
-    expect(s.packRefsAuto).toMatchObject({ packedRefsBytes: 330, limit: 16, candidatesAll: 4, candidatesTags: 0, wouldPack: false, wouldPackAll: false });
+    expect(s.packRefsAuto).toMatchObject({
+      packedRefsBytes: 330,
+      limit: 16,
+      candidatesAll: 4,
+      candidatesTags: 0,
+      wouldPack: false,
+      wouldPackAll: false,
+    });
   });
 
   it('reflogs: entries per ref (lines in the logs/ files)', () => {
@@ -142,14 +171,26 @@ describe('files backend .git (fixture files/basic)', () => {
     expect(repo.reflogs.every((r) => r.malformed === 0 && r.refExists)).toBe(true);
     const master = parseReflog(new Uint8Array(readFileSync(join(dir, 'logs/refs/heads/master'))), 40).entries;
     expect(master[1]).toMatchObject({
-      old: '9cd2bf1a48a4b5e413aaf9553c104d34db6fad2c', new: '1dbc592f5c08128226fc415b1a6dbf323f38a1da',
-      ident: 'C O Mitter <committer@example.com>', timestamp: 1700000000, tz: '+0100', message: 'commit: two',
+      old: '9cd2bf1a48a4b5e413aaf9553c104d34db6fad2c',
+      new: '1dbc592f5c08128226fc415b1a6dbf323f38a1da',
+      ident: 'C O Mitter <committer@example.com>',
+      timestamp: 1700000000,
+      tz: '+0100',
+      message: 'commit: two',
     });
   });
 
   it('JSON section', () => {
     const j = filesRepoSection(repo);
-    expect(j).toMatchObject({ present: true, traits: ['peeled', 'fully-peeled', 'sorted'], records: 4, peeled: 1, sorted: true, unfoundByBinarySearch: [], duplicates: [] });
+    expect(j).toMatchObject({
+      present: true,
+      traits: ['peeled', 'fully-peeled', 'sorted'],
+      records: 4,
+      peeled: 1,
+      sorted: true,
+      unfoundByBinarySearch: [],
+      duplicates: [],
+    });
     expect(j.loose?.reflogEntries).toBe(9); // 2 + 2 + 1 + 2 + 1 + 1
   });
 });
@@ -171,7 +212,10 @@ describe('binary search replay (hand-built)', () => {
     expect(pr.bisect).toMatchObject({ over: 'file', replayedAll: true, lookups: 5, maxProbes: 3 });
     expect(pr.bisect.avgProbes).toBeCloseTo(12 / 5, 10);
     expect(lookupPacked(pr, 'refs/heads/a').record).toBeNull();
-    expect(lookupPacked(pr, 'refs/heads/c')).toMatchObject({ probes: 1, record: { name: 'refs/heads/c', oid: O('c'), line: 4, offset: 154 } });
+    expect(lookupPacked(pr, 'refs/heads/c')).toMatchObject({
+      probes: 1,
+      record: { name: 'refs/heads/c', oid: O('c'), line: 4, offset: 154 },
+    });
   });
 
   it('reports sortedness as found', () => {
@@ -182,11 +226,18 @@ describe('binary search replay (hand-built)', () => {
     const f = pr.findings.find((x) => x.code === 'packedRefUnsorted')!;
     expect(f).toMatchObject({ severity: 'warning', line: 4, offset: 154, gitDies: null });
     const nf = pr.findings.filter((x) => x.code === 'packedRefNotFoundByBinarySearch').map((x) => [x.line, x.offset]);
-    expect(nf).toEqual([[3, 100], [5, 208]]); // d, a
+    expect(nf).toEqual([
+      [3, 100],
+      [5, 208],
+    ]); // d, a
     // for-each-ref iterates every line: all five are listed; git 2.55 in file order (it streams
     // the backend's order for the default sort), git 2.47 sorted by name.
-    expect(packedRefsForEachRef(pr).map((r) => r.name)).toEqual(['b', 'd', 'c', 'a', 'e'].map((x) => `refs/heads/${x}`));
-    expect(packedRefsForEachRef(pr, false, true).map((r) => r.name)).toEqual(['a', 'b', 'c', 'd', 'e'].map((x) => `refs/heads/${x}`));
+    expect(packedRefsForEachRef(pr).map((r) => r.name)).toEqual(
+      ['b', 'd', 'c', 'a', 'e'].map((x) => `refs/heads/${x}`),
+    );
+    expect(packedRefsForEachRef(pr, false, true).map((r) => r.name)).toEqual(
+      ['a', 'b', 'c', 'd', 'e'].map((x) => `refs/heads/${x}`),
+    );
   });
 
   it('without the sorted trait git sorts a copy: every name is found', () => {
@@ -202,24 +253,43 @@ describe('binary search replay (hand-built)', () => {
     // é is C3 A9 (13-byte name, 55-byte line). Lines: é [46,101), a [101,155), b [155,209).
     // é: mid 127→a < é, lo=155; mid 182→b < é, lo=209=hi: missed. a: 127→a found.
     // b: 127→a < b, lo=155; 182→b found.
-    const p = parsePackedRefs('packed-refs', enc(HDR + `${O('1')} refs/heads/é\n${O('2')} refs/heads/a\n${O('3')} refs/heads/b\n`));
+    const p = parsePackedRefs(
+      'packed-refs',
+      enc(HDR + `${O('1')} refs/heads/é\n${O('2')} refs/heads/a\n${O('3')} refs/heads/b\n`),
+    );
     expect(p.unfoundByBinarySearch).toEqual([textToKey('refs/heads/é')]);
     const j = packedRefsSection(p);
     expect(j.unfoundByBinarySearch).toEqual(['refs/heads/é']);
     expect(j.firstUnsorted).toEqual({ line: 3, offset: 101, name: 'refs/heads/a', previous: 'refs/heads/é' });
-    expect(j).toMatchObject({ traits: ['peeled', 'fully-peeled', 'sorted'], records: 3, peeled: 0, sorted: false, duplicates: [], claimsSorted: true });
+    expect(j).toMatchObject({
+      traits: ['peeled', 'fully-peeled', 'sorted'],
+      records: 3,
+      peeled: 0,
+      sorted: false,
+      duplicates: [],
+      claimsSorted: true,
+    });
   });
 });
 
 describe('findings (hand-built byte cases)', () => {
   it('duplicates: git lists them twice', () => {
     // No header: git sorts the records (stably) and lists both b lines. (git 2.39 agrees.)
-    const p = parsePackedRefs('packed-refs', enc(`${O('1')} refs/heads/b\n${O('2')} refs/heads/a\n${O('3')} refs/heads/b\n`));
+    const p = parsePackedRefs(
+      'packed-refs',
+      enc(`${O('1')} refs/heads/b\n${O('2')} refs/heads/a\n${O('3')} refs/heads/b\n`),
+    );
     expect(p.duplicates).toEqual(['refs/heads/b']);
     expect(p.sorted).toBe(false);
-    expect(lines(packedRefsForEachRef(p))).toBe(`${O('2')} refs/heads/a\n${O('1')} refs/heads/b\n${O('3')} refs/heads/b\n`);
+    expect(lines(packedRefsForEachRef(p))).toBe(
+      `${O('2')} refs/heads/a\n${O('1')} refs/heads/b\n${O('3')} refs/heads/b\n`,
+    );
     // The second b is line 3, offset 54 + 54 = 108.
-    expect(p.findings.find((f) => f.code === 'packedRefDuplicate')).toMatchObject({ line: 3, offset: 108, severity: 'warning' });
+    expect(p.findings.find((f) => f.code === 'packedRefDuplicate')).toMatchObject({
+      line: 3,
+      offset: 108,
+      severity: 'warning',
+    });
     // A sorted file with a repeated name is not "sorted" by git's test (strictly increasing).
     const s = parsePackedRefs('packed-refs', enc(HDR + `${O('1')} refs/heads/a\n${O('2')} refs/heads/a\n`));
     expect(s.sorted).toBe(false);
@@ -230,25 +300,48 @@ describe('findings (hand-built byte cases)', () => {
   it('CR LF line endings: names are broken, git lists nothing', () => {
     // Header "# pack-refs with: peeled fully-peeled sorted \r\n" is 47 bytes; its last trait is
     // "\r" (unknown). Lines are 40 + 1 + 12 + CR + LF = 55 bytes: at 47 and 102.
-    const p = parsePackedRefs('packed-refs', enc(`# pack-refs with: peeled fully-peeled sorted \r\n${O('1')} refs/heads/m\r\n${O('2')} refs/heads/n\r\n`));
+    const p = parsePackedRefs(
+      'packed-refs',
+      enc(`# pack-refs with: peeled fully-peeled sorted \r\n${O('1')} refs/heads/m\r\n${O('2')} refs/heads/n\r\n`),
+    );
     expect(p.unknownTraits).toEqual(['\r']);
     expect(p.claimsSorted).toBe(true);
-    expect(p.records.map((r) => [r.name, r.brokenName])).toEqual([['refs/heads/m\r', true], ['refs/heads/n\r', true]]);
-    expect(p.findings.filter((f) => f.code === 'packedRefCR').map((f) => [f.line, f.offset, f.severity, f.gitDies])).toEqual([
+    expect(p.records.map((r) => [r.name, r.brokenName])).toEqual([
+      ['refs/heads/m\r', true],
+      ['refs/heads/n\r', true],
+    ]);
+    expect(
+      p.findings.filter((f) => f.code === 'packedRefCR').map((f) => [f.line, f.offset, f.severity, f.gitDies]),
+    ).toEqual([
       [2, 47, 'warning', null],
       [3, 102, 'warning', null],
     ]);
     expect(p.fatal).toBeNull();
     expect(packedRefsForEachRef(p)).toEqual([]); // git: "warning: ignoring ref with broken name"
     // A CR before the LF of a '^' line makes git die when iterating.
-    const q = parsePackedRefs('packed-refs', enc(`# pack-refs with: peeled sorted \n${O('1')} refs/tags/v1\n^${O('2')}\r\n`));
+    const q = parsePackedRefs(
+      'packed-refs',
+      enc(`# pack-refs with: peeled sorted \n${O('1')} refs/tags/v1\n^${O('2')}\r\n`),
+    );
     // Header 33 bytes, ref line 54 → '^' line at 87, line 3.
-    expect(q.fatal).toMatchObject({ code: 'badPackedRefPeeled', line: 3, offset: 87, severity: 'error', gitDies: 'iterate' });
+    expect(q.fatal).toMatchObject({
+      code: 'badPackedRefPeeled',
+      line: 3,
+      offset: 87,
+      severity: 'error',
+      gitDies: 'iterate',
+    });
   });
 
   it('record without trailing newline: git dies on load', () => {
     const p = parsePackedRefs('packed-refs', enc(HDR + `${O('1')} refs/heads/m`));
-    expect(p.fatal).toMatchObject({ code: 'packedRefEntryNotTerminated', line: 2, offset: 46, severity: 'error', gitDies: 'load' });
+    expect(p.fatal).toMatchObject({
+      code: 'packedRefEntryNotTerminated',
+      line: 2,
+      offset: 46,
+      severity: 'error',
+      gitDies: 'load',
+    });
     expect(p.fatal!.message).toContain('unterminated line');
     expect(filesRefs(loadFilesRepo([file('packed-refs', HDR + `${O('1')} refs/heads/m`)]))).toEqual([]);
     // With a '^' line last, git's message names the ref line: "unexpected line". The ref line
@@ -260,8 +353,17 @@ describe('findings (hand-built byte cases)', () => {
 
   it('stray ^ line: dies when iterating (sorted) or on load (not sorted)', () => {
     // Header "# pack-refs with: peeled sorted \n" = 33 bytes; '^' line at 33 (line 2), ref at 75.
-    const p = parsePackedRefs('packed-refs', enc(`# pack-refs with: peeled sorted \n^${O('2')}\n${O('1')} refs/heads/m\n`));
-    expect(p.fatal).toMatchObject({ code: 'packedRefStrayPeeled', line: 2, offset: 33, severity: 'error', gitDies: 'iterate' });
+    const p = parsePackedRefs(
+      'packed-refs',
+      enc(`# pack-refs with: peeled sorted \n^${O('2')}\n${O('1')} refs/heads/m\n`),
+    );
+    expect(p.fatal).toMatchObject({
+      code: 'packedRefStrayPeeled',
+      line: 2,
+      offset: 33,
+      severity: 'error',
+      gitDies: 'iterate',
+    });
     // A lookup still works: bounds 33 and 75, end 129: mid 33 + 48 = 81 → line at 75 = refs/heads/m (1 probe).
     expect(lookupPacked(p, 'refs/heads/m')).toMatchObject({ probes: 1, record: { offset: 75 } });
     expect(p.unfoundByBinarySearch).toEqual([]);
@@ -271,30 +373,52 @@ describe('findings (hand-built byte cases)', () => {
 
   it('doubled ^ line', () => {
     // Header 33; ref line (name 12) at 33, '^' at 87, second '^' at 129 (line 4).
-    const p = parsePackedRefs('packed-refs', enc(`# pack-refs with: peeled sorted \n${O('1')} refs/tags/v1\n^${O('2')}\n^${O('3')}\n`));
+    const p = parsePackedRefs(
+      'packed-refs',
+      enc(`# pack-refs with: peeled sorted \n${O('1')} refs/tags/v1\n^${O('2')}\n^${O('3')}\n`),
+    );
     expect(p.fatal).toMatchObject({ code: 'packedRefDoubledPeeled', line: 4, offset: 129, gitDies: 'iterate' });
     expect(p.records[0].peeled).toBe(O('2'));
-    expect(filesRefs(loadFilesRepo([file('packed-refs', p._bytes)]), { bestEffort: true })).toEqual([{ name: 'refs/tags/v1', oid: O('1') }]);
+    expect(filesRefs(loadFilesRepo([file('packed-refs', p._bytes)]), { bestEffort: true })).toEqual([
+      { name: 'refs/tags/v1', oid: O('1') },
+    ]);
     const q = parsePackedRefs('packed-refs', enc(`${O('1')} refs/tags/v1\n^${O('2')}\n^${O('3')}\n`));
     expect(q.fatal).toMatchObject({ code: 'packedRefDoubledPeeled', line: 3, offset: 96, gitDies: 'load' });
   });
 
   it('malformed line: git dies ("unexpected line in packed-refs")', () => {
     // Header "# pack-refs with: sorted \n" = 26 bytes; ref line at 26 (54 bytes); garbage at 80.
-    const p = parsePackedRefs('packed-refs', enc(`# pack-refs with: sorted \n${O('1')} refs/heads/m\n${'x'.repeat(50)}\n`));
-    expect(p.fatal).toMatchObject({ code: 'badPackedRefEntry', line: 3, offset: 80, severity: 'error', gitDies: 'iterate' });
+    const p = parsePackedRefs(
+      'packed-refs',
+      enc(`# pack-refs with: sorted \n${O('1')} refs/heads/m\n${'x'.repeat(50)}\n`),
+    );
+    expect(p.fatal).toMatchObject({
+      code: 'badPackedRefEntry',
+      line: 3,
+      offset: 80,
+      severity: 'error',
+      gitDies: 'iterate',
+    });
     expect(filesRefs(loadFilesRepo([file('packed-refs', p._bytes)]))).toEqual([]);
     // An empty last line in a file without header: too short, and the last record → load.
     const q = parsePackedRefs('packed-refs', enc(`${O('1')} refs/heads/m\n\n`));
     expect(q.fatal).toMatchObject({ code: 'badPackedRefEntry', line: 2, offset: 54, gitDies: 'load' });
     // A 64-digit id in a SHA-1 file: hex continues where the separator should be.
-    const r = parsePackedRefs('packed-refs', enc(HDR + `${O('1')} refs/heads/m\n${'a'.repeat(64)} refs/heads/n\n`), { hash: 'sha1' });
+    const r = parsePackedRefs('packed-refs', enc(HDR + `${O('1')} refs/heads/m\n${'a'.repeat(64)} refs/heads/n\n`), {
+      hash: 'sha1',
+    });
     expect(r.fatal).toMatchObject({ code: 'badPackedRefEntry', line: 3, offset: 100 });
   });
 
   it('unknown header: git dies on load', () => {
     const p = parsePackedRefs('packed-refs', enc(`# packed by me\n${O('1')} refs/heads/m\n`));
-    expect(p.fatal).toMatchObject({ code: 'badPackedRefHeader', line: 1, offset: 0, severity: 'error', gitDies: 'load' });
+    expect(p.fatal).toMatchObject({
+      code: 'badPackedRefHeader',
+      line: 1,
+      offset: 0,
+      severity: 'error',
+      gitDies: 'load',
+    });
     const q = parsePackedRefs('packed-refs', enc(`# pack-refs with: peeled sorted shiny \n`));
     expect(q.unknownTraits).toEqual(['shiny']);
     expect(q.findings.map((f) => [f.code, f.severity])).toEqual([['packedRefUnknownTrait', 'info']]);
@@ -315,7 +439,9 @@ describe('findings (hand-built byte cases)', () => {
   });
 
   it('SHA-256 ids', () => {
-    const a = 'a'.repeat(64), b = 'b'.repeat(64), c = 'c'.repeat(64);
+    const a = 'a'.repeat(64),
+      b = 'b'.repeat(64),
+      c = 'c'.repeat(64);
     // Header 46; "refs/heads/main" line 64 + 1 + 15 + 1 = 81 at 46; tag line at 127 (64+1+12+1 = 78);
     // '^' line at 205; a SHA-1 line at 271 is malformed (hex stops at 40, no separator at 64).
     const text = HDR + `${a} refs/heads/main\n${b} refs/tags/v1\n^${c}\n${O('1')} refs/tags/v2\n`;
@@ -329,7 +455,10 @@ describe('findings (hand-built byte cases)', () => {
     expect(p.findings.map((f) => [f.code, f.line, f.offset])).toEqual([['badPackedRefEntry', 5, 271]]);
     const good = parsePackedRefs('packed-refs', enc(HDR + `${a} refs/heads/main\n${b} refs/tags/v1\n^${c}\n`));
     expect(good.fatal).toBeNull();
-    expect(packedRefsForEachRef(good)).toEqual([{ name: 'refs/heads/main', oid: a }, { name: 'refs/tags/v1', oid: b }]);
+    expect(packedRefsForEachRef(good)).toEqual([
+      { name: 'refs/heads/main', oid: a },
+      { name: 'refs/tags/v1', oid: b },
+    ]);
     expect(loadFilesRepo([file('packed-refs', good._bytes)]).hash).toBe('sha256');
   });
 });
@@ -340,23 +469,42 @@ describe('peel coverage rules (hand-built)', () => {
   it('peeled only: refs outside refs/tags/ without a ^ line must be opened', () => {
     const c = peelCoverage(parsePackedRefs('p', enc('# pack-refs with: peeled \n' + body)));
     // known: y (^), tags/a (peeled trait + tag), tags/b (^); open: heads/x.
-    expect(c).toMatchObject({ refs: 4, withPeeled: 2, tags: 2, tagsWithPeeled: 1, tagsWithoutPeeled: 1, known: 3, mustOpen: 1 });
+    expect(c).toMatchObject({
+      refs: 4,
+      withPeeled: 2,
+      tags: 2,
+      tagsWithPeeled: 1,
+      tagsWithoutPeeled: 1,
+      known: 3,
+      mustOpen: 1,
+    });
   });
   it('no traits: every ref without a ^ line must be opened', () => {
     expect(peelCoverage(parsePackedRefs('p', enc(body)))).toMatchObject({ known: 2, mustOpen: 2 });
   });
   it('fully-peeled: none', () => {
-    expect(peelCoverage(parsePackedRefs('p', enc('# pack-refs with: peeled fully-peeled \n' + body)))).toMatchObject({ known: 4, mustOpen: 0 });
+    expect(peelCoverage(parsePackedRefs('p', enc('# pack-refs with: peeled fully-peeled \n' + body)))).toMatchObject({
+      known: 4,
+      mustOpen: 0,
+    });
   });
 });
 
 describe('files backend .git (hand-built)', () => {
   // packed-refs (393 bytes, header 46): alpha [46,104) hidden [104,163) shadowed [163,224)
   // tags/zeta [224,280) heads/beta [280,337) tags/null [337,393): claims sorted, beta is not.
-  const packed = HDR + [
-    [O('1'), 'refs/heads/alpha'], [O('2'), 'refs/heads/hidden'], [O('3'), 'refs/heads/shadowed'],
-    [O('4'), 'refs/tags/zeta'], [O('5'), 'refs/heads/beta'], [O('0'), 'refs/tags/null'],
-  ].map(([o, n]) => `${o} ${n}\n`).join('');
+  const packed =
+    HDR +
+    [
+      [O('1'), 'refs/heads/alpha'],
+      [O('2'), 'refs/heads/hidden'],
+      [O('3'), 'refs/heads/shadowed'],
+      [O('4'), 'refs/tags/zeta'],
+      [O('5'), 'refs/heads/beta'],
+      [O('0'), 'refs/tags/null'],
+    ]
+      .map(([o, n]) => `${o} ${n}\n`)
+      .join('');
   const files = [
     file('packed-refs', packed),
     file('HEAD', 'ref: refs/heads/main\n'),
@@ -376,7 +524,10 @@ describe('files backend .git (hand-built)', () => {
     file('refs/heads/tobeta', 'ref: refs/heads/beta\n'),
     file('refs/heads/dangling', 'ref: refs/heads/nothere\n'),
     file('refs/heads/nullloose', O('0') + '\n'),
-    file('logs/HEAD', `${O('0')} ${O('8')} A U Thor <a@example.com> 1700000000 +0000\tcommit (initial): x\nnot a reflog line\n`),
+    file(
+      'logs/HEAD',
+      `${O('0')} ${O('8')} A U Thor <a@example.com> 1700000000 +0000\tcommit (initial): x\nnot a reflog line\n`,
+    ),
   ];
   const repo = loadFilesRepo(files);
 
@@ -391,19 +542,41 @@ describe('files backend .git (hand-built)', () => {
     // - dangling, nullloose (null id) left out; packed tags/null (null id) is listed.
     // - .dot and x.lock are skipped as git skips them.
     // (git 2.39 prints the same refs/ lines, sorted; HEAD and ORIG_HEAD resolved with rev-parse.)
-    expect(lines(filesRefs(repo, { sortByName: true }))).toBe([
-      `${O('8')} HEAD`, `${O('9')} ORIG_HEAD`, `${O('1')} refs/heads/alpha`, `${O('5')} refs/heads/beta`,
-      `${O('8')} refs/heads/main`, `${O('8')} refs/heads/s2`, `${O('8')} refs/heads/s3`, `${O('8')} refs/heads/s4`,
-      `${O('8')} refs/heads/s5`, `${O('7')} refs/heads/shadowed`, `${O('0')} refs/tags/null`, `${O('4')} refs/tags/zeta`,
-    ].join('\n') + '\n');
+    expect(lines(filesRefs(repo, { sortByName: true }))).toBe(
+      [
+        `${O('8')} HEAD`,
+        `${O('9')} ORIG_HEAD`,
+        `${O('1')} refs/heads/alpha`,
+        `${O('5')} refs/heads/beta`,
+        `${O('8')} refs/heads/main`,
+        `${O('8')} refs/heads/s2`,
+        `${O('8')} refs/heads/s3`,
+        `${O('8')} refs/heads/s4`,
+        `${O('8')} refs/heads/s5`,
+        `${O('7')} refs/heads/shadowed`,
+        `${O('0')} refs/tags/null`,
+        `${O('4')} refs/tags/zeta`,
+      ].join('\n') + '\n',
+    );
     // git 2.55 prints the merged iteration as it comes: loose refs in name order overlaid on the
     // packed records in file order; after the last loose ref (tobeta < tags/zeta) the packed
     // records zeta, beta, null follow in file order.
-    expect(lines(filesRefs(repo))).toBe([
-      `${O('8')} HEAD`, `${O('9')} ORIG_HEAD`, `${O('1')} refs/heads/alpha`,
-      `${O('8')} refs/heads/main`, `${O('8')} refs/heads/s2`, `${O('8')} refs/heads/s3`, `${O('8')} refs/heads/s4`,
-      `${O('8')} refs/heads/s5`, `${O('7')} refs/heads/shadowed`, `${O('4')} refs/tags/zeta`, `${O('5')} refs/heads/beta`, `${O('0')} refs/tags/null`,
-    ].join('\n') + '\n');
+    expect(lines(filesRefs(repo))).toBe(
+      [
+        `${O('8')} HEAD`,
+        `${O('9')} ORIG_HEAD`,
+        `${O('1')} refs/heads/alpha`,
+        `${O('8')} refs/heads/main`,
+        `${O('8')} refs/heads/s2`,
+        `${O('8')} refs/heads/s3`,
+        `${O('8')} refs/heads/s4`,
+        `${O('8')} refs/heads/s5`,
+        `${O('7')} refs/heads/shadowed`,
+        `${O('4')} refs/tags/zeta`,
+        `${O('5')} refs/heads/beta`,
+        `${O('0')} refs/tags/null`,
+      ].join('\n') + '\n',
+    );
     expect(repo.fatal).toBeNull();
   });
 
@@ -413,29 +586,52 @@ describe('files backend .git (hand-built)', () => {
     expect(repo.packed!.unfoundByBinarySearch).toEqual(['refs/tags/zeta', 'refs/heads/beta']);
     expect(repo.packed!.bisect.avgProbes).toBeCloseTo(15 / 6, 10);
     expect(resolveName(repo, 'refs/heads/tobeta').oid).toBeNull();
-    expect(resolveName(repo, 'refs/heads/s2').chain).toEqual(['refs/heads/s2', 'refs/heads/s3', 'refs/heads/s4', 'refs/heads/s5', 'refs/heads/main']);
+    expect(resolveName(repo, 'refs/heads/s2').chain).toEqual([
+      'refs/heads/s2',
+      'refs/heads/s3',
+      'refs/heads/s4',
+      'refs/heads/s5',
+      'refs/heads/main',
+    ]);
     expect(resolveName(repo, 'refs/heads/s1').oid).toBeNull();
   });
 
   it('loose refs, ignored files, findings', () => {
     expect(repo.ignored.map((i) => i.path).sort()).toEqual(['FETCH_HEAD', 'refs/heads/.dot', 'refs/heads/x.lock']);
     const byName = Object.fromEntries(repo.loose.map((l) => [l.name, l]));
-    expect(byName['refs/heads/hidden']).toMatchObject({ broken: true, shadowsPacked: true, content: { kind: 'broken' } });
+    expect(byName['refs/heads/hidden']).toMatchObject({
+      broken: true,
+      shadowsPacked: true,
+      content: { kind: 'broken' },
+    });
     expect(byName['refs/heads/s1']).toMatchObject({ broken: true, resolved: null });
     const codes = repo.findings.map((f) => `${f.code} ${f.file}`).sort();
     expect(codes).toEqual([
-      'badRefContent refs/heads/hidden', 'badReflogEntry logs/HEAD', 'danglingSymref refs/heads/dangling',
-      'danglingSymref refs/heads/tobeta', 'nullOidRef refs/heads/nullloose', 'pseudorefIgnored FETCH_HEAD',
-      'refLocked refs/heads/x.lock', 'symrefTooDeep refs/heads/s1',
+      'badRefContent refs/heads/hidden',
+      'badReflogEntry logs/HEAD',
+      'danglingSymref refs/heads/dangling',
+      'danglingSymref refs/heads/tobeta',
+      'nullOidRef refs/heads/nullloose',
+      'pseudorefIgnored FETCH_HEAD',
+      'refLocked refs/heads/x.lock',
+      'symrefTooDeep refs/heads/s1',
     ]);
-    expect(repo.reflogs).toMatchObject([{ name: 'HEAD', entries: 2, malformed: 1, refExists: true, first: 1700000000 }]);
+    expect(repo.reflogs).toMatchObject([
+      { name: 'HEAD', entries: 2, malformed: 1, refExists: true, first: 1700000000 },
+    ]);
   });
 
   it('loose vs packed statistics', () => {
     const s = looseStats(repo);
     // Packable (non-root, object id, not broken, shared): main, shadowed → 2; tags: 0.
     // packed-refs 393 bytes: floor(393/100) = 3 → log2u 1 → 5 → limit 16.
-    expect(s.packRefsAuto).toMatchObject({ packedRefsBytes: 393, limit: 16, candidatesAll: 2, candidatesTags: 0, wouldPack: false });
+    expect(s.packRefsAuto).toMatchObject({
+      packedRefsBytes: 393,
+      limit: 16,
+      candidatesAll: 2,
+      candidatesTags: 0,
+      wouldPack: false,
+    });
     expect(s.shadowingNames).toEqual(['refs/heads/hidden', 'refs/heads/shadowed']);
     expect(s).toMatchObject({ looseRefs: 11, rootRefs: 2, looseSymrefs: 8, looseBroken: 5 });
     // Files: 11 under refs/ + HEAD + ORIG_HEAD; one directory (refs/, refs/heads/) pair.
@@ -446,8 +642,14 @@ describe('files backend .git (hand-built)', () => {
   it('JSON section', () => {
     const j = filesRepoSection(repo);
     expect(j).toMatchObject({
-      present: true, records: 6, peeled: 0, sorted: false, claimsSorted: true,
-      unfoundByBinarySearch: ['refs/tags/zeta', 'refs/heads/beta'], duplicates: [], gitDies: null,
+      present: true,
+      records: 6,
+      peeled: 0,
+      sorted: false,
+      claimsSorted: true,
+      unfoundByBinarySearch: ['refs/tags/zeta', 'refs/heads/beta'],
+      duplicates: [],
+      gitDies: null,
     });
     expect(j.loose).toMatchObject({ looseRefs: 11, shadowing: 2, reflogs: 1, reflogEntries: 2 });
     expect(j.reftableEstimate.estimate).toBe(true);
@@ -459,7 +661,8 @@ describe('pack-refs --auto (hand-built)', () => {
   // packed-refs: header 46 + 185 lines of 54 bytes = 46 + 9,990 = 10,036 bytes.
   // floor(10036 / 100) = 100, log2u(100) = 6 (64 <= 100 < 128), 5 × 6 = 30 → limit 30.
   // Names "refs/h/00000".."refs/h/00184" are 12 bytes: lines of 40 + 1 + 12 + 1 = 54 bytes.
-  const packed = HDR + Array.from({ length: 185 }, (_, i) => `${O('1')} refs/h/${String(i).padStart(5, '0')}\n`).join('');
+  const packed =
+    HDR + Array.from({ length: 185 }, (_, i) => `${O('1')} refs/h/${String(i).padStart(5, '0')}\n`).join('');
   const mk = (tags: number): InputFile[] => [
     file('packed-refs', packed),
     file('HEAD', 'ref: refs/heads/main\n'),
@@ -489,12 +692,42 @@ describe('loose ref content and names', () => {
     expect(parseLooseContent(enc(''), 40).kind).toBe('broken');
   });
   it('refname rules', () => {
-    for (const ok of ['refs/heads/x', 'HEAD', 'foo', 'refs/heads/é', 'refs/heads/a.b']) expect(checkRefnameFormat(textToKey(ok)), ok).toBe(true);
-    for (const bad of ['@', 'refs/heads/x\r', 'refs//x', 'refs/heads/.x', 'refs/heads/x.lock', 'refs/heads/a..b', 'refs/heads/a@{b', 'refs/heads/x.', 'refs/heads/a b', 'refs/heads/*', '/refs/x', 'refs/x/'])
+    for (const ok of ['refs/heads/x', 'HEAD', 'foo', 'refs/heads/é', 'refs/heads/a.b'])
+      expect(checkRefnameFormat(textToKey(ok)), ok).toBe(true);
+    for (const bad of [
+      '@',
+      'refs/heads/x\r',
+      'refs//x',
+      'refs/heads/.x',
+      'refs/heads/x.lock',
+      'refs/heads/a..b',
+      'refs/heads/a@{b',
+      'refs/heads/x.',
+      'refs/heads/a b',
+      'refs/heads/*',
+      '/refs/x',
+      'refs/x/',
+    ])
       expect(checkRefnameFormat(bad), bad).toBe(false);
-    expect(['HEAD', 'ORIG_HEAD', 'CHERRY_PICK_HEAD', 'AUTO_MERGE', 'FETCH_HEAD', 'MERGE_HEAD', 'COMMIT_EDITMSG', 'config'].map(isRootRefName))
-      .toEqual([true, true, true, true, false, false, false, false]);
-    expect(['HEAD', 'ORIG_HEAD', 'FETCH_HEAD', 'foo', 'refs/x'].map((n) => listedByForEachRef(n, false))).toEqual([false, false, false, true, true]);
+    expect(
+      [
+        'HEAD',
+        'ORIG_HEAD',
+        'CHERRY_PICK_HEAD',
+        'AUTO_MERGE',
+        'FETCH_HEAD',
+        'MERGE_HEAD',
+        'COMMIT_EDITMSG',
+        'config',
+      ].map(isRootRefName),
+    ).toEqual([true, true, true, true, false, false, false, false]);
+    expect(['HEAD', 'ORIG_HEAD', 'FETCH_HEAD', 'foo', 'refs/x'].map((n) => listedByForEachRef(n, false))).toEqual([
+      false,
+      false,
+      false,
+      true,
+      true,
+    ]);
     expect(['HEAD', 'ORIG_HEAD', 'FETCH_HEAD'].map((n) => listedByForEachRef(n, true))).toEqual([true, true, false]);
   });
 });
@@ -504,14 +737,23 @@ describe('reftable estimate', () => {
     // Block: header 24 + block header 4 = 28; "refs/heads/a": prefix 0 (restart), suffix 12:
     // 1 + 1 + 12 + (1 update-index delta + 20 id) = 35; "refs/heads/b": prefix 11, suffix 1:
     // 1 + 1 + 1 + 21 = 24; restart table 1 × 3 + 2 → block_len 28 + 35 + 24 + 5 = 92; + footer 68.
-    const e = estimateReftable([{ name: 'refs/heads/a', oid: O('1') }, { name: 'refs/heads/b', oid: O('2') }], 'sha1');
+    const e = estimateReftable(
+      [
+        { name: 'refs/heads/a', oid: O('1') },
+        { name: 'refs/heads/b', oid: O('2') },
+      ],
+      'sha1',
+    );
     expect(e).toMatchObject({ estimate: true, bytes: 160, blocks: 1, refBlocks: 1, refIndexBlocks: 0, objBlocks: 0 });
   });
   it('git.git refs are within 5% of what JGit writes', () => {
     // JGit 4.11 `debug-write-reftable --block-size 4096 --restart-interval 16` on the 4,294
     // "<oid> <name>" lines of this packed-refs (no peeled values) wrote 168,118 bytes.
     const pr = parsePackedRefs('packed-refs', new Uint8Array(readFileSync(join(FX, 'packed-refs/gitgit/packed-refs'))));
-    const e = estimateReftable(pr.records.map((r) => ({ name: r.name, oid: r.oid })), 'sha1');
+    const e = estimateReftable(
+      pr.records.map((r) => ({ name: r.name, oid: r.oid })),
+      'sha1',
+    );
     expect(Math.abs(e.bytes - 168118) / 168118).toBeLessThan(0.05);
   });
 });
@@ -551,13 +793,19 @@ describe('sorted claim, duplicates, order (hand-built)', () => {
   it('no "sorted" trait but in order: git only checks, so no sort is claimed', () => {
     // packed-backend.c sort_snapshot walks the records once and sorts only when one is not
     // greater than the one before it.
-    const inOrder = parsePackedRefs('packed-refs', enc('# pack-refs with: peeled \n' + ['a', 'b', 'c'].map((x) => `${O(x)} refs/heads/${x}\n`).join('')));
+    const inOrder = parsePackedRefs(
+      'packed-refs',
+      enc('# pack-refs with: peeled \n' + ['a', 'b', 'c'].map((x) => `${O(x)} refs/heads/${x}\n`).join('')),
+    );
     expect(inOrder.sorted).toBe(true);
     expect(inOrder.findings.filter((f) => f.code === 'packedRefUnsorted')).toEqual([]);
     expect(inOrder.bisect.over).toBe('file');
     expect(packedRefsSection(inOrder).lookupCost.packed).toMatchObject({ mode: 'binary-search', sortComparisons: 0 });
     // Out of order: the claim is made, and the cost is a sort (3 × ceil(log2 3) = 6 comparisons).
-    const out = parsePackedRefs('packed-refs', enc('# pack-refs with: peeled \n' + ['b', 'a', 'c'].map((x) => `${O(x)} refs/heads/${x}\n`).join('')));
+    const out = parsePackedRefs(
+      'packed-refs',
+      enc('# pack-refs with: peeled \n' + ['b', 'a', 'c'].map((x) => `${O(x)} refs/heads/${x}\n`).join('')),
+    );
     expect(out.findings.find((f) => f.code === 'packedRefUnsorted')!.message).toMatch(/sorts a copy/);
     expect(packedRefsSection(out).lookupCost.packed).toMatchObject({ mode: 'sort-on-load', sortComparisons: 6 });
   });
@@ -587,8 +835,10 @@ describe.skipIf(gitSkipReason)('packed-refs order, duplicates and locks, as real
         repo.git(['branch', 'loose']);
         fs.rmSync(join(repo.gitDir, 'refs/heads/main'));
         // zeta before alpha under "sorted"; refs/tags/dup twice (a, then b).
-        fs.writeFileSync(join(repo.gitDir, 'packed-refs'),
-          `${HDR}${c} refs/heads/main\n${a} refs/heads/zeta\n${b} refs/heads/alpha\n${a} refs/tags/dup\n${b} refs/tags/dup\n`);
+        fs.writeFileSync(
+          join(repo.gitDir, 'packed-refs'),
+          `${HDR}${c} refs/heads/main\n${a} refs/heads/zeta\n${b} refs/heads/alpha\n${a} refs/tags/dup\n${b} refs/tags/dup\n`,
+        );
         const want = repo.git(['for-each-ref', '--include-root-refs', '--format=%(objectname) %(refname)']);
         const files = collectInput(repo.gitDir);
         const frepo = loadFilesRepo(classifyInput(files).gitFiles);
@@ -596,7 +846,9 @@ describe.skipIf(gitSkipReason)('packed-refs order, duplicates and locks, as real
         const sorted = g.version.startsWith('2.47.');
         expect(lines(filesRefs(frepo, { sortByName: sorted }))).toBe(want);
         if (!sorted) {
-          const r = spawnSync(process.execPath, [join(__dirname, '..', 'bin/refscope.mjs'), 'refs', repo.gitDir], { encoding: 'latin1' });
+          const r = spawnSync(process.execPath, [join(__dirname, '..', 'bin/refscope.mjs'), 'refs', repo.gitDir], {
+            encoding: 'latin1',
+          });
           expect(r.stdout).toBe(want);
         }
         // The duplicate: the finding names the value git's lookup answers.
@@ -620,8 +872,12 @@ describe.skipIf(gitSkipReason)('packed-refs order, duplicates and locks, as real
         expect(repo.git(['for-each-ref', '--format=%(refname)', 'refs/heads/loose'])).toBe('refs/heads/loose\n');
         const locked = loadFilesRepo(classifyInput(collectInput(repo.gitDir)).gitFiles);
         const codes = locked.findings.map((f) => `${f.code} ${f.file}`);
-        expect(codes).toEqual(expect.arrayContaining(['refLocked refs/heads/loose.lock', 'packedRefsLocked packed-refs.lock']));
-        expect(locked.findings.find((f) => f.code === 'refLocked')!.message).toContain("cannot lock ref 'refs/heads/loose'");
+        expect(codes).toEqual(
+          expect.arrayContaining(['refLocked refs/heads/loose.lock', 'packedRefsLocked packed-refs.lock']),
+        );
+        expect(locked.findings.find((f) => f.code === 'refLocked')!.message).toContain(
+          "cannot lock ref 'refs/heads/loose'",
+        );
         expect(locked.packedRefsLocked).toBe(true);
         expect(packRefsAuto(locked).locked).toBe(true);
       } finally {
@@ -640,12 +896,16 @@ describe('read limits on loose refs (hand-built)', () => {
     const symref = new Uint8Array(100_000).fill(0x20);
     symref.set(enc('ref: refs/heads/main'), 0);
     const repo = loadFilesRepo([
-      file('HEAD', 'ref: refs/heads/main\n'), file('refs/heads/main', `${O('a')}\n`),
-      file('refs/heads/big', big), file('refs/heads/bigsym', symref),
+      file('HEAD', 'ref: refs/heads/main\n'),
+      file('refs/heads/main', `${O('a')}\n`),
+      file('refs/heads/big', big),
+      file('refs/heads/bigsym', symref),
     ]);
     const byName = Object.fromEntries(repo.loose.map((l) => [l.name, l]));
     expect(byName['refs/heads/big']).toMatchObject({ broken: false, resolved: O('c') });
     expect(byName['refs/heads/bigsym']).toMatchObject({ broken: true, content: { kind: 'broken' } });
-    expect((byName['refs/heads/bigsym'].content as { reason: string }).reason).toMatch(/a "ref:" file of 100,000 bytes, more than refscope reads \(65,536\)/);
+    expect((byName['refs/heads/bigsym'].content as { reason: string }).reason).toMatch(
+      /a "ref:" file of 100,000 bytes, more than refscope reads \(65,536\)/,
+    );
   });
 });

@@ -5,16 +5,32 @@
 import { describe, it, expect } from 'vitest';
 import { zlibSync } from 'fflate';
 import {
-  getVarint, encodeVarint, cursor, crc32, openTable, memorySource, mergeTables, listRefs, readLogs,
-  FormatError, putU24, putU32, putU64,
+  getVarint,
+  encodeVarint,
+  cursor,
+  crc32,
+  openTable,
+  memorySource,
+  mergeTables,
+  listRefs,
+  readLogs,
+  FormatError,
+  putU24,
+  putU32,
+  putU64,
 } from '../src/engine/index.ts';
 
 describe('varint (spec "Varint encoding", as pack ofs-delta)', () => {
   // Hand-decoded: 0x80 0x00 → v = 0, then ((0 + 1) << 7) | 0 = 128;
   // 0xff 0x7f → ((127 + 1) << 7) | 127 = 16511; 0x80 0x80 0x00 → 0 → 128 → (128 + 1) * 128 = 16512.
   const cases: [number[], number][] = [
-    [[0x00], 0], [[0x7f], 127], [[0x80, 0x00], 128], [[0x80, 0x7f], 255], [[0x81, 0x00], 256],
-    [[0xff, 0x7f], 16511], [[0x80, 0x80, 0x00], 16512],
+    [[0x00], 0],
+    [[0x7f], 127],
+    [[0x80, 0x00], 128],
+    [[0x80, 0x7f], 255],
+    [[0x81, 0x00], 256],
+    [[0xff, 0x7f], 16511],
+    [[0x80, 0x80, 0x00], 16512],
   ];
   for (const [bytes, v] of cases) {
     it(`${bytes.map((b) => b.toString(16)).join(' ')} = ${v}`, () => {
@@ -54,10 +70,27 @@ const fill = (b: number, n: number) => new Array(n).fill(b);
 function tinyTable(opts: { logs?: boolean } = {}): Uint8Array {
   const header = [...enc('REFT'), 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2];
   const recs = [
-    0x00, 0x23, ...enc('HEAD'), 0x00, 0x0f, ...enc('refs/heads/main'),
-    0x00, 0x79, ...enc('refs/heads/main'), 0x01, ...fill(0x11, 20),
-    0x0b, 0x18, ...enc('old'), 0x01,
-    0x05, 0x3a, ...enc('tags/v1'), 0x00, ...fill(0x22, 20), ...fill(0x33, 20),
+    0x00,
+    0x23,
+    ...enc('HEAD'),
+    0x00,
+    0x0f,
+    ...enc('refs/heads/main'),
+    0x00,
+    0x79,
+    ...enc('refs/heads/main'),
+    0x01,
+    ...fill(0x11, 20),
+    0x0b,
+    0x18,
+    ...enc('old'),
+    0x01,
+    0x05,
+    0x3a,
+    ...enc('tags/v1'),
+    0x00,
+    ...fill(0x22, 20),
+    ...fill(0x33, 20),
   ];
   expect(recs.length).toBe(117);
   const block = [...header, 0x72, 0, 0, 150, ...recs, 0, 0, 28, 0, 1];
@@ -70,13 +103,33 @@ function tinyTable(opts: { logs?: boolean } = {}): Uint8Array {
     // tz -130 (0xff7e), message "create\n". One restart at offset 4 (after the 4-byte header).
     const key = [...enc('refs/heads/main'), 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfd];
     // (24 << 3) | 1 = 193 needs two varint bytes: 0x80 0x41.
-    const rec = [0x00, 0x80, 0x41, ...key, ...fill(0, 20), ...fill(0x11, 20),
-      8, ...enc('A U Thor'), 13, ...enc('a@example.com'), ...Array.from(encodeVarint(1234567890)), 0xff, 0x7e,
-      7, ...enc('create\n')];
+    const rec = [
+      0x00,
+      0x80,
+      0x41,
+      ...key,
+      ...fill(0, 20),
+      ...fill(0x11, 20),
+      8,
+      ...enc('A U Thor'),
+      13,
+      ...enc('a@example.com'),
+      ...Array.from(encodeVarint(1234567890)),
+      0xff,
+      0x7e,
+      7,
+      ...enc('create\n'),
+    ];
     const inner = [...rec, 0, 0, 4, 0, 1];
     const blockLen = 4 + inner.length;
     logPos = body.length;
-    body.push(0x67, (blockLen >> 16) & 0xff, (blockLen >> 8) & 0xff, blockLen & 0xff, ...zlibSync(Uint8Array.from(inner)));
+    body.push(
+      0x67,
+      (blockLen >> 16) & 0xff,
+      (blockLen >> 8) & 0xff,
+      blockLen & 0xff,
+      ...zlibSync(Uint8Array.from(inner)),
+    );
   }
   const footer = new Uint8Array(68);
   footer.set(header, 0);
@@ -90,9 +143,24 @@ describe('a tiny hand-built table', () => {
     const bytes = tinyTable();
     expect(bytes.length).toBe(324);
     const t = openTable({ path: 'tiny.ref', source: memorySource(bytes) });
-    expect(t.header).toMatchObject({ version: 1, blockSize: 256, minUpdateIndex: 1, maxUpdateIndex: 2, hashId: 'sha1' });
+    expect(t.header).toMatchObject({
+      version: 1,
+      blockSize: 256,
+      minUpdateIndex: 1,
+      maxUpdateIndex: 2,
+      hashId: 'sha1',
+    });
     expect(t.blocks).toHaveLength(1);
-    expect(t.blocks[0]).toMatchObject({ offset: 0, type: 'ref', blockLen: 150, restartCount: 1, recordCount: 4, padding: 106, fileBytes: 256, restartTableOffset: 145 });
+    expect(t.blocks[0]).toMatchObject({
+      offset: 0,
+      type: 'ref',
+      blockLen: 150,
+      restartCount: 1,
+      recordCount: 4,
+      padding: 106,
+      fileBytes: 256,
+      restartTableOffset: 145,
+    });
     expect(t.counts).toMatchObject({ ref: 1, peeled: 1, symref: 1, tombstone: 1 });
     expect(t.refs.names).toEqual(['HEAD', 'refs/heads/main', 'refs/heads/old', 'refs/tags/v1']);
     expect(Array.from(t.refs.updateIndex)).toEqual([1, 2, 2, 1]);
@@ -108,18 +176,32 @@ describe('a tiny hand-built table', () => {
   it('log record fields', () => {
     const t = openTable({ path: 'tiny.ref', source: memorySource(tinyTable({ logs: true })) });
     expect(t.counts.log).toBe(1);
-    expect(readLogs(t)).toEqual([{
-      refname: 'refs/heads/main', updateIndex: 2, type: 'update', oldId: '00'.repeat(20), newId: '11'.repeat(20),
-      name: 'A U Thor', email: 'a@example.com', time: 1234567890, tzOffset: -130, message: 'create\n',
-    }]);
+    expect(readLogs(t)).toEqual([
+      {
+        refname: 'refs/heads/main',
+        updateIndex: 2,
+        type: 'update',
+        oldId: '00'.repeat(20),
+        newId: '11'.repeat(20),
+        name: 'A U Thor',
+        email: 'a@example.com',
+        time: 1234567890,
+        tzOffset: -130,
+        message: 'create\n',
+      },
+    ]);
   });
   it('a CRC mismatch names the CRC field offset (324 - 4 = 320)', () => {
     const b = tinyTable();
     b[256 + 30] ^= 1; // inside the footer's ref_index_position
     expect(() => openTable({ path: 'tiny.ref', source: memorySource(b) })).toThrow(FormatError);
-    try { openTable({ path: 'tiny.ref', source: memorySource(b) }); } catch (e) {
+    try {
+      openTable({ path: 'tiny.ref', source: memorySource(b) });
+    } catch (e) {
       expect((e as FormatError).offset).toBe(320);
-      expect((e as FormatError).message).toMatch(/^tiny\.ref: offset 320: expected footer CRC-32 0x[0-9a-f]{8}, found 0x[0-9a-f]{8}$/);
+      expect((e as FormatError).message).toMatch(
+        /^tiny\.ref: offset 320: expected footer CRC-32 0x[0-9a-f]{8}, found 0x[0-9a-f]{8}$/,
+      );
     }
   });
   it('an unaligned copy (block_size 0) reads the same records', () => {

@@ -19,7 +19,13 @@ let tmp = '';
 
 function run(args: string[], opts: { input?: string } = {}): { code: number | null; stdout: string; stderr: string } {
   // 60 s: a hang guard, not a speed assertion (the attacks here used to never end).
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'latin1', timeout: 60_000, input: opts.input, maxBuffer: 1 << 28 });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    encoding: 'latin1',
+    timeout: 60_000,
+    input: opts.input,
+    maxBuffer: 1 << 28,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 function expectOneLine(r: { code: number | null; stderr: string }, re: RegExp): void {
@@ -29,7 +35,8 @@ function expectOneLine(r: { code: number | null; stderr: string }, re: RegExp): 
   expect(r.code).toBe(3);
 }
 
-const A = 'a'.repeat(40), B = 'b'.repeat(40);
+const A = 'a'.repeat(40),
+  B = 'b'.repeat(40);
 /** A minimal files-backend git directory under `dir` (HEAD, packed-refs, one loose ref). */
 function filesGitDir(dir: string): string {
   const g = path.join(dir, '.git');
@@ -53,25 +60,35 @@ describe('symbolic links in the input', () => {
     fs.symlinkSync('.', path.join(g, 'refs/heads/a'));
     fs.symlinkSync('.', path.join(g, 'refs/heads/b'));
     const r = run(['refs', g]);
-    expectOneLine(r, /refs\/heads\/a: offset 0: expected a directory tree without loops, found a symbolic link to a directory that contains it/);
+    expectOneLine(
+      r,
+      /refs\/heads\/a: offset 0: expected a directory tree without loops, found a symbolic link to a directory that contains it/,
+    );
     expect(r.stdout).toBe('');
   });
   it('refs/heads/root -> / : refused by name, nothing outside is walked', () => {
     const g = filesGitDir(path.join(tmp, 'linkroot'));
     fs.symlinkSync('/', path.join(g, 'refs/heads/root'));
     const r = run(['analyze', g]);
-    expectOneLine(r, /refs\/heads\/root: offset 0: expected files and directories inside the input, found a symbolic link to a directory outside it/);
+    expectOneLine(
+      r,
+      /refs\/heads\/root: offset 0: expected files and directories inside the input, found a symbolic link to a directory outside it/,
+    );
   });
   it('a tables.list linked to a file outside: the file is not opened and none of its bytes is quoted', () => {
     const secret = path.join(tmp, 'secret.txt');
     fs.writeFileSync(secret, 'root:SECRET-HASH:20228:0:99999:7:::\n');
     const dir = path.join(tmp, 'symlist', 'reftable');
     fs.mkdirSync(dir, { recursive: true });
-    for (const f of fs.readdirSync(path.join(FX, 'basic-sha1/reftable'))) if (f.endsWith('.ref')) fs.copyFileSync(path.join(FX, 'basic-sha1/reftable', f), path.join(dir, f));
+    for (const f of fs.readdirSync(path.join(FX, 'basic-sha1/reftable')))
+      if (f.endsWith('.ref')) fs.copyFileSync(path.join(FX, 'basic-sha1/reftable', f), path.join(dir, f));
     fs.symlinkSync(secret, path.join(dir, 'tables.list'));
     for (const p of [dir, path.join(dir, 'tables.list'), path.dirname(dir)]) {
       const r = run(['refs', p]);
-      expectOneLine(r, /tables\.list: offset 0: expected files and directories inside the input, found a symbolic link to a regular file outside it/);
+      expectOneLine(
+        r,
+        /tables\.list: offset 0: expected files and directories inside the input, found a symbolic link to a regular file outside it/,
+      );
       expect(r.stderr).not.toContain('SECRET');
       expect(r.stderr).not.toContain('root:');
     }
@@ -85,7 +102,9 @@ describe('symbolic links in the input', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     // HEAD -> main (loose), then the refs byte-sorted, the linked directory's ref under both names.
-    expect(r.stdout).toBe(`${A} HEAD\n${A} refs/heads/main\n${B} refs/heads/mirror/x\n${B} refs/remotes/origin/x\n${B} refs/tags/v1\n`);
+    expect(r.stdout).toBe(
+      `${A} HEAD\n${A} refs/heads/main\n${B} refs/heads/mirror/x\n${B} refs/remotes/origin/x\n${B} refs/tags/v1\n`,
+    );
   });
 });
 
@@ -100,13 +119,19 @@ describe('non-regular files and streams', () => {
     const dir = path.join(tmp, 'fifolist', 'reftable');
     fs.mkdirSync(dir, { recursive: true });
     execFileSync('mkfifo', [path.join(dir, 'tables.list')]);
-    expectOneLine(run(['refs', dir]), /tables\.list: offset 0: expected tables\.list to be a regular file, found a named pipe \(FIFO\)/);
+    expectOneLine(
+      run(['refs', dir]),
+      /tables\.list: offset 0: expected tables\.list to be a regular file, found a named pipe \(FIFO\)/,
+    );
     const g = filesGitDir(path.join(tmp, 'fifopacked'));
     fs.rmSync(path.join(g, 'packed-refs'));
     execFileSync('mkfifo', [path.join(g, 'packed-refs')]);
-    expectOneLine(run(['analyze', g]), /packed-refs: offset 0: expected packed-refs to be a regular file, found a named pipe \(FIFO\)/);
+    expectOneLine(
+      run(['analyze', g]),
+      /packed-refs: offset 0: expected packed-refs to be a regular file, found a named pipe \(FIFO\)/,
+    );
   });
-  it('a FIFO under refs/heads is left out, as git\'s listing leaves it out (its type is neither file nor directory)', () => {
+  it("a FIFO under refs/heads is left out, as git's listing leaves it out (its type is neither file nor directory)", () => {
     const g = filesGitDir(path.join(tmp, 'fifoloose'));
     execFileSync('mkfifo', [path.join(g, 'refs/heads/pipe')]);
     const r = run(['refs', g]);
@@ -125,14 +150,19 @@ describe('non-regular files and streams', () => {
     const fd = fs.openSync(path.join(dir, 'tables.list'), 'w');
     fs.ftruncateSync(fd, 70 * 1024 * 1024);
     fs.closeSync(fd);
-    expectOneLine(run(['refs', dir]), /tables\.list: offset 67108864: expected a tables\.list of at most 67,108,864 bytes .*found 73,400,320 bytes/);
+    expectOneLine(
+      run(['refs', dir]),
+      /tables\.list: offset 67108864: expected a tables\.list of at most 67,108,864 bytes .*found 73,400,320 bytes/,
+    );
   });
   it('simulate --stdin /dev/zero stops at the documented cap with one line (it used to grow without end)', () => {
     const r = run(['simulate', path.join(FX, 'basic-sha1/reftable'), '--stdin', '/dev/zero']);
     expectOneLine(r, /\/dev\/zero: offset 67108864: expected update-ref --stdin input of at most 67,108,864 bytes/);
   });
   it('simulate --stdin - still reads a pipe', () => {
-    const r = run(['simulate', path.join(FX, 'basic-sha1/reftable'), '--stdin', '-', '--json'], { input: `create refs/heads/new ${'1'.repeat(40)}\n` });
+    const r = run(['simulate', path.join(FX, 'basic-sha1/reftable'), '--stdin', '-', '--json'], {
+      input: `create refs/heads/new ${'1'.repeat(40)}\n`,
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).workload).toBeTruthy();

@@ -23,7 +23,20 @@ function growingLogKeys(n: number): Uint8Array {
   const recs: number[] = [];
   let prevLen = 0;
   for (let i = 0; i < n; i++) {
-    recs.push(...encodeVarint(prevLen), ...encodeVarint((10 << 3) | 0), 0x61, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe);
+    recs.push(
+      ...encodeVarint(prevLen),
+      ...encodeVarint((10 << 3) | 0),
+      0x61,
+      0,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+      0xfe,
+    );
     prevLen += 10;
   }
   const inner = Uint8Array.from([...recs, 0, 0, 4, 0, 1]);
@@ -49,7 +62,18 @@ describe('hostile shapes', () => {
     const base = 'refs/heads/' + 'x'.repeat(8192);
     const logs: LogRecordIn[] = [];
     for (let i = 0; i < 2000; i++) {
-      logs.push({ name: base + String(i).padStart(5, '0'), updateIndex: 1, type: 1, oldId: new Uint8Array(20), newId: new Uint8Array(20).fill(1), committerName: 'a', email: 'b', time: 1, tzOffset: 0, message: 'm' });
+      logs.push({
+        name: base + String(i).padStart(5, '0'),
+        updateIndex: 1,
+        type: 1,
+        oldId: new Uint8Array(20),
+        newId: new Uint8Array(20).fill(1),
+        committerName: 'a',
+        email: 'b',
+        time: 1,
+        tzOffset: 0,
+        message: 'm',
+      });
     }
     const bytes = writeTable([], logs, { minUpdateIndex: 1, maxUpdateIndex: 1, blockSize: 1 << 20 });
     const t = openTable({ path: 'logs.ref', source: memorySource(bytes) });
@@ -62,7 +86,13 @@ describe('hostile shapes', () => {
     const base = 'refs/heads/' + 'y'.repeat(8192);
     const refs: RefRecordIn[] = [];
     for (let i = 0; i < 40000; i++) refs.push({ name: base + String(i).padStart(6, '0'), updateIndex: 1, type: 0 });
-    const bytes = writeTable(refs, [], { minUpdateIndex: 1, maxUpdateIndex: 1, blockSize: (1 << 24) - 1, restartInterval: 65535, indexObjects: false });
+    const bytes = writeTable(refs, [], {
+      minUpdateIndex: 1,
+      maxUpdateIndex: 1,
+      blockSize: (1 << 24) - 1,
+      restartInterval: 65535,
+      indexObjects: false,
+    });
     const budget = mod.KEY_BYTES_BASE + mod.KEY_BYTES_PER_FILE_BYTE * bytes.length;
     expect(40000 * (base.length + 6)).toBeGreaterThan(budget);
     expect(() => openTable({ path: 'keys.ref', source: memorySource(bytes) })).toThrow(FormatError);
@@ -76,7 +106,12 @@ const HOSTILE = path.join(__dirname, 'fixtures/hostile');
 const TIME = '/usr/bin/time';
 const hasTime = fs.existsSync(TIME);
 
-interface CliRun { code: number | null; stdout: string; stderr: string; maxRssKb: number | null }
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  maxRssKb: number | null;
+}
 /**
  * Run the CLI once. Peak memory from GNU time's `%M` (kilobytes) when /usr/bin/time exists.
  * The 60 s timeout is a hang guard (several of these cases never ended), not a speed check.
@@ -116,14 +151,26 @@ afterAll(() => {
 });
 
 const stored = ['damage', 'attacks'].flatMap((fam) =>
-  fs.readdirSync(path.join(HOSTILE, fam)).filter((n) => fs.statSync(path.join(HOSTILE, fam, n)).isDirectory()).map((n) => `${fam}/${n}`));
+  fs
+    .readdirSync(path.join(HOSTILE, fam))
+    .filter((n) => fs.statSync(path.join(HOSTILE, fam, n)).isDirectory())
+    .map((n) => `${fam}/${n}`),
+);
 
 describe('every stored hostile case through the CLI', () => {
   it('the family is all there (a case lost in a copy would pass silently)', () => {
-    expect(stored).toEqual(expect.arrayContaining([
-      'damage/flipped', 'damage/garbage', 'damage/list-trav', 'damage/packed-bad', 'damage/packed-noeol', 'damage/truncated',
-      'attacks/index-65', 'attacks/list-1000-same',
-    ]));
+    expect(stored).toEqual(
+      expect.arrayContaining([
+        'damage/flipped',
+        'damage/garbage',
+        'damage/list-trav',
+        'damage/packed-bad',
+        'damage/packed-noeol',
+        'damage/truncated',
+        'attacks/index-65',
+        'attacks/list-1000-same',
+      ]),
+    );
   });
   for (const c of stored) {
     for (const cmd of ['refs', 'analyze']) {
@@ -133,20 +180,33 @@ describe('every stored hostile case through the CLI', () => {
   // What each damaged file holds, read by hand: the error names that file and the offset where
   // it goes wrong.
   it('damage: the errors name the file and the place', () => {
-    expect(cli(['refs', path.join(HOSTILE, 'damage/packed-noeol')]).stderr)
-      .toMatch(/^refscope: packed-refs: offset 46: expected an LF at the end of the file, found a last line without one/);
-    expect(cli(['refs', path.join(HOSTILE, 'damage/packed-bad')]).stderr)
-      .toMatch(/^refscope: packed-refs: offset 0: expected a ref line before each '\^' line, found a '\^' line with no ref line above it/);
-    expect(cli(['refs', path.join(HOSTILE, 'damage/garbage')]).stderr).toMatch(/^refscope: x\.ref: offset 0: expected magic 'REFT'/);
+    expect(cli(['refs', path.join(HOSTILE, 'damage/packed-noeol')]).stderr).toMatch(
+      /^refscope: packed-refs: offset 46: expected an LF at the end of the file, found a last line without one/,
+    );
+    expect(cli(['refs', path.join(HOSTILE, 'damage/packed-bad')]).stderr).toMatch(
+      /^refscope: packed-refs: offset 0: expected a ref line before each '\^' line, found a '\^' line with no ref line above it/,
+    );
+    expect(cli(['refs', path.join(HOSTILE, 'damage/garbage')]).stderr).toMatch(
+      /^refscope: x\.ref: offset 0: expected magic 'REFT'/,
+    );
   });
 });
 
 describe('the file-system cases (unpacked from fs/fs-attacks.tar)', () => {
   const cases: [string, RegExp][] = [
     ['loop2/.git', /^refscope: refs\/heads\/[ab]: offset 0: expected a directory tree without loops/],
-    ['linkroot/.git', /^refscope: refs\/heads\/root: offset 0: expected files and directories inside the input, found a symbolic link to a directory outside it/],
-    ['symshadow/reftable', /^refscope: tables\.list: offset 0: expected files and directories inside the input, found a symbolic link to a regular file outside it/],
-    ['symlist/reftable', /^refscope: tables\.list: offset 0: expected files and directories inside the input, found a symbolic link to a regular file outside it/],
+    [
+      'linkroot/.git',
+      /^refscope: refs\/heads\/root: offset 0: expected files and directories inside the input, found a symbolic link to a directory outside it/,
+    ],
+    [
+      'symshadow/reftable',
+      /^refscope: tables\.list: offset 0: expected files and directories inside the input, found a symbolic link to a regular file outside it/,
+    ],
+    [
+      'symlist/reftable',
+      /^refscope: tables\.list: offset 0: expected files and directories inside the input, found a symbolic link to a regular file outside it/,
+    ],
   ];
   for (const [c, re] of cases) {
     for (const cmd of ['refs', 'analyze']) {

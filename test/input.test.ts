@@ -11,7 +11,9 @@ import { realGits, gitSkipReason, gitRepo, run, type RealGit } from './lib/realg
 
 const BIN = path.join(__dirname, '..', 'bin/refscope.mjs');
 
-const A = 'a'.repeat(40), B = 'b'.repeat(40), C = 'c'.repeat(40);
+const A = 'a'.repeat(40),
+  B = 'b'.repeat(40),
+  C = 'c'.repeat(40);
 function f(path: string, text: string): InputFile {
   return { path, source: memorySource(new TextEncoder().encode(text)) };
 }
@@ -22,7 +24,10 @@ describe('classifyInput', () => {
   const packedGitDir = [
     f('.git/HEAD', 'ref: refs/heads/master\n'),
     f('.git/config', '[core]\n\trepositoryformatversion = 0\n'),
-    f('.git/packed-refs', `# pack-refs with: peeled fully-peeled sorted \n${A} refs/heads/master\n${B} refs/heads/topic\n${C} refs/tags/v1\n`),
+    f(
+      '.git/packed-refs',
+      `# pack-refs with: peeled fully-peeled sorted \n${A} refs/heads/master\n${B} refs/heads/topic\n${C} refs/tags/v1\n`,
+    ),
     f('.git/logs/HEAD', `${'0'.repeat(40)} ${A} A U Thor <a@b> 1700000000 +0000\tcommit (initial): one\n`),
     f('.git/logs/refs/heads/master', `${'0'.repeat(40)} ${A} A U Thor <a@b> 1700000000 +0000\tcommit (initial): one\n`),
   ];
@@ -32,7 +37,10 @@ describe('classifyInput', () => {
     expect(c.root).toBe('.git/');
     // for-each-ref --include-root-refs: HEAD resolves to master's id, then the packed refs.
     expect(analysisRefs(analyzeFiles(packedGitDir))).toEqual([
-      { name: 'HEAD', oid: A }, { name: 'refs/heads/master', oid: A }, { name: 'refs/heads/topic', oid: B }, { name: 'refs/tags/v1', oid: C },
+      { name: 'HEAD', oid: A },
+      { name: 'refs/heads/master', oid: A },
+      { name: 'refs/heads/topic', oid: B },
+      { name: 'refs/tags/v1', oid: C },
     ]);
   });
   it('the logs/ folder given on its own (a reflog HEAD next to refs/) is not a git directory', () => {
@@ -54,7 +62,12 @@ describe('classifyInput', () => {
     expect(classifyInput(files).root).toBe('.git/');
   });
   it('a reftable repository: .git/reftable/tables.list', () => {
-    const files = [f('.git/HEAD', 'ref: refs/heads/.invalid\n'), f('.git/refs/heads', ''), f('.git/config', '[extensions]\n\trefStorage = reftable\n'), f('.git/reftable/tables.list', '')];
+    const files = [
+      f('.git/HEAD', 'ref: refs/heads/.invalid\n'),
+      f('.git/refs/heads', ''),
+      f('.git/config', '[extensions]\n\trefStorage = reftable\n'),
+      f('.git/reftable/tables.list', ''),
+    ];
     const c = classifyInput(files);
     expect(c.kind).toBe('reftable');
     expect(c.root).toBe('.git/reftable/');
@@ -116,21 +129,29 @@ describe.skipIf(gitSkipReason)('worktrees, as real git lists their refs', () => 
 });
 
 describe('a files-backend worktree (hand-built)', () => {
-  it('root refs from the worktree, shared refs and packed-refs from commondir, the main worktree\'s own left out', () => {
+  it("root refs from the worktree, shared refs and packed-refs from commondir, the main worktree's own left out", () => {
     // The worktree has nothing under refs/ (no per-worktree refs yet) and no config: only
     // HEAD, ORIG_HEAD and commondir. The main repository: its own HEAD (on master), a loose
     // main, a packed tag, and refs/bisect/x (the main worktree's: not listed in the linked one).
     const files = [
-      f('HEAD', 'ref: refs/heads/main\n'), f('ORIG_HEAD', `${C}\n`), f('commondir', '../..\n'), f('gitdir', '/x/wt/.git\n'),
-      f('../../HEAD', 'ref: refs/heads/master\n'), f('../../config', '[core]\n'),
-      f('../../refs/heads/main', `${A}\n`), f('../../refs/bisect/x', `${B}\n`),
+      f('HEAD', 'ref: refs/heads/main\n'),
+      f('ORIG_HEAD', `${C}\n`),
+      f('commondir', '../..\n'),
+      f('gitdir', '/x/wt/.git\n'),
+      f('../../HEAD', 'ref: refs/heads/master\n'),
+      f('../../config', '[core]\n'),
+      f('../../refs/heads/main', `${A}\n`),
+      f('../../refs/bisect/x', `${B}\n`),
       f('../../packed-refs', `# pack-refs with: peeled fully-peeled sorted \n${B} refs/tags/v1\n`),
     ];
     const c = classifyInput(files);
     expect(c.kind).toBe('files');
     expect(c.root).toBe('');
     expect(analysisRefs(analyzeFiles(files))).toEqual([
-      { name: 'HEAD', oid: A }, { name: 'ORIG_HEAD', oid: C }, { name: 'refs/heads/main', oid: A }, { name: 'refs/tags/v1', oid: B },
+      { name: 'HEAD', oid: A },
+      { name: 'ORIG_HEAD', oid: C },
+      { name: 'refs/heads/main', oid: A },
+      { name: 'refs/tags/v1', oid: B },
     ]);
   });
 });

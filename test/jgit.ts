@@ -34,9 +34,14 @@ export const JGIT_JARS = [
 
 function probe(): { available: boolean; why: string } {
   const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
-  if (java.error || java.status !== 0) return { available: false, why: `java is not runnable (${java.error?.message ?? `exit ${java.status}`})` };
+  if (java.error || java.status !== 0)
+    return { available: false, why: `java is not runnable (${java.error?.message ?? `exit ${java.status}`})` };
   const missing = JGIT_JARS.filter((j) => !existsSync(join(JAR_DIR, j)));
-  if (missing.length) return { available: false, why: `JGit jars missing in ${JAR_DIR}: ${missing.join(', ')} (apt-get install jgit-cli)` };
+  if (missing.length)
+    return {
+      available: false,
+      why: `JGit jars missing in ${JAR_DIR}: ${missing.join(', ')} (apt-get install jgit-cli)`,
+    };
   return { available: true, why: '' };
 }
 

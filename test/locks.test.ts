@@ -22,7 +22,11 @@ const BIN = path.join(__dirname, '..', 'bin/refscope.mjs');
 
 /** `tables.list` as update-index ranges (`1-1`, `2-5`): the names without their random part. */
 function shape(repo: GitRepo): string[] {
-  return fs.readFileSync(path.join(repo.gitDir, 'reftable/tables.list'), 'utf8').trim().split('\n').map((n) => n.replace(/^0x0*(\w+?)-0x0*(\w+?)-.*$/, '$1-$2'));
+  return fs
+    .readFileSync(path.join(repo.gitDir, 'reftable/tables.list'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((n) => n.replace(/^0x0*(\w+?)-0x0*(\w+?)-.*$/, '$1-$2'));
 }
 /** The shape git should leave after merging `seg` of `before`. */
 function merged(before: string[], seg: { start: number; end: number } | null): string[] {
@@ -55,11 +59,20 @@ describe('the rule with locks, by hand (reftable/stack.c stack_compact_range)', 
   const none = [false, false, false, false, false];
   const at = (i: number) => none.map((_, k) => k === i);
   it('no lock: tables 0–4', () => {
-    expect(gitAutoCompactionWithLocks(sizes, v, 2, { tablesList: false, tables: none }).segment).toEqual({ start: 0, end: 4 });
+    expect(gitAutoCompactionWithLocks(sizes, v, 2, { tablesList: false, tables: none }).segment).toEqual({
+      start: 0,
+      end: 4,
+    });
   });
   it('table 0 locked: 1–4; table 2 locked: 3–4', () => {
-    expect(gitAutoCompactionWithLocks(sizes, v, 2, { tablesList: false, tables: at(0) }).segment).toEqual({ start: 1, end: 4 });
-    expect(gitAutoCompactionWithLocks(sizes, v, 2, { tablesList: false, tables: at(2) }).segment).toEqual({ start: 3, end: 4 });
+    expect(gitAutoCompactionWithLocks(sizes, v, 2, { tablesList: false, tables: at(0) }).segment).toEqual({
+      start: 1,
+      end: 4,
+    });
+    expect(gitAutoCompactionWithLocks(sizes, v, 2, { tablesList: false, tables: at(2) }).segment).toEqual({
+      start: 3,
+      end: 4,
+    });
   });
   it('table 3 or 4 locked: fewer than two tables above it, nothing merged (lock error)', () => {
     for (const i of [3, 4]) {
@@ -74,7 +87,10 @@ describe('the rule with locks, by hand (reftable/stack.c stack_compact_range)', 
   });
   it('a lock below the segment changes nothing (64, 32, 16, 8, 4, 3, 1 by net size; table 0 locked)', () => {
     const s = [64, 32, 16, 8, 4, 3, 1].map((x) => x + 91);
-    const r = gitAutoCompactionWithLocks([128 + 91, ...s.slice(1)], [1, 1, 1, 1, 1, 1, 1], 2, { tablesList: false, tables: [true, false, false, false, false, false, false] });
+    const r = gitAutoCompactionWithLocks([128 + 91, ...s.slice(1)], [1, 1, 1, 1, 1, 1, 1], 2, {
+      tablesList: false,
+      tables: [true, false, false, false, false, false, false],
+    });
     expect(r.segment).toEqual({ start: 1, end: 5 });
   });
 });
@@ -108,7 +124,8 @@ describe.skipIf(gits.length === 0)('locks against real git', () => {
     it(`git ${g.version}: table 3 of 5 locked, update-ref with auto-compaction on: git merges what refscope predicts on the 6-table stack`, () => {
       // Twin repositories: A adds the sixth table with auto-compaction off and asks refscope;
       // B runs the same commands with auto-compaction on for the sixth. Same bytes, same sizes.
-      const A = fiveTables(g), B = fiveTables(g);
+      const A = fiveTables(g),
+        B = fiveTables(g);
       try {
         lockTable(A.repo, 3);
         lockTable(B.repo, 3);
@@ -117,7 +134,10 @@ describe.skipIf(gits.length === 0)('locks against real git', () => {
         const c = analysis(A.repo).r.stack!.compaction as CompactionReport;
         expect(c.ruleSegment).toEqual({ start: 0, end: 5 });
         expect(c.segment).toEqual({ start: 4, end: 5 });
-        const res = run(g.git, ['update-ref', 'refs/heads/c', B.commit], { cwd: B.repo.dir, env: { ...B.repo.env, GIT_TEST_REFTABLE_AUTOCOMPACTION: 'true' } });
+        const res = run(g.git, ['update-ref', 'refs/heads/c', B.commit], {
+          cwd: B.repo.dir,
+          env: { ...B.repo.env, GIT_TEST_REFTABLE_AUTOCOMPACTION: 'true' },
+        });
         expect(res.status).toBe(0);
         expect(shape(B.repo)).toEqual(merged(before, c.segment));
       } finally {
@@ -144,7 +164,9 @@ describe.skipIf(gits.length === 0)('locks against real git', () => {
         expect(pack.stderr).toMatch(/data is locked/);
         expect(shape(repo)).toEqual(before);
         // reading still works: git for-each-ref lists the refs
-        expect(repo.git(['for-each-ref', '--format=%(refname)'])).toBe('refs/heads/b1\nrefs/heads/b2\nrefs/heads/b3\nrefs/heads/b4\n');
+        expect(repo.git(['for-each-ref', '--format=%(refname)'])).toBe(
+          'refs/heads/b1\nrefs/heads/b2\nrefs/heads/b3\nrefs/heads/b4\n',
+        );
       } finally {
         repo.dispose();
       }
@@ -154,15 +176,25 @@ describe.skipIf(gits.length === 0)('locks against real git', () => {
       const out = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-locks-'));
       try {
         lockTable(repo, 2);
-        const r = spawnSync(process.execPath, [BIN, 'compact', repo.gitDir, '--auto', '--out', path.join(out, 'a')], { encoding: 'utf8' });
+        const r = spawnSync(process.execPath, [BIN, 'compact', repo.gitDir, '--auto', '--out', path.join(out, 'a')], {
+          encoding: 'utf8',
+        });
         expect(r.status, r.stderr).toBe(0);
-        const ours = fs.readFileSync(path.join(out, 'a/reftable/tables.list'), 'utf8').trim().split('\n').map((n) => n.replace(/^0x0*(\w+?)-0x0*(\w+?)-.*$/, '$1-$2'));
+        const ours = fs
+          .readFileSync(path.join(out, 'a/reftable/tables.list'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((n) => n.replace(/^0x0*(\w+?)-0x0*(\w+?)-.*$/, '$1-$2'));
         expect(repo.gitResult(['pack-refs', '--auto']).status).toBe(0);
         expect(ours).toEqual(shape(repo));
         fs.writeFileSync(path.join(repo.gitDir, 'reftable/tables.list.lock'), '');
-        const l = spawnSync(process.execPath, [BIN, 'compact', repo.gitDir, '--auto', '--out', path.join(out, 'b')], { encoding: 'utf8' });
+        const l = spawnSync(process.execPath, [BIN, 'compact', repo.gitDir, '--auto', '--out', path.join(out, 'b')], {
+          encoding: 'utf8',
+        });
         expect(l.status).toBe(3);
-        expect(l.stderr).toMatch(/^refscope: reftable\/tables\.list\.lock: offset 0: expected git pack-refs --auto to find tables.list unlocked; git refuses while the lock file exists \("data is locked"\)\n$/);
+        expect(l.stderr).toMatch(
+          /^refscope: reftable\/tables\.list\.lock: offset 0: expected git pack-refs --auto to find tables.list unlocked; git refuses while the lock file exists \("data is locked"\)\n$/,
+        );
       } finally {
         repo.dispose();
         fs.rmSync(out, { recursive: true, force: true });

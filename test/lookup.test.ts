@@ -45,7 +45,11 @@ describe('refsForObject (obj index)', () => {
   it('tombstones-50k base: each object id finds exactly the refs git lists for it', () => {
     const [base] = tablesOf('tombstones-50k');
     // Truth: before deletion, refs pointed at the ids in recreate.stdin ("create <ref> <oid>").
-    const lines = fs.readFileSync(path.join(FX, 'tombstones-50k/truth/recreate.stdin'), 'utf8').trim().split('\n').slice(0, 200);
+    const lines = fs
+      .readFileSync(path.join(FX, 'tombstones-50k/truth/recreate.stdin'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(0, 200);
     const byOid = new Map<string, string[]>();
     for (const l of lines) {
       const [, ref, oid] = l.split(' ');

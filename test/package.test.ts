@@ -15,7 +15,17 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { COMMANDS } from '../src/cli/commands.ts';
 import { collectInput } from '../src/cli/node-input.ts';
-import { CHROMIUM, ARGS, haveChromium, cliReport, expected, dropPaths, waitLoad, loadId, shown } from './e2e/helpers.ts';
+import {
+  CHROMIUM,
+  ARGS,
+  haveChromium,
+  cliReport,
+  expected,
+  dropPaths,
+  waitLoad,
+  loadId,
+  shown,
+} from './e2e/helpers.ts';
 
 const ROOT = path.join(__dirname, '..');
 const FX = path.join(ROOT, 'test/fixtures');
@@ -28,7 +38,13 @@ let app = '';
 let files: string[] = [];
 
 function sh(cmd: string, args: string[], cwd: string, input?: string) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', input, maxBuffer: 64 << 20, env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } });
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    input,
+    maxBuffer: 64 << 20,
+    env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
+  });
   return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 /** `npx refscope …` in the install directory (the installed bin, never a download). */
@@ -38,12 +54,18 @@ beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-package-'));
   const pack = sh('npm', ['pack', '--json', '--pack-destination', tmp], ROOT);
   expect(pack.code, pack.stderr).toBe(0);
-  const info = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  const info = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
   tarball = path.join(tmp, info[0].filename);
   files = info[0].files.map((f) => f.path);
   app = path.join(tmp, 'app');
   fs.mkdirSync(app);
-  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'try-refscope', version: '1.0.0', private: true, type: 'module' }));
+  fs.writeFileSync(
+    path.join(app, 'package.json'),
+    JSON.stringify({ name: 'try-refscope', version: '1.0.0', private: true, type: 'module' }),
+  );
   const inst = sh('npm', ['install', tarball, '--omit=dev', '--offline', '--no-audit', '--no-fund'], app);
   expect(inst.code, inst.stderr).toBe(0);
 }, 600_000);
@@ -55,16 +77,40 @@ afterAll(() => {
 describe('the tarball', () => {
   it('is under 1.5 MB and holds no test, fixture or bench file', () => {
     expect(fs.statSync(tarball).size).toBeLessThan(MAX_TARBALL);
-    expect(files.filter((f) => /^(test|bench|src|scripts|public|workers)\//.test(f) || /fixtures|\.test\./.test(f))).toEqual([]);
-    for (const f of ['bin/refscope.mjs', 'dist/cli/refscope.mjs', 'dist/app/index.html', 'dist/lib/index.mjs', 'dist/engine/index.mjs',
-      'dist/types/lib/index.d.ts', 'dist/types/lib/engine.d.ts', 'schemas/report.schema.json', 'package.json', 'README.md']) {
+    expect(
+      files.filter((f) => /^(test|bench|src|scripts|public|workers)\//.test(f) || /fixtures|\.test\./.test(f)),
+    ).toEqual([]);
+    for (const f of [
+      'bin/refscope.mjs',
+      'dist/cli/refscope.mjs',
+      'dist/app/index.html',
+      'dist/lib/index.mjs',
+      'dist/engine/index.mjs',
+      'dist/types/lib/index.d.ts',
+      'dist/types/lib/engine.d.ts',
+      'schemas/report.schema.json',
+      'package.json',
+      'README.md',
+    ]) {
       expect(files).toContain(f);
     }
   });
 
   it('installs without a TypeScript compiler, a bundler or React', () => {
     const nm = fs.readdirSync(path.join(app, 'node_modules'));
-    for (const bad of ['typescript', 'esbuild', '@esbuild', 'vite', 'rolldown', 'tsx', 'react', 'react-dom', 'zustand', 'comlink']) expect(nm).not.toContain(bad);
+    for (const bad of [
+      'typescript',
+      'esbuild',
+      '@esbuild',
+      'vite',
+      'rolldown',
+      'tsx',
+      'react',
+      'react-dom',
+      'zustand',
+      'comlink',
+    ])
+      expect(nm).not.toContain(bad);
     expect(nm).toContain('refscope');
     expect(nm).toContain('sirv');
   });
@@ -88,7 +134,9 @@ describe('npx refscope', () => {
     expect(refs.stdout).toBe(fs.readFileSync(path.join(FX, 'reftable/basic-sha1/truth/refs.txt'), 'utf8'));
     const report = JSON.parse(npx('analyze', '--json', BASIC).stdout);
     expect(report.schema).toBe('refscope.report/1');
-    expect(report.tables.map((t: { name: string }) => t.name)).toEqual(fs.readFileSync(path.join(BASIC, 'tables.list'), 'utf8').trim().split('\n'));
+    expect(report.tables.map((t: { name: string }) => t.name)).toEqual(
+      fs.readFileSync(path.join(BASIC, 'tables.list'), 'utf8').trim().split('\n'),
+    );
     const sim = npx('simulate', '--json', '--workload', 'create:10:refs/heads/pkg/', '--model', 'git-2.55', BASIC);
     expect(sim.code, sim.stderr).toBe(0);
     expect(JSON.parse(sim.stdout).results[0].model).toBe('git-2.55');
@@ -115,7 +163,10 @@ console.log(JSON.stringify({ tables: r.stack.tables, model: s.results[0].model, 
     expect(out.tables).toBe(fs.readFileSync(path.join(BASIC, 'tables.list'), 'utf8').trim().split('\n').length);
     expect(out.model).toBe('git-2.56');
     // git.git's packed-refs: one record per line that is not a peeled (^) line or the header.
-    const lines = fs.readFileSync(path.join(FX, 'packed-refs/gitgit/packed-refs'), 'latin1').split('\n').filter((l) => l && !l.startsWith('^') && !l.startsWith('#'));
+    const lines = fs
+      .readFileSync(path.join(FX, 'packed-refs/gitgit/packed-refs'), 'latin1')
+      .split('\n')
+      .filter((l) => l && !l.startsWith('^') && !l.startsWith('#'));
     expect(out.packed).toBe(lines.length);
     expect(out.err).toBe('ENOENT');
     // A folder without refs: FormatError from 'refscope' is the class 'refscope/engine' exports.
@@ -130,10 +181,22 @@ analyzePath(42);
 export { n };
 `;
     fs.writeFileSync(path.join(app, 'use.ts'), ts);
-    fs.writeFileSync(path.join(app, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [path.join(ROOT, 'node_modules/@types')] },
-      files: ['use.ts'],
-    }));
+    fs.writeFileSync(
+      path.join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [path.join(ROOT, 'node_modules/@types')],
+        },
+        files: ['use.ts'],
+      }),
+    );
     const tsc = sh(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], app);
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.code).toBe(0);
@@ -150,13 +213,19 @@ describe.skipIf(!haveChromium)('npx refscope serve', () => {
 
   it('serves the app; headless Chromium loads it and analyses a dropped folder', async () => {
     server = spawn('npx', ['--no-install', 'refscope', 'serve', '--port', '0', '--json', '--budget', '300'], {
-      cwd: app, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, REFSCOPE_STATE_DIR: path.join(tmp, 'state') },
+      cwd: app,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, REFSCOPE_STATE_DIR: path.join(tmp, 'state') },
     });
     let out = '';
     const doc = await new Promise<{ url: string; root: string }>((resolve, reject) => {
       server!.stdout!.on('data', (d) => {
         out += d;
-        try { resolve(JSON.parse(out)); } catch { /* not complete yet */ }
+        try {
+          resolve(JSON.parse(out));
+        } catch {
+          /* not complete yet */
+        }
       });
       server!.on('exit', (c) => reject(new Error(`serve exited ${c}: ${out}`)));
     });
@@ -171,7 +240,11 @@ describe.skipIf(!haveChromium)('npx refscope serve', () => {
     expect(a.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(a.headers.get('content-encoding')).toBe('gzip');
     // A running serve is where share links point by default.
-    const shareServe = spawnSync('npx', ['--no-install', 'refscope', 'share', '--json', BASIC], { cwd: app, encoding: 'utf8', env: { ...process.env, REFSCOPE_STATE_DIR: path.join(tmp, 'state') } });
+    const shareServe = spawnSync('npx', ['--no-install', 'refscope', 'share', '--json', BASIC], {
+      cwd: app,
+      encoding: 'utf8',
+      env: { ...process.env, REFSCOPE_STATE_DIR: path.join(tmp, 'state') },
+    });
     expect(JSON.parse(shareServe.stdout)).toMatchObject({ base: doc.url, baseFrom: 'serve' });
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });

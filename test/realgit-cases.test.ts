@@ -16,7 +16,18 @@ import { it, expect, afterAll } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openTable, memorySource, seekRef, newCounters } from '../src/engine/index.ts';
-import { realGits, describeRealGit, gitRepo, run, refscope, behaviour, mergedSegment, FOR_EACH_REF, type GitRepo, type RealGit } from './lib/realgit.ts';
+import {
+  realGits,
+  describeRealGit,
+  gitRepo,
+  run,
+  refscope,
+  behaviour,
+  mergedSegment,
+  FOR_EACH_REF,
+  type GitRepo,
+  type RealGit,
+} from './lib/realgit.ts';
 
 const repos: GitRepo[] = [];
 afterAll(() => {
@@ -27,7 +38,11 @@ function repo(g: RealGit, opts: Parameters<typeof gitRepo>[1] = {}): GitRepo {
   repos.push(r);
   return r;
 }
-const tablesList = (gitDir: string): string[] => fs.readFileSync(path.join(gitDir, 'reftable', 'tables.list'), 'utf8').split('\n').filter(Boolean);
+const tablesList = (gitDir: string): string[] =>
+  fs
+    .readFileSync(path.join(gitDir, 'reftable', 'tables.list'), 'utf8')
+    .split('\n')
+    .filter(Boolean);
 
 /**
  * Whether git can read a repository's refs: for-each-ref succeeds and, when it prints nothing,
@@ -38,7 +53,12 @@ function gitReads(g: RealGit, r: GitRepo, gitDir = r.gitDir): { reads: boolean; 
   const fe = run(g.git, [`--git-dir=${gitDir}`, ...FOR_EACH_REF], { cwd: r.dir, env: r.env, allowFail: true });
   if (fe.status !== 0) return { reads: false, stdout: '' };
   if (fe.stdout !== '') return { reads: true, stdout: fe.stdout };
-  const tx = run(g.git, [`--git-dir=${gitDir}`, 'update-ref', '--stdin'], { cwd: r.dir, env: r.env, input: 'start\nprepare\nabort\n', allowFail: true });
+  const tx = run(g.git, [`--git-dir=${gitDir}`, 'update-ref', '--stdin'], {
+    cwd: r.dir,
+    env: r.env,
+    input: 'start\nprepare\nabort\n',
+    allowFail: true,
+  });
   return { reads: tx.status === 0, stdout: '' };
 }
 
@@ -54,10 +74,19 @@ describeRealGit('real-git field cases', () => {
       const r = repo(g, { config: { 'reftable.blockSize': '1024' } });
       r.git(['commit', '-q', '--allow-empty', '-m', 'c0']);
       const oid = r.git(['rev-parse', 'HEAD']).trim();
-      r.git(['update-ref', '--stdin'], Array.from({ length: 10_000 }, (_, i) => `create refs/heads/branch-${String(i).padStart(5, '0')} ${oid}\n`).join(''));
+      r.git(
+        ['update-ref', '--stdin'],
+        Array.from(
+          { length: 10_000 },
+          (_, i) => `create refs/heads/branch-${String(i).padStart(5, '0')} ${oid}\n`,
+        ).join(''),
+      );
       r.git(['pack-refs']);
       const list = tablesList(r.gitDir);
-      const t = openTable({ path: list[0], source: memorySource(fs.readFileSync(path.join(r.gitDir, 'reftable', list[0]))) });
+      const t = openTable({
+        path: list[0],
+        source: memorySource(fs.readFileSync(path.join(r.gitDir, 'reftable', list[0]))),
+      });
       // git's own listing is the set of names that must be found.
       const gitNames = r.git(['for-each-ref', '--format=%(refname)']).split('\n').filter(Boolean);
       const c = newCounters();
@@ -82,15 +111,40 @@ describeRealGit('real-git field cases', () => {
       const refs = await refscope(['refs', r.gitDir]);
       expect(refs.stdout).toBe(r.git(FOR_EACH_REF));
       // Every existing name looked up: git finds each one (rev-parse --verify on a sample confirms git's view).
-      for (const n of [names[0], names[4999], names[9999]]) expect(r.git(['rev-parse', '--verify', n]).trim()).toBe(oid);
-      const found = await refscope(['simulate', r.gitDir, '--workload', `lookup:names:${names.join(':')}`, '--model', 'all', '--json']);
+      for (const n of [names[0], names[4999], names[9999]])
+        expect(r.git(['rev-parse', '--verify', n]).trim()).toBe(oid);
+      const found = await refscope([
+        'simulate',
+        r.gitDir,
+        '--workload',
+        `lookup:names:${names.join(':')}`,
+        '--model',
+        'all',
+        '--json',
+      ]);
       expect(found.code, found.stderr).toBe(0);
       const sim = JSON.parse(found.stdout) as SimJson;
-      for (const res of sim.results.filter((x) => x.applicable && x.model !== 'files')) expect(res.found, `${res.model}: lookups found`).toBe(names.length);
+      for (const res of sim.results.filter((x) => x.applicable && x.model !== 'files'))
+        expect(res.found, `${res.model}: lookups found`).toBe(names.length);
       const missing = names.filter((_, i) => i % 100 === 0).map((n) => `${n}-x`);
-      expect(run(g.git, ['rev-parse', '--verify', '-q', missing[0]], { cwd: r.dir, env: r.env, allowFail: true }).status).not.toBe(0);
-      const miss = JSON.parse((await refscope(['simulate', r.gitDir, '--workload', `lookup:names:${missing.join(':')}`, '--model', 'all', '--json'])).stdout) as SimJson;
-      for (const res of miss.results.filter((x) => x.applicable && x.model !== 'files')) expect(res.found, `${res.model}: missing names found`).toBe(0);
+      expect(
+        run(g.git, ['rev-parse', '--verify', '-q', missing[0]], { cwd: r.dir, env: r.env, allowFail: true }).status,
+      ).not.toBe(0);
+      const miss = JSON.parse(
+        (
+          await refscope([
+            'simulate',
+            r.gitDir,
+            '--workload',
+            `lookup:names:${missing.join(':')}`,
+            '--model',
+            'all',
+            '--json',
+          ])
+        ).stdout,
+      ) as SimJson;
+      for (const res of miss.results.filter((x) => x.applicable && x.model !== 'files'))
+        expect(res.found, `${res.model}: missing names found`).toBe(0);
     }, 600_000);
 
     // git cannot read the mixed stack (for-each-ref prints nothing, a transaction fails "corrupt
@@ -114,7 +168,10 @@ describeRealGit('real-git field cases', () => {
       const a = repo(g, { env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' } });
       a.git(['commit', '-q', '--allow-empty', '-m', 'c0']);
       const oid = a.git(['rev-parse', 'HEAD']).trim();
-      a.git(['update-ref', '--stdin'], Array.from({ length: 200 }, (_, i) => `create refs/heads/b${i} ${oid}\n`).join(''));
+      a.git(
+        ['update-ref', '--stdin'],
+        Array.from({ length: 200 }, (_, i) => `create refs/heads/b${i} ${oid}\n`).join(''),
+      );
       a.git(['update-ref', 'refs/heads/last', oid]);
       const list = tablesList(a.gitDir);
       const victim = path.join(a.gitDir, 'reftable', list[list.length - 2]);
@@ -126,7 +183,10 @@ describeRealGit('real-git field cases', () => {
       expect(refs.stdout).toBe('');
       const out = path.join(a.dir, '..', 'compact-out');
       expect((await refscope(['compact', a.gitDir, '--out', out, '--auto'])).code).toBe(3);
-      expect((await refscope(['simulate', a.gitDir, '--workload', 'lookup:existing:10', '--model', 'git-2.55', '--json'])).code).toBe(3);
+      expect(
+        (await refscope(['simulate', a.gitDir, '--workload', 'lookup:existing:10', '--model', 'git-2.55', '--json']))
+          .code,
+      ).toBe(3);
     });
 
     // With <table>.lock on table k git's pack-refs --auto merges only the tables above k (nothing
@@ -137,12 +197,17 @@ describeRealGit('real-git field cases', () => {
       const oid = base.git(['rev-parse', 'HEAD']).trim();
       // Tables of falling sizes, then a run of small ones: git's geometric rule merges the top run.
       for (const [step, n] of [120, 40, 1, 1, 1, 1].entries()) {
-        base.git(['update-ref', '--stdin'], Array.from({ length: n }, (_, i) => `update refs/heads/s${step}-${i} ${oid}\n`).join(''));
+        base.git(
+          ['update-ref', '--stdin'],
+          Array.from({ length: n }, (_, i) => `update refs/heads/s${step}-${i} ${oid}\n`).join(''),
+        );
       }
       // 7 tables (2.47 writes one more at the first commit)
       expect(tablesList(base.gitDir).length).toBeGreaterThanOrEqual(7);
       const list = tablesList(base.gitDir);
-      const cases: { lock: string; dir: string }[] = [...list.map((t) => `${t}.lock`), 'tables.list.lock'].map((lock, i) => ({ lock, dir: `${base.dir}-lock${i}` }));
+      const cases: { lock: string; dir: string }[] = [...list.map((t) => `${t}.lock`), 'tables.list.lock'].map(
+        (lock, i) => ({ lock, dir: `${base.dir}-lock${i}` }),
+      );
       const env = { ...base.env };
       delete env.GIT_TEST_REFTABLE_AUTOCOMPACTION;
       const bad: string[] = [];
@@ -152,11 +217,16 @@ describeRealGit('real-git field cases', () => {
         if (c.lock) fs.writeFileSync(path.join(gitDir, 'reftable', c.lock), '');
         const an = await refscope(['analyze', gitDir, '--json']);
         expect(an.code, an.stderr).toBe(0);
-        const predicted = (JSON.parse(an.stdout) as { stack: { compaction: { segment: { start: number; end: number } | null } } }).stack.compaction.segment;
+        const predicted = (
+          JSON.parse(an.stdout) as { stack: { compaction: { segment: { start: number; end: number } | null } } }
+        ).stack.compaction.segment;
         const before = tablesList(gitDir);
         run(g.git, ['pack-refs', '--auto'], { cwd: c.dir, env, allowFail: true });
         const merged = mergedSegment(before, tablesList(gitDir));
-        if (JSON.stringify(predicted) !== JSON.stringify(merged)) bad.push(`${c.lock || 'no lock'}: refscope predicts ${JSON.stringify(predicted)}, git merged ${JSON.stringify(merged)}`);
+        if (JSON.stringify(predicted) !== JSON.stringify(merged))
+          bad.push(
+            `${c.lock || 'no lock'}: refscope predicts ${JSON.stringify(predicted)}, git merged ${JSON.stringify(merged)}`,
+          );
         fs.rmSync(c.dir, { recursive: true, force: true });
       }
       expect(bad).toEqual([]);
@@ -180,7 +250,14 @@ describeRealGit('real-git field cases', () => {
       // Out of order (d before a), and a duplicate of b with another value after it.
       const body = lines.slice(1).filter((l) => !l.startsWith('^'));
       const byName = new Map(body.map((l) => [l.split(' ')[1], l]));
-      const shuffled = [byName.get('refs/heads/d')!, byName.get('refs/heads/a')!, byName.get('refs/heads/b')!, `${c1} refs/heads/b`, byName.get('refs/heads/c')!, byName.get('refs/heads/main')!];
+      const shuffled = [
+        byName.get('refs/heads/d')!,
+        byName.get('refs/heads/a')!,
+        byName.get('refs/heads/b')!,
+        `${c1} refs/heads/b`,
+        byName.get('refs/heads/c')!,
+        byName.get('refs/heads/main')!,
+      ];
       fs.writeFileSync(packed, [header, ...shuffled].join('\n') + '\n');
       const want = run(g.git, FOR_EACH_REF, { cwd: f.dir, env: f.env, allowFail: true });
       const r = await refscope(['refs', f.gitDir]);

@@ -25,7 +25,21 @@ import { describe, it, expect, afterAll } from 'vitest';
 import fc from 'fast-check';
 import fs from 'node:fs';
 import path from 'node:path';
-import { realGits, gitSkipReason, describeRealGit, gitRepo, run, refscope, behaviour, mergedSegment, reportBlocksAsDump, FOR_EACH_REF, type GitRepo, type RealGit, type ReportTable } from './lib/realgit.ts';
+import {
+  realGits,
+  gitSkipReason,
+  describeRealGit,
+  gitRepo,
+  run,
+  refscope,
+  behaviour,
+  mergedSegment,
+  reportBlocksAsDump,
+  FOR_EACH_REF,
+  type GitRepo,
+  type RealGit,
+  type ReportTable,
+} from './lib/realgit.ts';
 import { parseDumpBlocks, type DumpBlock } from './lib/fixtures.ts';
 
 const RUNS = Number(process.env.REFSCOPE_PROPERTY_RUNS ?? 10);
@@ -73,11 +87,34 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ k: fc.constant('delete' as const), name: nameArb }) },
 );
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 10, arbitrary: fc.record({ k: fc.constant('tx' as const), ops: fc.array(opArb, { minLength: 1, maxLength: 80 }) }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('symref' as const), name: fc.constantFrom(...SYMREFS), target: fc.constantFrom(...NAMES.slice(0, 70), ...SYMREFS, 'refs/heads/main') }) },
+  {
+    weight: 10,
+    arbitrary: fc.record({ k: fc.constant('tx' as const), ops: fc.array(opArb, { minLength: 1, maxLength: 80 }) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      k: fc.constant('symref' as const),
+      name: fc.constantFrom(...SYMREFS),
+      target: fc.constantFrom(...NAMES.slice(0, 70), ...SYMREFS, 'refs/heads/main'),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('symdel' as const), name: fc.constantFrom(...SYMREFS) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('head' as const), target: fc.constantFrom('refs/heads/main', ...NAMES.slice(0, 10)) }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('tag' as const), name: fc.constantFrom(...TAGS), commit: fc.nat(COMMITS - 1) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      k: fc.constant('head' as const),
+      target: fc.constantFrom('refs/heads/main', ...NAMES.slice(0, 10)),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      k: fc.constant('tag' as const),
+      name: fc.constantFrom(...TAGS),
+      commit: fc.nat(COMMITS - 1),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ k: 'pack' as const }) },
 );
 const workloadArb: fc.Arbitrary<Workload> = fc.record({
@@ -93,16 +130,43 @@ const workloadArb: fc.Arbitrary<Workload> = fc.record({
 /** Hand-picked workloads run before the random ones: the shapes the issue names. */
 const FIXED: Workload[] = [
   // Many small blocks, a multi-level index: 144 refs in 256-byte blocks.
-  { hash: 'sha1', blockSize: 256, restartInterval: 3, indexObjects: null, autocompact: false, oneInvocation: true, steps: [{ k: 'tx', ops: NAMES.map((name, i) => ({ k: 'update', name, v: i % VALUES })) }] },
+  {
+    hash: 'sha1',
+    blockSize: 256,
+    restartInterval: 3,
+    indexObjects: null,
+    autocompact: false,
+    oneInvocation: true,
+    steps: [{ k: 'tx', ops: NAMES.map((name, i) => ({ k: 'update', name, v: i % VALUES })) }],
+  },
   // Churn: one branch created and deleted alternately, twelve tables, no compaction.
-  { hash: 'sha256', blockSize: null, restartInterval: null, indexObjects: null, autocompact: false, oneInvocation: false, steps: Array.from({ length: 12 }, (_, i): Step => ({ k: 'tx', ops: [i % 2 ? { k: 'delete', name: 'refs/heads/b1' } : { k: 'update', name: 'refs/heads/b1', v: 0 }] })) },
+  {
+    hash: 'sha256',
+    blockSize: null,
+    restartInterval: null,
+    indexObjects: null,
+    autocompact: false,
+    oneInvocation: false,
+    steps: Array.from({ length: 12 }, (_, i): Step => ({
+      k: 'tx',
+      ops: [i % 2 ? { k: 'delete', name: 'refs/heads/b1' } : { k: 'update', name: 'refs/heads/b1', v: 0 }],
+    })),
+  },
   // Everything created, then everything deleted: tombstones over a base; then a pack-refs.
-  { hash: 'sha1', blockSize: 1024, restartInterval: 16, indexObjects: null, autocompact: false, oneInvocation: true, steps: [
-    { k: 'tx', ops: NAMES.map((name, i) => ({ k: 'update', name, v: i % VALUES })) },
-    { k: 'tx', ops: NAMES.map((name) => ({ k: 'delete', name })) },
-    { k: 'symref', name: 'refs/heads/sym0', target: 'refs/heads/b0' },
-    { k: 'tag', name: 'v1', commit: 1 },
-  ] },
+  {
+    hash: 'sha1',
+    blockSize: 1024,
+    restartInterval: 16,
+    indexObjects: null,
+    autocompact: false,
+    oneInvocation: true,
+    steps: [
+      { k: 'tx', ops: NAMES.map((name, i) => ({ k: 'update', name, v: i % VALUES })) },
+      { k: 'tx', ops: NAMES.map((name) => ({ k: 'delete', name })) },
+      { k: 'symref', name: 'refs/heads/sym0', target: 'refs/heads/b0' },
+      { k: 'tag', name: 'v1', commit: 1 },
+    ],
+  },
 ];
 
 function valueName(name: string, v: number): number {
@@ -117,7 +181,9 @@ function txLines(ops: Op[], oids: string[]): string[] {
     last.delete(o.name);
     last.set(o.name, o);
   }
-  return [...last.values()].map((o) => (o.k === 'delete' ? `delete ${o.name}` : `update ${o.name} ${oids[valueName(o.name, o.v)]}`));
+  return [...last.values()].map((o) =>
+    o.k === 'delete' ? `delete ${o.name}` : `update ${o.name} ${oids[valueName(o.name, o.v)]}`,
+  );
 }
 
 function configOf(w: Workload): Record<string, string> {
@@ -144,7 +210,9 @@ export function reproScript(w: Workload, format: 'reftable' | 'files' = 'reftabl
   };
   for (const s of w.steps) {
     if (s.k === 'tx') {
-      const lines = txLines(s.ops, ['${V[0]}', '${V[1]}', '${V[2]}', '${V[3]}', '${V[4]}']).map((l) => l.replace(/'/g, ''));
+      const lines = txLines(s.ops, ['${V[0]}', '${V[1]}', '${V[2]}', '${V[3]}', '${V[4]}']).map((l) =>
+        l.replace(/'/g, ''),
+      );
       if (w.oneInvocation) pending.push('start', ...lines, 'commit');
       else L.push(`git update-ref --stdin <<EOF\n${lines.join('\n')}\nEOF`);
       continue;
@@ -162,7 +230,12 @@ export function reproScript(w: Workload, format: 'reftable' | 'files' = 'reftabl
 
 /** Apply a workload with one git; returns the repository. */
 function apply(g: RealGit, w: Workload, format: 'reftable' | 'files'): GitRepo {
-  const repo = gitRepo(g, { format, hash: w.hash, config: configOf(w), env: w.autocompact ? {} : { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' } });
+  const repo = gitRepo(g, {
+    format,
+    hash: w.hash,
+    config: configOf(w),
+    env: w.autocompact ? {} : { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' },
+  });
   for (let i = 0; i < COMMITS; i++) repo.git(['commit', '-q', '--allow-empty', '-m', `c${i}`]);
   repo.git(['tag', '-a', '-m', 't0', 'setup-t0', 'main~2']);
   repo.git(['tag', '-a', '-m', 't1', 'setup-t1', 'main~1']);
@@ -227,14 +300,25 @@ interface Applied {
   autoAfter: string[];
   autoAfterSizes: number[];
   gitPackAllBytes: Buffer | null;
-  readBack: Record<'all' | 'auto' | 'convert', { cli: { code: number; stdout: string; stderr: string }; verify: { status: number; stdout: string; stderr: string }; refs: string; sizes: number[] }>;
+  readBack: Record<
+    'all' | 'auto' | 'convert',
+    {
+      cli: { code: number; stdout: string; stderr: string };
+      verify: { status: number; stdout: string; stderr: string };
+      refs: string;
+      sizes: number[];
+    }
+  >;
 }
 
 const stats = { workloads: 0, blocks: 0, tables: 0, segments: 0 };
 const disposers: (() => void)[] = [];
 afterAll(() => {
   for (const d of disposers) d();
-  if (!gitSkipReason) console.log(`realgit-properties: ${stats.workloads} workloads, ${stats.tables} tables, ${stats.blocks} blocks compared with dump-reftable -b, ${stats.segments} non-empty pack-refs --auto segments`);
+  if (!gitSkipReason)
+    console.log(
+      `realgit-properties: ${stats.workloads} workloads, ${stats.tables} tables, ${stats.blocks} blocks compared with dump-reftable -b, ${stats.segments} non-empty pack-refs --auto segments`,
+    );
 });
 
 async function applyAndRead(g: RealGit, w: Workload): Promise<Applied> {
@@ -252,7 +336,12 @@ async function applyAndRead(g: RealGit, w: Workload): Promise<Applied> {
   const report = JSON.parse(an.stdout) as Report;
   const dumps = tablesList(repo.gitDir).map((table) => ({
     table,
-    truth: parseDumpBlocks(run(g.testTool, ['dump-reftable', '-b', path.join(repo.gitDir, 'reftable', table)], { cwd: repo.dir, env: repo.env }).stdout),
+    truth: parseDumpBlocks(
+      run(g.testTool, ['dump-reftable', '-b', path.join(repo.gitDir, 'reftable', table)], {
+        cwd: repo.dir,
+        env: repo.env,
+      }).stdout,
+    ),
   }));
 
   // git pack-refs --auto on a copy (the repository itself stays as the workload left it).
@@ -277,9 +366,10 @@ async function applyAndRead(g: RealGit, w: Workload): Promise<Applied> {
   const readBack = {} as Applied['readBack'];
   for (const kind of ['all', 'auto', 'convert'] as const) {
     const out = `${repo.dir}-out-${kind}`;
-    const cli = kind === 'convert'
-      ? await refscope(['convert', files.gitDir, '--out', out, ...opts])
-      : await refscope(['compact', repo.gitDir, '--out', out, `--${kind}`, ...opts]);
+    const cli =
+      kind === 'convert'
+        ? await refscope(['convert', files.gitDir, '--out', out, ...opts])
+        : await refscope(['compact', repo.gitDir, '--out', out, `--${kind}`, ...opts]);
     if (cli.code !== 0) {
       readBack[kind] = { cli, verify: { status: -1, stdout: '', stderr: '' }, refs: '', sizes: [] };
       continue;
@@ -288,10 +378,30 @@ async function applyAndRead(g: RealGit, w: Workload): Promise<Applied> {
     const verify = run(g.git, ['refs', 'verify', '--strict'], { cwd: copy.dir, env: gitEnvNoAuto, allowFail: true });
     const refs = run(g.git, FOR_EACH_REF, { cwd: copy.dir, env: gitEnvNoAuto, allowFail: true });
     const sizes = tablesList(copy.gitDir).map((t) => fs.statSync(path.join(copy.gitDir, 'reftable', t)).size);
-    readBack[kind] = { cli, verify, refs: refs.status === 0 ? refs.stdout : `for-each-ref exited ${refs.status}: ${refs.stderr}`, sizes };
+    readBack[kind] = {
+      cli,
+      verify,
+      refs: refs.status === 0 ? refs.stdout : `for-each-ref exited ${refs.status}: ${refs.stderr}`,
+      sizes,
+    };
   }
   stats.workloads++;
-  return { w, repo, files, gitRefs, filesRefs, report, refscopeRefs, refscopeFilesRefs, dumps, autoBefore, autoAfter, autoAfterSizes, gitPackAllBytes, readBack };
+  return {
+    w,
+    repo,
+    files,
+    gitRefs,
+    filesRefs,
+    report,
+    refscopeRefs,
+    refscopeFilesRefs,
+    dumps,
+    autoBefore,
+    autoAfter,
+    autoAfterSizes,
+    gitPackAllBytes,
+    readBack,
+  };
 }
 
 // ---- the properties ----------------------------------------------------------------------------
@@ -323,34 +433,39 @@ describeRealGit('real-git properties over random workloads', () => {
        * script that reproduces it and the count of failing workloads.
        */
       const property = (name: string, prop: (a: Applied) => void, knownBug = false) =>
-        (knownBug ? it.fails : it)(name, async () => {
-          const failures: Error[] = [];
-          const check = async (w: Workload) => {
-            const a = await applied(w);
-            try {
-              prop(a);
-            } catch (e) {
-              (e as Error).message += `\n--- reproduce with git ${g.version} (${a.w.autocompact ? 'auto-compaction on' : 'auto-compaction off'}):\n${reproScript(a.w)}\n---`;
-              throw e;
-            }
-          };
-          let total = 0;
-          for (const w of FIXED) {
-            total++;
-            await check(w).catch((e: Error) => failures.push(e));
-          }
-          await fc.assert(
-            fc.asyncProperty(workloadArb, async (w) => {
+        (knownBug ? it.fails : it)(
+          name,
+          async () => {
+            const failures: Error[] = [];
+            const check = async (w: Workload) => {
+              const a = await applied(w);
+              try {
+                prop(a);
+              } catch (e) {
+                (e as Error).message +=
+                  `\n--- reproduce with git ${g.version} (${a.w.autocompact ? 'auto-compaction on' : 'auto-compaction off'}):\n${reproScript(a.w)}\n---`;
+                throw e;
+              }
+            };
+            let total = 0;
+            for (const w of FIXED) {
               total++;
               await check(w).catch((e: Error) => failures.push(e));
-            }),
-            { seed: SEED, numRuns: RUNS },
-          );
-          if (failures.length) {
-            failures[0].message = `${failures.length} of ${total} workloads disagree with git; the first:\n${failures[0].message}`;
-            throw failures[0];
-          }
-        }, 1_200_000);
+            }
+            await fc.assert(
+              fc.asyncProperty(workloadArb, async (w) => {
+                total++;
+                await check(w).catch((e: Error) => failures.push(e));
+              }),
+              { seed: SEED, numRuns: RUNS },
+            );
+            if (failures.length) {
+              failures[0].message = `${failures.length} of ${total} workloads disagree with git; the first:\n${failures[0].message}`;
+              throw failures[0];
+            }
+          },
+          1_200_000,
+        );
 
       property('refs equal for-each-ref', (a) => {
         expect(a.refscopeRefs.code, a.refscopeRefs.stderr).toBe(0);
@@ -384,11 +499,15 @@ describeRealGit('real-git properties over random workloads', () => {
         if (merged) stats.segments++;
       });
 
-      property('compact --auto leaves the table sizes git pack-refs --auto left', (a) => {
-        expect(a.readBack.auto.cli.code, a.readBack.auto.cli.stderr).toBe(0);
-        // reftable.indexObjects=false has no refscope option: its tables have no obj index.
-        if (a.w.indexObjects === null) expect(a.readBack.auto.sizes).toEqual(a.autoAfterSizes);
-      }, KNOWN_DEFLATE_DIFFERENCE);
+      property(
+        'compact --auto leaves the table sizes git pack-refs --auto left',
+        (a) => {
+          expect(a.readBack.auto.cli.code, a.readBack.auto.cli.stderr).toBe(0);
+          // reftable.indexObjects=false has no refscope option: its tables have no obj index.
+          if (a.w.indexObjects === null) expect(a.readBack.auto.sizes).toEqual(a.autoAfterSizes);
+        },
+        KNOWN_DEFLATE_DIFFERENCE,
+      );
 
       property('compact --all: git reads it back (refs verify clean, same refs)', (a) => {
         const rb = a.readBack.all;
@@ -398,16 +517,20 @@ describeRealGit('real-git properties over random workloads', () => {
         expect(rb.refs).toBe(a.gitRefs);
       });
 
-      property('compact --all writes the bytes git pack-refs writes', (a) => {
-        expect(a.readBack.all.cli.code, a.readBack.all.cli.stderr).toBe(0);
-        // reftable.indexObjects=false has no refscope option: its tables have no obj index.
-        if (a.w.indexObjects !== null || !a.gitPackAllBytes) return;
-        const out = `${a.repo.dir}-out-all`;
-        const ours = fs.readFileSync(path.join(out, 'reftable', tablesList(out)[0]));
-        expect(ours.length, 'table size').toBe(a.gitPackAllBytes.length);
-        const at = ours.findIndex((b, i) => b !== a.gitPackAllBytes![i]);
-        expect(at, `first differing byte of compact --all's table and git pack-refs' table`).toBe(-1);
-      }, KNOWN_DEFLATE_DIFFERENCE);
+      property(
+        'compact --all writes the bytes git pack-refs writes',
+        (a) => {
+          expect(a.readBack.all.cli.code, a.readBack.all.cli.stderr).toBe(0);
+          // reftable.indexObjects=false has no refscope option: its tables have no obj index.
+          if (a.w.indexObjects !== null || !a.gitPackAllBytes) return;
+          const out = `${a.repo.dir}-out-all`;
+          const ours = fs.readFileSync(path.join(out, 'reftable', tablesList(out)[0]));
+          expect(ours.length, 'table size').toBe(a.gitPackAllBytes.length);
+          const at = ours.findIndex((b, i) => b !== a.gitPackAllBytes![i]);
+          expect(at, `first differing byte of compact --all's table and git pack-refs' table`).toBe(-1);
+        },
+        KNOWN_DEFLATE_DIFFERENCE,
+      );
 
       property('compact --auto: git reads it back (refs verify clean, same refs)', (a) => {
         const rb = a.readBack.auto;

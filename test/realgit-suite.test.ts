@@ -19,10 +19,28 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { realGits, describeRealGit, gitEnv, run, refscope, behaviour, reportBlocksAsDump, FOR_EACH_REF, GIT_CACHE, type RealGit, type ReportTable } from './lib/realgit.ts';
+import {
+  realGits,
+  describeRealGit,
+  gitEnv,
+  run,
+  refscope,
+  behaviour,
+  reportBlocksAsDump,
+  FOR_EACH_REF,
+  GIT_CACHE,
+  type RealGit,
+  type ReportTable,
+} from './lib/realgit.ts';
 import { parseDumpBlocks } from './lib/fixtures.ts';
 
-const SCRIPTS = ['t0610-reftable-basics', 't0613-reftable-write-options', 't0614-reftable-fsck', 't1460-refs-migrate', 't1400-update-ref'];
+const SCRIPTS = [
+  't0610-reftable-basics',
+  't0613-reftable-write-options',
+  't0614-reftable-fsck',
+  't1460-refs-migrate',
+  't1400-update-ref',
+];
 
 /**
  * The `rm` the scripts find first on PATH: before removing a directory inside a trash directory
@@ -89,7 +107,10 @@ function ensureSuite(g: RealGit): ScriptRun[] {
         },
         maxBuffer: 1 << 28,
       });
-      fs.writeFileSync(path.join(root, `${script}.log`), Buffer.concat([r.stdout ?? Buffer.alloc(0), r.stderr ?? Buffer.alloc(0)]));
+      fs.writeFileSync(
+        path.join(root, `${script}.log`),
+        Buffer.concat([r.stdout ?? Buffer.alloc(0), r.stderr ?? Buffer.alloc(0)]),
+      );
       const countsFile = path.join(root, 'test-results', `${script}.counts`);
       const rec: ScriptRun = {
         script,
@@ -140,7 +161,13 @@ const hasBrokenName = (c: Compared): boolean => /ignoring ref with broken name/.
 /** A stack whose tables.list names a table file not ending in `.ref` (git opens it all the same). */
 const hasOddTableName = (d: string): boolean => {
   const list = path.join(d, 'reftable', 'tables.list');
-  return fs.existsSync(list) && fs.readFileSync(list, 'latin1').split('\n').some((n) => n !== '' && !n.endsWith('.ref'));
+  return (
+    fs.existsSync(list) &&
+    fs
+      .readFileSync(list, 'latin1')
+      .split('\n')
+      .some((n) => n !== '' && !n.endsWith('.ref'))
+  );
 };
 
 interface Compared {
@@ -153,9 +180,12 @@ interface Compared {
 
 function disagreement(c: Compared): string | null {
   if (c.refused) {
-    return c.refscope.code === 3 ? null : `${c.repo}: git refuses (${c.git.stderr.trim().split('\n')[0]}) but refscope exits ${c.refscope.code}`;
+    return c.refscope.code === 3
+      ? null
+      : `${c.repo}: git refuses (${c.git.stderr.trim().split('\n')[0]}) but refscope exits ${c.refscope.code}`;
   }
-  if (c.refscope.code !== 0) return `${c.repo}: git lists ${c.git.stdout.split('\n').length - 1} refs, refscope exits ${c.refscope.code}: ${c.refscope.stderr.trim()}`;
+  if (c.refscope.code !== 0)
+    return `${c.repo}: git lists ${c.git.stdout.split('\n').length - 1} refs, refscope exits ${c.refscope.code}: ${c.refscope.stderr.trim()}`;
   if (c.refscope.stdout === c.git.stdout) return null;
   const a = new Set(c.git.stdout.split('\n'));
   const b = new Set(c.refscope.stdout.split('\n'));
@@ -185,19 +215,30 @@ describeRealGit('git test suites: refscope refs equals for-each-ref on every rep
           // An empty transaction prepared and aborted tells the two apart and writes nothing.
           let refused = gr.status !== 0;
           if (!refused && gr.stdout === '') {
-            refused = run(g.git, [`--git-dir=${repo}`, 'update-ref', '--stdin'], { cwd: repo, env, input: 'start\nprepare\nabort\n', allowFail: true }).status !== 0;
+            refused =
+              run(g.git, [`--git-dir=${repo}`, 'update-ref', '--stdin'], {
+                cwd: repo,
+                env,
+                input: 'start\nprepare\nabort\n',
+                allowFail: true,
+              }).status !== 0;
           }
           const rr = await refscope(['refs', repo]);
           compared.push({ repo: path.relative(root, repo), refused, git: gr, refscope: rr });
         }
         const refusals = compared.filter((c) => c.refused).length;
         const worktrees = compared.filter((c) => isWorktreeGitDir(path.join(root, c.repo))).length;
-        console.log(`git ${g.version}: ${runs.map((r) => (r.absent ? `${r.script} not in this tree` : `${r.script} ${r.seconds.toFixed(0)} s (${r.counts})`)).join('; ')}`);
-        console.log(`git ${g.version}: ${compared.length} repositories compared (${refusals} refused by git, ${worktrees} worktree gitdirs)`);
+        console.log(
+          `git ${g.version}: ${runs.map((r) => (r.absent ? `${r.script} not in this tree` : `${r.script} ${r.seconds.toFixed(0)} s (${r.counts})`)).join('; ')}`,
+        );
+        console.log(
+          `git ${g.version}: ${compared.length} repositories compared (${refusals} refused by git, ${worktrees} worktree gitdirs)`,
+        );
       }, 1_800_000);
 
       it('every script ran to its end', () => {
-        for (const r of runs.filter((x) => !x.absent)) expect(r.counts, `${r.script} (see ${GIT_CACHE}/${g.version}/trash/${r.script}.log)`).toMatch(/^total \d+/);
+        for (const r of runs.filter((x) => !x.absent))
+          expect(r.counts, `${r.script} (see ${GIT_CACHE}/${g.version}/trash/${r.script}.log)`).toMatch(/^total \d+/);
       });
 
       it('found the repositories the scripts leave (trash directories and snapshots)', () => {
@@ -209,11 +250,21 @@ describeRealGit('git test suites: refscope refs equals for-each-ref on every rep
       const root = path.join(GIT_CACHE, g.version, 'trash');
       type Kind = 'plain' | 'worktree' | 'brokenName' | 'oddTableName';
       const kindOf = (c: Compared): Kind =>
-        isWorktreeGitDir(path.join(root, c.repo)) ? 'worktree' : hasBrokenName(c) ? 'brokenName' : hasOddTableName(path.join(root, c.repo)) ? 'oddTableName' : 'plain';
+        isWorktreeGitDir(path.join(root, c.repo))
+          ? 'worktree'
+          : hasBrokenName(c)
+            ? 'brokenName'
+            : hasOddTableName(path.join(root, c.repo))
+              ? 'oddTableName'
+              : 'plain';
       const readable = (k: Kind) => compared.filter((c) => !c.refused && kindOf(c) === k);
 
       it('refs equal for-each-ref on every repository git reads', () => {
-        expect(readable('plain').map(disagreement).filter((d) => d !== null)).toEqual([]);
+        expect(
+          readable('plain')
+            .map(disagreement)
+            .filter((d) => d !== null),
+        ).toEqual([]);
       });
 
       it('blocks equal test-tool dump-reftable -b in every table of every stack git reads', async () => {
@@ -240,7 +291,9 @@ describeRealGit('git test suites: refscope refs equals for-each-ref on every rep
             blocks += truth.blocks.length;
             const ours = reportBlocksAsDump(t, behaviour(g).dumpShowsIndex);
             if (t.blockSize !== truth.blockSize || JSON.stringify(ours) !== JSON.stringify(truth.blocks)) {
-              bad.push(`${c.repo}/${t.name}: blocks differ (block size ${t.blockSize} vs ${truth.blockSize}; ${ours.length} vs ${truth.blocks.length} blocks)`);
+              bad.push(
+                `${c.repo}/${t.name}: blocks differ (block size ${t.blockSize} vs ${truth.blockSize}; ${ours.length} vs ${truth.blocks.length} blocks)`,
+              );
             }
           }
         }
@@ -250,7 +303,12 @@ describeRealGit('git test suites: refscope refs equals for-each-ref on every rep
       }, 600_000);
 
       it('refuses (exit 3) every repository git cannot read', () => {
-        expect(compared.filter((c) => c.refused).map(disagreement).filter((d) => d !== null)).toEqual([]);
+        expect(
+          compared
+            .filter((c) => c.refused)
+            .map(disagreement)
+            .filter((d) => d !== null),
+        ).toEqual([]);
       });
 
       // In a worktree's gitdir (.git/worktrees/<name>, with commondir) git lists the common refs
@@ -264,13 +322,21 @@ describeRealGit('git test suites: refscope refs equals for-each-ref on every rep
       // t0610 "ref iterator: bogus names are flagged" stores refs/heads/bogus..name; git's
       // for-each-ref leaves it out ("ignoring ref with broken name").
       it('ref names git rejects are left out of refs, as git leaves them out', () => {
-        expect(readable('brokenName').map(disagreement).filter((d) => d !== null)).toEqual([]);
+        expect(
+          readable('brokenName')
+            .map(disagreement)
+            .filter((d) => d !== null),
+        ).toEqual([]);
       });
 
       // t0614 (not in 2.47) renames the table to <name>.abc and lists that; git reads it (and
       // fsck warns badReftableTableName).
       it('tables.list naming files that do not end in .ref: read as git reads them', () => {
-        expect(readable('oddTableName').map(disagreement).filter((d) => d !== null)).toEqual([]);
+        expect(
+          readable('oddTableName')
+            .map(disagreement)
+            .filter((d) => d !== null),
+        ).toEqual([]);
       });
     });
   }

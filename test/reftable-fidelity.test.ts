@@ -18,9 +18,17 @@ import { decodeBlockDetail } from '../src/engine/blockdetail.ts';
 const g = realGits().find((x) => x.version === '2.55.0') ?? realGits()[0];
 const skip = g ? null : 'no real git built (npm run setup:git)';
 
-const refsOf = (r: GitRepo): string => r.git(['for-each-ref', '--include-root-refs', '--format=%(objectname) %(refname)']);
-const refscopeRefs = (gitDir: string): string => analysisRefs(analyzeFiles(collectInput(gitDir))).map((x) => `${x.oid} ${x.name}\n`).join('');
-const tableList = (r: GitRepo): string[] => fs.readFileSync(path.join(r.gitDir, 'reftable', 'tables.list'), 'utf8').trim().split('\n');
+const refsOf = (r: GitRepo): string =>
+  r.git(['for-each-ref', '--include-root-refs', '--format=%(objectname) %(refname)']);
+const refscopeRefs = (gitDir: string): string =>
+  analysisRefs(analyzeFiles(collectInput(gitDir)))
+    .map((x) => `${x.oid} ${x.name}\n`)
+    .join('');
+const tableList = (r: GitRepo): string[] =>
+  fs
+    .readFileSync(path.join(r.gitDir, 'reftable', 'tables.list'), 'utf8')
+    .trim()
+    .split('\n');
 
 /** Parse `dump-reftable -b` into [label, length, restarts] per block. */
 function dumpBlocks(text: string): [string, number, number][] {
@@ -84,7 +92,11 @@ describe.skipIf(skip)('reading stacks as git 2.55 does', () => {
       expect(refsOf(r)).toBe(want);
       expect(refscopeRefs(r.gitDir)).toBe(want);
       // Also when the tables.list file itself is given.
-      expect(analysisRefs(analyzeFiles(collectInput(path.join(dir, 'tables.list')))).map((x) => `${x.oid} ${x.name}\n`).join('')).toBe(want);
+      expect(
+        analysisRefs(analyzeFiles(collectInput(path.join(dir, 'tables.list'))))
+          .map((x) => `${x.oid} ${x.name}\n`)
+          .join(''),
+      ).toBe(want);
     } finally {
       r.dispose();
     }
@@ -132,7 +144,14 @@ describe.skipIf(skip)('reading stacks as git 2.55 does', () => {
       // 2.55 build's `dump-reftable -t` crashes on a lone table; 2.47.3's prints it.)
       const dir = path.join(r.gitDir, 'reftable');
       const dumper = realGits().find((x) => x.version.startsWith('2.47'))!;
-      const perTable = names.map((n) => (run(dumper.testTool, ['dump-reftable', '-t', path.join(dir, n)], { cwd: r.dir, env: r.env }).stdout.match(/\) delete\}/g) ?? []).length);
+      const perTable = names.map(
+        (n) =>
+          (
+            run(dumper.testTool, ['dump-reftable', '-t', path.join(dir, n)], { cwd: r.dir, env: r.env }).stdout.match(
+              /\) delete\}/g,
+            ) ?? []
+          ).length,
+      );
       expect(perTable.reduce((x, y) => x + y, 0)).toBe(6);
       const a = analyzeFiles(collectInput(r.gitDir));
       expect(a.merged!.allTombstones).toBe(6);
@@ -162,18 +181,30 @@ describe.skipIf(skip)('reading stacks as git 2.55 does', () => {
       // Cut inside the footer: the size it had is known from the footer's start.
       const cut1 = whole.subarray(0, M - 20);
       let e: unknown;
-      try { openTable({ path: t, source: memorySource(cut1) }); } catch (x) { e = x; }
+      try {
+        openTable({ path: t, source: memorySource(cut1) });
+      } catch (x) {
+        e = x;
+      }
       expect(e).toBeInstanceOf(TruncatedError);
-      expect((e as Error).message).toContain(`truncated: ${(M - 20).toLocaleString('en-US')} of ${M.toLocaleString('en-US')} bytes`);
+      expect((e as Error).message).toContain(
+        `truncated: ${(M - 20).toLocaleString('en-US')} of ${M.toLocaleString('en-US')} bytes`,
+      );
       const part1 = openPartial({ path: t, source: memorySource(cut1) }, e as TruncatedError);
       expect(part1.blocks.map((b) => [LABEL[b.type], b.restartTableOffset, b.restartCount])).toEqual(truth);
       // Cut in the middle of the ref blocks: footer missing; the whole blocks before the cut read.
       const cutAt = 3 * 1024 + 500;
       const cut2 = whole.subarray(0, cutAt);
       let e2: unknown;
-      try { openTable({ path: t, source: memorySource(cut2) }); } catch (x) { e2 = x; }
+      try {
+        openTable({ path: t, source: memorySource(cut2) });
+      } catch (x) {
+        e2 = x;
+      }
       expect(e2).toBeInstanceOf(TruncatedError);
-      expect((e2 as Error).message).toContain(`truncated: ${cutAt.toLocaleString('en-US')} bytes and the footer missing`);
+      expect((e2 as Error).message).toContain(
+        `truncated: ${cutAt.toLocaleString('en-US')} bytes and the footer missing`,
+      );
       const part2 = openPartial({ path: t, source: memorySource(cut2) }, e2 as TruncatedError);
       expect(part2.blocks.map((b) => [LABEL[b.type], b.restartTableOffset, b.restartCount])).toEqual(truth.slice(0, 3));
       expect(part2.stop?.offset).toBeGreaterThanOrEqual(3 * 1024);

@@ -34,7 +34,12 @@ describe.skipIf(skip)('lookups across sibling top-level index blocks (git 2.55, 
     let input = '';
     for (let i = 0; i < 10000; i++) {
       // Names of varying shape so that index keys are not all alike.
-      const name = i % 3 === 0 ? `refs/heads/feature/${String(i).padStart(5, '0')}` : i % 3 === 1 ? `refs/tags/v${i}` : `refs/remotes/origin/topic-${i * 7919 % 100003}`;
+      const name =
+        i % 3 === 0
+          ? `refs/heads/feature/${String(i).padStart(5, '0')}`
+          : i % 3 === 1
+            ? `refs/tags/v${i}`
+            : `refs/remotes/origin/topic-${(i * 7919) % 100003}`;
       input += `create ${name} ${i % 2 ? c1 : c2}\n`;
     }
     repo.git(['update-ref', '--stdin'], input);
@@ -44,7 +49,11 @@ describe.skipIf(skip)('lookups across sibling top-level index blocks (git 2.55, 
     expect(names.length).toBe(1);
     const bytes = readFileSync(join(dir, names[0]));
     t = openTable({ path: names[0], source: memorySource(new Uint8Array(bytes)) });
-    refs = repo.git(['for-each-ref', '--format=%(refname) %(objectname)']).trim().split('\n').map((l) => l.split(' ') as [string, string]);
+    refs = repo
+      .git(['for-each-ref', '--format=%(refname) %(objectname)'])
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ') as [string, string]);
   };
   afterAll(() => repo?.dispose());
 
@@ -84,7 +93,13 @@ describe.skipIf(skip)('lookups across sibling top-level index blocks (git 2.55, 
     expect(repo.git(['symbolic-ref', 'HEAD']).trim()).toBe('refs/heads/main');
     const sorted = ['HEAD', ...refs.map((r) => r[0])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     // Names just after each top-level index block's last key, and a few others.
-    const absent = ['refs/heads/feature/00000a', 'refs/heads/zzz', 'refs/a', 'refs/tags/v9999x', 'refs/remotes/origin/topic-0'];
+    const absent = [
+      'refs/heads/feature/00000a',
+      'refs/heads/zzz',
+      'refs/a',
+      'refs/tags/v9999x',
+      'refs/remotes/origin/topic-0',
+    ];
     for (const b of t.blocks) if (b.section === 'refIndex') absent.push(b.lastKey + '-');
     for (const name of absent) {
       expect(repo.gitResult(['rev-parse', '--verify', '-q', name]).status).not.toBe(0);
@@ -100,13 +115,17 @@ describe.skipIf(skip)('lookups across sibling top-level index blocks (git 2.55, 
   it('simulate: a lookup workload of existing names says every one was found', () => {
     setup();
     const dir = join(repo.gitDir, 'reftable');
-    const files = readdirSync(dir).map((f) => ({ path: `reftable/${f}`, source: memorySource(new Uint8Array(readFileSync(join(dir, f)))) }));
+    const files = readdirSync(dir).map((f) => ({
+      path: `reftable/${f}`,
+      source: memorySource(new Uint8Array(readFileSync(join(dir, f)))),
+    }));
     const a = analyzeFiles(files);
     const res = simulate(a, 'lookup:existing:500');
     const applicable = res.results.filter((m) => m.applicable && m.found !== null && m.found !== undefined);
     expect(applicable.length).toBeGreaterThan(0);
     for (const m of applicable) expect([m.found, m.notFound]).toEqual([500, 0]);
     const miss = simulate(a, 'lookup:missing:50');
-    for (const m of miss.results.filter((x) => x.applicable && x.found != null)) expect([m.found, m.notFound]).toEqual([0, 50]);
+    for (const m of miss.results.filter((x) => x.applicable && x.found != null))
+      expect([m.found, m.notFound]).toEqual([0, 50]);
   });
 });

@@ -13,7 +13,9 @@ const fixtures = fs.readdirSync(FX);
 
 function refsText(dir: string): string {
   const a = analyzeFiles(collectInput(dir));
-  return analysisRefs(a).map((r) => `${r.oid} ${r.name}\n`).join('');
+  return analysisRefs(a)
+    .map((r) => `${r.oid} ${r.name}\n`)
+    .join('');
 }
 
 const LABEL = { ref: 'ref', index: 'idx', obj: 'obj', log: 'log' } as const;
@@ -23,7 +25,9 @@ const open = fixtureTable;
 describe('git-written fixtures', () => {
   for (const fx of fixtures) {
     it(`${fx}: refs equal git for-each-ref`, () => {
-      expect(refsText(path.join(FX, fx, 'reftable'))).toBe(fs.readFileSync(path.join(FX, fx, 'truth/refs.txt'), 'latin1'));
+      expect(refsText(path.join(FX, fx, 'reftable'))).toBe(
+        fs.readFileSync(path.join(FX, fx, 'truth/refs.txt'), 'latin1'),
+      );
     });
     const blocksDir = path.join(FX, fx, 'truth/blocks');
     if (!fs.existsSync(blocksDir)) continue;
@@ -40,7 +44,11 @@ describe('git-written fixtures', () => {
     if (fs.existsSync(tablesTxt)) {
       it(`${fx}: table names and sizes equal tables.txt`, () => {
         const r = buildReport(analyzeFiles(collectInput(path.join(FX, fx, 'reftable'))));
-        const want = fs.readFileSync(tablesTxt, 'utf8').trim().split('\n').map((l) => l.split(' '));
+        const want = fs
+          .readFileSync(tablesTxt, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => l.split(' '));
         expect(r.tables.map((t) => [t.name, String(t.fileSize)])).toEqual(want);
       });
     }
@@ -61,7 +69,12 @@ describe('recipes of the fixtures (hand-computed counts)', () => {
   // transaction, then every ref deleted in one transaction. So the base holds n + 1 refs and the HEAD
   // symref; the newer table n + 1 tombstones; HEAD survives as a dangling symref (its branch is
   // deleted), which is why git's truth/refs.txt is empty.
-  for (const [fx, n] of [['recreate-1000', 1000], ['recreate-2000', 2000], ['recreate-4000', 4000], ['tombstones-50k', 50000]] as const) {
+  for (const [fx, n] of [
+    ['recreate-1000', 1000],
+    ['recreate-2000', 2000],
+    ['recreate-4000', 4000],
+    ['tombstones-50k', 50000],
+  ] as const) {
     it(`${fx}: ${n} + 1 refs in the base, all hidden by the tombstone table`, () => {
       const r = buildReport(analyzeFiles(collectInput(path.join(FX, fx, 'reftable'))));
       expect(r.stack!.live).toBe(1);
@@ -83,6 +96,9 @@ describe('recipes of the fixtures (hand-computed counts)', () => {
     expect(sum('peeled')).toBe(peeled);
     expect(r.tables.map((t) => t.hashId)).toEqual(['sha1', 'sha1']);
     const r2 = buildReport(analyzeFiles(collectInput(path.join(FX, 'basic-sha256/reftable'))));
-    expect(r2.tables.map((t) => [t.version, t.hashId])).toEqual([[2, 's256'], [2, 's256']]);
+    expect(r2.tables.map((t) => [t.version, t.hashId])).toEqual([
+      [2, 's256'],
+      [2, 's256'],
+    ]);
   });
 });

@@ -28,34 +28,40 @@ function commitOf(repo: GitRepo): string {
 }
 
 describe.skipIf(!g)('report fields against real git', () => {
-  it.skipIf(!g2473)('churn stack (one branch created and deleted 6 times, auto-compaction off): 6 tombstones, no false deletion-table warning', () => {
-    const repo = gitRepo(g!, { env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' } });
-    try {
-      const c = commitOf(repo);
-      for (let i = 0; i < 6; i++) {
-        repo.git(['update-ref', 'refs/heads/churn', c]);
-        repo.git(['update-ref', '-d', 'refs/heads/churn']);
+  it.skipIf(!g2473)(
+    'churn stack (one branch created and deleted 6 times, auto-compaction off): 6 tombstones, no false deletion-table warning',
+    () => {
+      const repo = gitRepo(g!, { env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' } });
+      try {
+        const c = commitOf(repo);
+        for (let i = 0; i < 6; i++) {
+          repo.git(['update-ref', 'refs/heads/churn', c]);
+          repo.git(['update-ref', '-d', 'refs/heads/churn']);
+        }
+        const names = tables(repo);
+        // git's own count of ref deletion records, table by table
+        let gitTomb = 0;
+        for (const n of names) {
+          // 2.47.3's test-tool: 2.55.0's `dump-reftable -t` crashes printing a table's object ids
+          const dump = run(g2473!.testTool, ['dump-reftable', '-t', path.join(repo.gitDir, 'reftable', n)], {
+            cwd: repo.dir,
+            env: repo.env,
+          }).stdout;
+          gitTomb += dump.split('\n').filter((l) => /^ref\{.* delete\}$/.test(l)).length;
+        }
+        expect(names.length).toBe(13);
+        expect(gitTomb).toBe(6);
+        const { a, r } = report(repo);
+        expect(r.stack!.tombstoneRecords).toBe(gitTomb);
+        expect(r.stack!.tombstones).toBe(1); // the winning one: the newest deletion
+        expect(a.findings.filter((f) => /deletion table with nothing under it/.test(f.message))).toEqual([]);
+        expect(r.diagnosis).toMatch(/6 in 6 tables of the stack/);
+        expect(r.diagnosis).not.toMatch(/1 in the whole stack/);
+      } finally {
+        repo.dispose();
       }
-      const names = tables(repo);
-      // git's own count of ref deletion records, table by table
-      let gitTomb = 0;
-      for (const n of names) {
-        // 2.47.3's test-tool: 2.55.0's `dump-reftable -t` crashes printing a table's object ids
-        const dump = run(g2473!.testTool, ['dump-reftable', '-t', path.join(repo.gitDir, 'reftable', n)], { cwd: repo.dir, env: repo.env }).stdout;
-        gitTomb += dump.split('\n').filter((l) => /^ref\{.* delete\}$/.test(l)).length;
-      }
-      expect(names.length).toBe(13);
-      expect(gitTomb).toBe(6);
-      const { a, r } = report(repo);
-      expect(r.stack!.tombstoneRecords).toBe(gitTomb);
-      expect(r.stack!.tombstones).toBe(1); // the winning one: the newest deletion
-      expect(a.findings.filter((f) => /deletion table with nothing under it/.test(f.message))).toEqual([]);
-      expect(r.diagnosis).toMatch(/6 in 6 tables of the stack/);
-      expect(r.diagnosis).not.toMatch(/1 in the whole stack/);
-    } finally {
-      repo.dispose();
-    }
-  });
+    },
+  );
 
   it('orphan tables: reclaimable bytes are exactly what git pack-refs deletes', () => {
     const repo = gitRepo(g!, { env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' } });
@@ -79,7 +85,9 @@ describe.skipIf(!g)('report fields against real git', () => {
       expect(r.stack!.orphans.tables).toBe(2);
       expect(r.stack!.orphans.bytes).toBe(oldBytes + newBytes);
       expect(r.stack!.orphans.reclaimableBytes).toBe(oldBytes);
-      expect(a.findings.some((f) => f.message.includes(`reclaiming ${oldBytes.toLocaleString('en-US')} bytes`))).toBe(true);
+      expect(a.findings.some((f) => f.message.includes(`reclaiming ${oldBytes.toLocaleString('en-US')} bytes`))).toBe(
+        true,
+      );
       repo.git(['pack-refs']);
       expect(fs.existsSync(path.join(dir, oldName))).toBe(false);
       expect(fs.existsSync(path.join(dir, newName))).toBe(true);
@@ -100,7 +108,9 @@ describe.skipIf(!g)('report fields against real git', () => {
       expect(analysisRefs(a).map((x) => x.name)).toEqual(['refs/heads/Foo', 'refs/heads/foo']);
       const f = a.findings.filter((x) => /differ only in case/.test(x.message));
       expect(f).toHaveLength(1);
-      expect(f[0].message).toMatch(/^1 group of ref names differ only in case \("refs\/heads\/Foo" vs "refs\/heads\/foo"\)/);
+      expect(f[0].message).toMatch(
+        /^1 group of ref names differ only in case \("refs\/heads\/Foo" vs "refs\/heads\/foo"\)/,
+      );
     } finally {
       repo.dispose();
     }
@@ -114,7 +124,10 @@ describe.skipIf(!g)('report fields against real git', () => {
       expect(fs.readFileSync(path.join(repo.gitDir, 'HEAD'), 'utf8')).toBe('ref: refs/heads/.invalid\n');
       fs.mkdirSync(path.join(repo.gitDir, 'refs/tags'), { recursive: true });
       fs.writeFileSync(path.join(repo.gitDir, 'refs/tags/loose'), c + '\n');
-      fs.writeFileSync(path.join(repo.gitDir, 'packed-refs'), `# pack-refs with: peeled fully-peeled sorted \n${c} refs/tags/packed\n`);
+      fs.writeFileSync(
+        path.join(repo.gitDir, 'packed-refs'),
+        `# pack-refs with: peeled fully-peeled sorted \n${c} refs/tags/packed\n`,
+      );
       // git ignores both files: neither tag is listed
       expect(repo.git(['for-each-ref', '--format=%(refname)'])).toBe('refs/heads/main\n');
       const { a } = report(repo);
@@ -123,7 +136,9 @@ describe.skipIf(!g)('report fields against real git', () => {
       expect(head).toHaveLength(1);
       expect(head[0].severity).toBe('info');
       expect(head[0].message).toMatch(/placeholder/);
-      const ignored = a.findings.filter((x) => /git ignores them, refs come from the reftable stack only/.test(x.message));
+      const ignored = a.findings.filter((x) =>
+        /git ignores them, refs come from the reftable stack only/.test(x.message),
+      );
       expect(ignored).toHaveLength(1);
       expect(ignored[0].message).toMatch(/^2 loose ref or packed-refs files/);
     } finally {
@@ -138,11 +153,23 @@ describe.skipIf(!g)('report fields against real git', () => {
       repo.git(['update-ref', '--stdin'], [1, 2, 3, 4, 5].map((i) => `create refs/tags/t${i} ${c}\n`).join(''));
       repo.git(['update-ref', '--stdin'], [1, 2, 3, 4].map((i) => `delete refs/tags/t${i}\n`).join(''));
       repo.git(['update-ref', 'refs/heads/main', c]);
-      expect(repo.git(['for-each-ref', '--format=%(refname)', 'refs/tags/']).trim().split('\n')).toEqual(['refs/tags/t5']);
+      expect(repo.git(['for-each-ref', '--format=%(refname)', 'refs/tags/']).trim().split('\n')).toEqual([
+        'refs/tags/t5',
+      ]);
       const { r } = report(repo);
       // 5 creates + 4 deletes under refs/tags/t (two transactions, one table each)
-      expect(r.prefixes.find((p) => p.prefix === 'refs/tags/t')).toEqual({ prefix: 'refs/tags/t', records: 9, tombstones: 4, live: 1 });
-      expect(r.prefixes.find((p) => p.prefix === 'refs/heads/m')).toEqual({ prefix: 'refs/heads/m', records: 1, tombstones: 0, live: 1 });
+      expect(r.prefixes.find((p) => p.prefix === 'refs/tags/t')).toEqual({
+        prefix: 'refs/tags/t',
+        records: 9,
+        tombstones: 4,
+        live: 1,
+      });
+      expect(r.prefixes.find((p) => p.prefix === 'refs/heads/m')).toEqual({
+        prefix: 'refs/heads/m',
+        records: 1,
+        tombstones: 0,
+        live: 1,
+      });
     } finally {
       repo.dispose();
     }

@@ -17,9 +17,22 @@ const SCHEMAS = path.join(ROOT, 'schemas');
 
 /** Every fixture: [name, path, kind]. */
 const fixtures: [string, string, 'reftable' | 'files'][] = [
-  ...fs.readdirSync(path.join(FX, 'reftable')).sort().map((n): [string, string, 'reftable'] => [`reftable/${n}`, path.join(FX, 'reftable', n, 'reftable'), 'reftable']),
-  ...fs.readdirSync(path.join(FX, 'packed-refs')).sort().map((n): [string, string, 'files'] => [`packed-refs/${n}`, path.join(FX, 'packed-refs', n, 'packed-refs'), 'files']),
-  ...fs.readdirSync(path.join(FX, 'files')).sort().map((n): [string, string, 'files'] => [`files/${n}`, path.join(FX, 'files', n), 'files']),
+  ...fs
+    .readdirSync(path.join(FX, 'reftable'))
+    .sort()
+    .map((n): [string, string, 'reftable'] => [`reftable/${n}`, path.join(FX, 'reftable', n, 'reftable'), 'reftable']),
+  ...fs
+    .readdirSync(path.join(FX, 'packed-refs'))
+    .sort()
+    .map((n): [string, string, 'files'] => [
+      `packed-refs/${n}`,
+      path.join(FX, 'packed-refs', n, 'packed-refs'),
+      'files',
+    ]),
+  ...fs
+    .readdirSync(path.join(FX, 'files'))
+    .sort()
+    .map((n): [string, string, 'files'] => [`files/${n}`, path.join(FX, 'files', n), 'files']),
 ];
 
 const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
@@ -36,8 +49,14 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
   let err = '';
   const ow = process.stdout.write.bind(process.stdout);
   const ew = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string | Uint8Array) => { out += typeof s === 'string' ? s : Buffer.from(s).toString('latin1'); return true; }) as typeof process.stdout.write;
-  process.stderr.write = ((s: string | Uint8Array) => { err += typeof s === 'string' ? s : Buffer.from(s).toString(); return true; }) as typeof process.stderr.write;
+  process.stdout.write = ((s: string | Uint8Array) => {
+    out += typeof s === 'string' ? s : Buffer.from(s).toString('latin1');
+    return true;
+  }) as typeof process.stdout.write;
+  process.stderr.write = ((s: string | Uint8Array) => {
+    err += typeof s === 'string' ? s : Buffer.from(s).toString();
+    return true;
+  }) as typeof process.stderr.write;
   try {
     const code = await main(argv);
     return { code, out, err };
@@ -68,7 +87,9 @@ afterAll(() => {
 
 describe('schemas/', () => {
   it('are what scripts/make-schemas.mjs writes, and every property is described', () => {
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/make-schemas.mjs'), '--check'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/make-schemas.mjs'), '--check'], {
+      encoding: 'utf8',
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const undocumented: string[] = [];
@@ -116,7 +137,14 @@ describe.each(fixtures)('--json on %s', (name, p, kind) => {
   });
 
   it('simulate (every model, fixes and curve)', async () => {
-    const sim = await checked('simulation', 'simulate', '--json', '--workload', 'create:20:refs/heads/schema-check/', p);
+    const sim = await checked(
+      'simulation',
+      'simulate',
+      '--json',
+      '--workload',
+      'create:20:refs/heads/schema-check/',
+      p,
+    );
     expect((sim.results as unknown[]).length).toBe(5);
   });
 
@@ -126,7 +154,9 @@ describe.each(fixtures)('--json on %s', (name, p, kind) => {
       expect(all.mode).toBe('all');
       const auto = await checked('compact', 'compact', '--json', '--auto', '--out', path.join(tmp, name, 'auto'), p);
       expect(auto.mode).toBe('auto');
-      expect(fs.readdirSync(String(auto.out)).sort()).toEqual((auto.files as { name: string }[]).map((f) => f.name).sort());
+      expect(fs.readdirSync(String(auto.out)).sort()).toEqual(
+        (auto.files as { name: string }[]).map((f) => f.name).sort(),
+      );
     } else {
       const c = await checked('convert', 'convert', '--json', '--out', path.join(tmp, name, 'conv'), p);
       expect(fs.readdirSync(String(c.out)).sort()).toEqual((c.files as { name: string }[]).map((f) => f.name).sort());
@@ -148,8 +178,10 @@ describe('--json on serve', () => {
       // Stopped: its state file is gone.
       expect(fs.existsSync(path.join(tmp, 'state', 'serve.json'))).toBe(false);
     } finally {
-      if (env.dir === undefined) delete process.env.REFSCOPE_APP_DIR; else process.env.REFSCOPE_APP_DIR = env.dir;
-      if (env.state === undefined) delete process.env.REFSCOPE_STATE_DIR; else process.env.REFSCOPE_STATE_DIR = env.state;
+      if (env.dir === undefined) delete process.env.REFSCOPE_APP_DIR;
+      else process.env.REFSCOPE_APP_DIR = env.dir;
+      if (env.state === undefined) delete process.env.REFSCOPE_STATE_DIR;
+      else process.env.REFSCOPE_STATE_DIR = env.state;
     }
   });
 });

@@ -12,13 +12,49 @@ import { spawnSync } from 'node:child_process';
 import { deflateSync } from 'fflate';
 import fc from 'fast-check';
 import { writeTable, tableFileName } from '../src/engine/writer.ts';
-import { analyzeFiles, analysisRefs, buildReport, namespaceOf, encodeVarint, getVarint, cursor, crc32, memorySource, textToKey, type Analysis, type Report } from '../src/engine/index.ts';
 import {
-  shareLink, encodeShare, decodeShare, describeShare, reportFromShare, syntheticStack, buildSharePayload,
-  encodeSharePayload, base64UrlEncode, base64UrlDecode, ShareLinkError, shapePlan, shareFigures,
-  MAX_LINK_CHARS, TYPICAL_LINK_CHARS, DEFAULT_SHARE_BASE, SHARED_LABEL, REMOVED, type SharePayload,
-  SHARED_DIAGNOSIS_PREFIX, shareFragment, isSafeNamespace, MAX_BROWSER_SYNTHETIC_RECORDS, MAX_SHARED_REPORT_WINNERS,
-  sharedSimulation, SIM_SHARE_MAGIC, FIX_LABELS, simulationFromDocument,
+  analyzeFiles,
+  analysisRefs,
+  buildReport,
+  namespaceOf,
+  encodeVarint,
+  getVarint,
+  cursor,
+  crc32,
+  memorySource,
+  textToKey,
+  type Analysis,
+  type Report,
+} from '../src/engine/index.ts';
+import {
+  shareLink,
+  encodeShare,
+  decodeShare,
+  describeShare,
+  reportFromShare,
+  syntheticStack,
+  buildSharePayload,
+  encodeSharePayload,
+  base64UrlEncode,
+  base64UrlDecode,
+  ShareLinkError,
+  shapePlan,
+  shareFigures,
+  MAX_LINK_CHARS,
+  TYPICAL_LINK_CHARS,
+  DEFAULT_SHARE_BASE,
+  SHARED_LABEL,
+  REMOVED,
+  type SharePayload,
+  SHARED_DIAGNOSIS_PREFIX,
+  shareFragment,
+  isSafeNamespace,
+  MAX_BROWSER_SYNTHETIC_RECORDS,
+  MAX_SHARED_REPORT_WINNERS,
+  sharedSimulation,
+  SIM_SHARE_MAGIC,
+  FIX_LABELS,
+  simulationFromDocument,
 } from '../src/engine/share/index.ts';
 import { simulate } from '../src/engine/simulate/index.ts';
 import { MODEL_NAMES } from '../src/engine/simulate/models.ts';
@@ -49,7 +85,10 @@ function truthNames(fx: string): string[] {
 function truthOids(fx: string): string[] {
   const s = new Set<string>();
   for (const l of truthLines(fx, 'refs.txt')) s.add(l.split(' ')[0]);
-  for (const l of truthLines(fx, 'peeled.txt')) l.split(' ').slice(1).forEach((x) => s.add(x));
+  for (const l of truthLines(fx, 'peeled.txt'))
+    l.split(' ')
+      .slice(1)
+      .forEach((x) => s.add(x));
   for (const l of truthLines(fx, 'recreate.stdin')) s.add(l.split(' ')[2]);
   return [...s].filter((x) => /^[0-9a-f]{40,64}$/.test(x));
 }
@@ -63,7 +102,11 @@ function components(name: string): string[] {
 function strings(v: unknown, out: string[] = []): string[] {
   if (typeof v === 'string') out.push(v);
   else if (Array.isArray(v)) v.forEach((x) => strings(x, out));
-  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) { out.push(k); strings(x, out); }
+  else if (v && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) {
+      out.push(k);
+      strings(x, out);
+    }
   return out;
 }
 
@@ -77,7 +120,8 @@ function leaks(fx: string, p: SharePayload, link: string): string[] {
     const segs = new Set(s.split('/'));
     for (const c of comps) {
       if (segs.has(c)) found.push(`component ${JSON.stringify(c)} in payload string ${JSON.stringify(s)}`);
-      else if (c.length >= 5 && s.includes(c)) found.push(`component ${JSON.stringify(c)} inside payload string ${JSON.stringify(s)}`);
+      else if (c.length >= 5 && s.includes(c))
+        found.push(`component ${JSON.stringify(c)} inside payload string ${JSON.stringify(s)}`);
     }
   }
   for (const n of names) {
@@ -88,7 +132,10 @@ function leaks(fx: string, p: SharePayload, link: string): string[] {
   for (const c of comps) if (c.length >= 8 && link.includes(c)) found.push(`component ${c} in link`);
   // object ids: any 8-hex-digit prefix, in the payload (as JSON) and in the link (any case)
   const prefixes = new Set(truthOids(fx).map((o) => o.slice(0, 8)));
-  for (const [where, text] of [['payload', JSON.stringify(p).toLowerCase()], ['link', link.toLowerCase()]] as const) {
+  for (const [where, text] of [
+    ['payload', JSON.stringify(p).toLowerCase()],
+    ['link', link.toLowerCase()],
+  ] as const) {
     for (const m of text.matchAll(/[0-9a-f]{8,}/g)) {
       for (let i = 0; i + 8 <= m[0].length; i++) {
         if (prefixes.has(m[0].slice(i, i + 8))) found.push(`object id prefix ${m[0].slice(i, i + 8)} in ${where}`);
@@ -114,7 +161,9 @@ afterAll(() => {
   if (!lengths.length) return;
   const max = lengths.reduce((m, l) => (l.plain > m.plain ? l : m));
   const maxN = lengths.reduce((m, l) => (l.withNames > m.withNames ? l : m));
-  console.log(`share link lengths (characters, base ${DEFAULT_SHARE_BASE} included):\n${lengths.map((l) => `  ${l.fx.padEnd(16)} ${String(l.plain).padStart(5)}  with names ${String(l.withNames).padStart(5)}`).join('\n')}\n  maximum: ${max.plain} (${max.fx}); with names ${maxN.withNames} (${maxN.fx})`);
+  console.log(
+    `share link lengths (characters, base ${DEFAULT_SHARE_BASE} included):\n${lengths.map((l) => `  ${l.fx.padEnd(16)} ${String(l.plain).padStart(5)}  with names ${String(l.withNames).padStart(5)}`).join('\n')}\n  maximum: ${max.plain} (${max.fx}); with names ${maxN.withNames} (${maxN.fx})`,
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -160,9 +209,20 @@ describe('share links from every fixture', () => {
         s.tables.forEach((t, i) => {
           const o = r.tables[i];
           const pick = (x: typeof t) => ({
-            fileSize: x.fileSize, version: x.version, hashId: x.hashId, blockSize: x.blockSize, min: x.minUpdateIndex, max: x.maxUpdateIndex,
-            records: x.records, sectionBytes: x.sectionBytes, refIndexLevels: x.refIndexLevels, shadowed: x.shadowed,
-            hidden: x.hiddenByTombstone, hiding: x.tombstonesHiding, winners: x.winners, blocks: x.blocks.length,
+            fileSize: x.fileSize,
+            version: x.version,
+            hashId: x.hashId,
+            blockSize: x.blockSize,
+            min: x.minUpdateIndex,
+            max: x.maxUpdateIndex,
+            records: x.records,
+            sectionBytes: x.sectionBytes,
+            refIndexLevels: x.refIndexLevels,
+            shadowed: x.shadowed,
+            hidden: x.hiddenByTombstone,
+            hiding: x.tombstonesHiding,
+            winners: x.winners,
+            blocks: x.blocks.length,
           });
           expect(pick(t)).toEqual(pick(o));
         });
@@ -197,26 +257,42 @@ describe('share links from every fixture', () => {
         sr.tables.forEach((t, i) => {
           const o = r.tables[i];
           expect({ ...t.records, obj: 0, index: 0 }).toEqual({ ...o.records, obj: 0, index: 0 });
-          expect([t.shadowed, t.hiddenByTombstone, t.tombstonesHiding, t.winners]).toEqual([o.shadowed, o.hiddenByTombstone, o.tombstonesHiding, o.winners]);
-          expect([t.version, t.hashId, t.blockSize, t.minUpdateIndex, t.maxUpdateIndex]).toEqual([o.version, o.hashId, o.blockSize, o.minUpdateIndex, o.maxUpdateIndex]);
+          expect([t.shadowed, t.hiddenByTombstone, t.tombstonesHiding, t.winners]).toEqual([
+            o.shadowed,
+            o.hiddenByTombstone,
+            o.tombstonesHiding,
+            o.winners,
+          ]);
+          expect([t.version, t.hashId, t.blockSize, t.minUpdateIndex, t.maxUpdateIndex]).toEqual([
+            o.version,
+            o.hashId,
+            o.blockSize,
+            o.minUpdateIndex,
+            o.maxUpdateIndex,
+          ]);
           // similar sizes: within 10 % (measured: within 6 % on every fixture table)
           expect(Math.abs(t.fileSize - o.fileSize) / o.fileSize).toBeLessThan(0.1);
         });
-        expect((sr.stack!.compaction as { segment: unknown }).segment).toEqual((r.stack!.compaction as { segment: unknown }).segment);
+        expect((sr.stack!.compaction as { segment: unknown }).segment).toEqual(
+          (r.stack!.compaction as { segment: unknown }).segment,
+        );
       });
 
-      it('repro script: one transaction per table with the report\'s record counts', () => {
+      it("repro script: one transaction per table with the report's record counts", () => {
         const { a, r } = load(fx);
         const script = exportScript(buildSharePayload(a, r));
         const parsed = parseScript(script);
         const tt = truthLines(fx, 'tables.txt');
         if (tt.length) expect(parsed.length).toBe(tt.length);
-        expect(parsed.map((t) => t.counts)).toEqual(r.tables.map((t, i) => ({
-          update: t.records.ref, peeled: t.records.peeled,
-          // table 0: git init writes HEAD when the original has none
-          symref: t.records.symref + (i === 0 && !parsed[0].headFromInit ? 1 : 0),
-          delete: t.records.tombstone,
-        })));
+        expect(parsed.map((t) => t.counts)).toEqual(
+          r.tables.map((t, i) => ({
+            update: t.records.ref,
+            peeled: t.records.peeled,
+            // table 0: git init writes HEAD when the original has none
+            symref: t.records.symref + (i === 0 && !parsed[0].headFromInit ? 1 : 0),
+            delete: t.records.tombstone,
+          })),
+        );
         expect(scriptLeaks(fx, script)).toEqual([]);
       });
     });
@@ -226,25 +302,48 @@ describe('share links from every fixture', () => {
 // ---------------------------------------------------------------------------------------------
 // the repro script
 
-interface ParsedTable { counts: { update: number; peeled: number; symref: number; delete: number }; headFromInit: boolean }
+interface ParsedTable {
+  counts: { update: number; peeled: number; symref: number; delete: number };
+  headFromInit: boolean;
+}
 
 /** Sum the records each transaction of a repro script writes (see exportScript). */
 function parseScript(text: string): ParsedTable[] {
   const out: ParsedTable[] = [];
   let cur: ParsedTable | null = null;
   for (const line of text.split('\n')) {
-    if (line === '{') { cur = { counts: { update: 0, peeled: 0, symref: 0, delete: 0 }, headFromInit: false }; continue; }
-    if (cur && /^\} \| "\$GIT" (-c \S+ )*update-ref --no-deref --stdin$/.test(line)) { out.push(cur); cur = null; continue; }
+    if (line === '{') {
+      cur = { counts: { update: 0, peeled: 0, symref: 0, delete: 0 }, headFromInit: false };
+      continue;
+    }
+    if (cur && /^\} \| "\$GIT" (-c \S+ )*update-ref --no-deref --stdin$/.test(line)) {
+      out.push(cur);
+      cur = null;
+      continue;
+    }
     if (!cur) continue;
     const t = line.trim();
     const kind = (c: string) => (c === 'dangling' ? 'symref' : c) as 'update';
     let m = /^refs (update|peeled|symref|dangling|delete) \S+ (\d+) (\d+) '[-x]*' \d+$/.exec(t);
-    if (m) { cur.counts[kind(m[1])] += Number(m[3]); continue; }
+    if (m) {
+      cur.counts[kind(m[1])] += Number(m[3]);
+      continue;
+    }
     m = /^one (update|peeled|symref|dangling|delete) '[A-Z_]+' \d+$/.exec(t);
-    if (m) { cur.counts[kind(m[1])] += 1; continue; }
+    if (m) {
+      cur.counts[kind(m[1])] += 1;
+      continue;
+    }
     // git init's HEAD ends up in the first table (packed with the first transaction)
-    if (t === '# HEAD (symref): written by git init above') { cur.counts.symref += 1; cur.headFromInit = true; continue; }
-    if (t === '# + 1 symref: git init\'s HEAD (the original table has no HEAD symref)') { cur.counts.symref += 1; continue; }
+    if (t === '# HEAD (symref): written by git init above') {
+      cur.counts.symref += 1;
+      cur.headFromInit = true;
+      continue;
+    }
+    if (t === "# + 1 symref: git init's HEAD (the original table has no HEAD symref)") {
+      cur.counts.symref += 1;
+      continue;
+    }
     if (t.startsWith('#')) continue;
     throw new Error(`unexpected line in a transaction: ${line}`);
   }
@@ -262,7 +361,8 @@ function scriptLeaks(fx: string, script: string): string[] {
     if (c.length >= 4 && c !== 'HEAD' && !/^\d+$/.test(c) && words.has(c)) found.push(c);
   }
   const prefixes = new Set(truthOids(fx).map((o) => o.slice(0, 8)));
-  for (const m of script.matchAll(/[0-9a-f]{8,}/g)) for (let i = 0; i + 8 <= m[0].length; i++) if (prefixes.has(m[0].slice(i, i + 8))) found.push(m[0]);
+  for (const m of script.matchAll(/[0-9a-f]{8,}/g))
+    for (let i = 0; i + 8 <= m[0].length; i++) if (prefixes.has(m[0].slice(i, i + 8))) found.push(m[0]);
   return found;
 }
 
@@ -290,7 +390,11 @@ describe('repro script', () => {
 
   it('recipe fixtures: table 1 creates n + 1 refs (HEAD from git init), table 2 deletes them; TIME_RECREATE re-creates n + 1', () => {
     // fixtures/README.md: n refs created in one transaction after a first branch and HEAD, then all deleted
-    for (const [fx, n] of [['recreate-1000', 1000], ['recreate-4000', 4000], ['tombstones-50k', 50000]] as const) {
+    for (const [fx, n] of [
+      ['recreate-1000', 1000],
+      ['recreate-4000', 4000],
+      ['tombstones-50k', 50000],
+    ] as const) {
       const { a, r } = load(fx);
       const s = exportScript(buildSharePayload(a, r));
       const t = parseScript(s);
@@ -333,47 +437,64 @@ describe('repro script', () => {
   const hasGit = git.status === 0;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-share-'));
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-  const reftableGit = hasGit && spawnSync('git', ['init', '--quiet', '--bare', '--ref-format=reftable', path.join(tmp, 'probe')]).status === 0;
+  const reftableGit =
+    hasGit &&
+    spawnSync('git', ['init', '--quiet', '--bare', '--ref-format=reftable', path.join(tmp, 'probe')]).status === 0;
 
   // Dry run with the installed git's default (files) backend: the script's shell, awk, fast-import
   // and update-ref input are valid, and the refs it leaves are git's refs.txt in number and namespace.
   // Fixtures whose only symref is HEAD (symref-update needs git 2.46).
   for (const fx of ['recreate-1000', 'nocompact-s1', 'nocompact-s2', 'nocompact-s3', 'jgit-levels']) {
-    it.skipIf(!hasGit)(`dry run (files backend, ${git.stdout?.trim()}): ${fx} leaves git's live refs per namespace`, () => {
-      const { a, r } = load(fx);
-      const file = path.join(tmp, `${fx}.sh`);
-      fs.writeFileSync(file, exportScript(buildSharePayload(a, r)));
-      const dir = path.join(tmp, `${fx}-files`);
-      const run = spawnSync('bash', [file, dir], { encoding: 'utf8', env: { ...process.env, REF_FORMAT: '' } });
-      expect(run.stderr).toBe('');
-      expect(run.status).toBe(0);
-      const refs = spawnSync('git', ['-C', dir, 'for-each-ref', '--format=%(refname)'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
-      const byNs = (names: string[]) => names.reduce((m, x) => m.set(namespaceOf(x), (m.get(namespaceOf(x)) ?? 0) + 1), new Map<string, number>());
-      const want = truthLines(fx, 'refs.txt').map((l) => l.split(' ')[1]).filter((x) => x.startsWith('refs/'));
-      expect(refs.length).toBe(want.length);
-      expect(byNs(refs)).toEqual(byNs(want));
-    }, 60_000);
+    it.skipIf(!hasGit)(
+      `dry run (files backend, ${git.stdout?.trim()}): ${fx} leaves git's live refs per namespace`,
+      () => {
+        const { a, r } = load(fx);
+        const file = path.join(tmp, `${fx}.sh`);
+        fs.writeFileSync(file, exportScript(buildSharePayload(a, r)));
+        const dir = path.join(tmp, `${fx}-files`);
+        const run = spawnSync('bash', [file, dir], { encoding: 'utf8', env: { ...process.env, REF_FORMAT: '' } });
+        expect(run.stderr).toBe('');
+        expect(run.status).toBe(0);
+        const refs = spawnSync('git', ['-C', dir, 'for-each-ref', '--format=%(refname)'], { encoding: 'utf8' })
+          .stdout.split('\n')
+          .filter(Boolean);
+        const byNs = (names: string[]) =>
+          names.reduce((m, x) => m.set(namespaceOf(x), (m.get(namespaceOf(x)) ?? 0) + 1), new Map<string, number>());
+        const want = truthLines(fx, 'refs.txt')
+          .map((l) => l.split(' ')[1])
+          .filter((x) => x.startsWith('refs/'));
+        expect(refs.length).toBe(want.length);
+        expect(byNs(refs)).toEqual(byNs(want));
+      },
+      60_000,
+    );
   }
 
   // The 1 % check of docs/share.md, run when a reftable-capable git (≥ 2.46) is installed.
   for (const fx of ['nocompact-s2', 'recreate-1000', 'basic-sha1']) {
-    it.skipIf(!reftableGit)(`reftable git: ${fx} rebuilt with the same table count and record counts within 1 %`, () => {
-      const { a, r } = load(fx);
-      const file = path.join(tmp, `${fx}-rt.sh`);
-      fs.writeFileSync(file, exportScript(buildSharePayload(a, r)));
-      const dir = path.join(tmp, `${fx}-reftable`);
-      const run = spawnSync('bash', [file, dir], { encoding: 'utf8' });
-      expect(run.status).toBe(0);
-      const rr = buildReport(analyzeFiles(collectInput(path.join(dir, 'reftable'))));
-      expect(rr.tables.length).toBe(r.tables.length);
-      // docs/share.md: each of ref, peeled, symref, tombstone within 1 % (at most 1 record for small tables)
-      rr.tables.forEach((t, i) => {
-        for (const k of ['ref', 'peeled', 'symref', 'tombstone'] as const) {
-          const want = r.tables[i].records[k];
-          expect(Math.abs(t.records[k] - want), `table ${i} ${k}`).toBeLessThanOrEqual(Math.max(1, Math.floor(0.01 * want)));
-        }
-      });
-    }, 120_000);
+    it.skipIf(!reftableGit)(
+      `reftable git: ${fx} rebuilt with the same table count and record counts within 1 %`,
+      () => {
+        const { a, r } = load(fx);
+        const file = path.join(tmp, `${fx}-rt.sh`);
+        fs.writeFileSync(file, exportScript(buildSharePayload(a, r)));
+        const dir = path.join(tmp, `${fx}-reftable`);
+        const run = spawnSync('bash', [file, dir], { encoding: 'utf8' });
+        expect(run.status).toBe(0);
+        const rr = buildReport(analyzeFiles(collectInput(path.join(dir, 'reftable'))));
+        expect(rr.tables.length).toBe(r.tables.length);
+        // docs/share.md: each of ref, peeled, symref, tombstone within 1 % (at most 1 record for small tables)
+        rr.tables.forEach((t, i) => {
+          for (const k of ['ref', 'peeled', 'symref', 'tombstone'] as const) {
+            const want = r.tables[i].records[k];
+            expect(Math.abs(t.records[k] - want), `table ${i} ${k}`).toBeLessThanOrEqual(
+              Math.max(1, Math.floor(0.01 * want)),
+            );
+          }
+        });
+      },
+      120_000,
+    );
   }
 });
 
@@ -433,7 +554,11 @@ describe('malformed, truncated and future-version links', () => {
     expect(reasonOf(() => decodeShare('#s=2.AAAA'))).toBe('future-version');
     expect(messageOf(() => decodeShare('#s=2.AAAA'))).toContain('made by a newer refscope (version 2)');
     expect(messageOf(() => decodeShare('#s=17.garbage!'))).toContain('(version 17)');
-    try { decodeShare('#s=3.x'); } catch (e) { expect((e as ShareLinkError).linkVersion).toBe(3); }
+    try {
+      decodeShare('#s=3.x');
+    } catch (e) {
+      expect((e as ShareLinkError).linkVersion).toBe(3);
+    }
     // version 2 inside a version-1 frame: also "newer"
     const body = bodyOf(encodeSharePayload(decodeShare(good.link)));
     expect(body[0]).toBe(1);
@@ -445,7 +570,10 @@ describe('malformed, truncated and future-version links', () => {
     const data = good.fragment.length - '#s=1.'.length;
     for (let k = 1; k <= data; k++) {
       const cut = good.link.slice(0, good.link.length - k);
-      expect(reasonOf(() => decodeShare(cut)), `cut ${k}`).toBe('truncated');
+      expect(
+        reasonOf(() => decodeShare(cut)),
+        `cut ${k}`,
+      ).toBe('truncated');
     }
     expect(messageOf(() => decodeShare(good.link.slice(0, -10)))).toMatch(/^link is truncated/);
   });
@@ -457,7 +585,9 @@ describe('malformed, truncated and future-version links', () => {
     const bytes = encodeSharePayload(decodeShare(good.link));
     const flipped = bytes.slice();
     flipped[10] ^= 1;
-    expect(messageOf(() => decodeShare(wrap(flipped)))).toBe('link is damaged: the checksum does not match (a character was changed)');
+    expect(messageOf(() => decodeShare(wrap(flipped)))).toBe(
+      'link is damaged: the checksum does not match (a character was changed)',
+    );
     const longer = new Uint8Array(bytes.length + 1);
     longer.set(bytes);
     expect(reasonOf(() => decodeShare(wrap(longer)))).toBe('damaged');
@@ -466,13 +596,22 @@ describe('malformed, truncated and future-version links', () => {
     const bad = { ...p, overlaps: p.overlaps.map((o, i) => (i === 0 ? { ...o, count: o.count + 1 } : o)) };
     expect(reasonOf(() => decodeShare(wrap(encodeSharePayload(bad))))).toBe('damaged');
     // a table index past the table count
-    const bad2 = { ...p, nsRecords: [...p.nsRecords, { table: p.tables.length + 3, ns: 0, kind: 1 as const, records: 1, winners: 1, dangling: 0 }] };
+    const bad2 = {
+      ...p,
+      nsRecords: [
+        ...p.nsRecords,
+        { table: p.tables.length + 3, ns: 0, kind: 1 as const, records: 1, winners: 1, dangling: 0 },
+      ],
+    };
     expect(reasonOf(() => decodeShare(wrap(encodeSharePayload(bad2))))).toBe('damaged');
   });
 
   it('fuzz: 3,000 random edits of links and of payload bytes only ever give a ShareLinkError or the same payload', () => {
     let seed = 12345;
-    const rnd = (n: number) => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed % n; };
+    const rnd = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
     const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.#=';
     const original = decodeShare(good.link);
     const body = bodyOf(encodeSharePayload(original));
@@ -483,7 +622,12 @@ describe('malformed, truncated and future-version links', () => {
         const f = good.link;
         const i = rnd(f.length);
         const op = rnd(3);
-        text = op === 0 ? f.slice(0, i) + chars[rnd(chars.length)] + f.slice(i + 1) : op === 1 ? f.slice(0, i) + f.slice(i + 1) : f.slice(0, i) + chars[rnd(chars.length)] + f.slice(i);
+        text =
+          op === 0
+            ? f.slice(0, i) + chars[rnd(chars.length)] + f.slice(i + 1)
+            : op === 1
+              ? f.slice(0, i) + f.slice(i + 1)
+              : f.slice(0, i) + chars[rnd(chars.length)] + f.slice(i);
       } else {
         // structure fuzz: valid frame and checksum around an edited body
         const b = body.slice();
@@ -500,7 +644,11 @@ describe('malformed, truncated and future-version links', () => {
         shareFigures(p);
         describeShare(p);
         reportFromShare(p);
-        try { shapePlan(p); } catch (e) { if (!(e instanceof ShareLinkError)) throw e; }
+        try {
+          shapePlan(p);
+        } catch (e) {
+          if (!(e instanceof ShareLinkError)) throw e;
+        }
       } catch (e) {
         if (!(e instanceof ShareLinkError)) throw new Error(`edit ${k}: ${(e as Error).stack}`);
         reason = e.reason;
@@ -514,7 +662,15 @@ describe('malformed, truncated and future-version links', () => {
   it('base64url: RFC 4648 vectors without padding', () => {
     // RFC 4648 §10: "f" → "Zg", "fo" → "Zm8", "foo" → "Zm9v", "foob" → "Zm9vYg"; 0xfb 0xff → "-_8" in base64url
     const enc = (s: string) => base64UrlEncode(new TextEncoder().encode(s));
-    expect(['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'].map(enc)).toEqual(['', 'Zg', 'Zm8', 'Zm9v', 'Zm9vYg', 'Zm9vYmE', 'Zm9vYmFy']);
+    expect(['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'].map(enc)).toEqual([
+      '',
+      'Zg',
+      'Zm8',
+      'Zm9v',
+      'Zm9vYg',
+      'Zm9vYmE',
+      'Zm9vYmFy',
+    ]);
     expect(base64UrlEncode(Uint8Array.from([0xfb, 0xff]))).toBe('-_8');
     expect(Array.from(base64UrlDecode('-_8'))).toEqual([0xfb, 0xff]);
     expect(reasonOf(() => base64UrlDecode('Zm9vY'))).toBe('truncated');
@@ -524,10 +680,18 @@ describe('malformed, truncated and future-version links', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('payload options', () => {
-  it('simulation results: only the simulator\'s numbers-only layout travels; any other value is left out', () => {
+  it("simulation results: only the simulator's numbers-only layout travels; any other value is left out", () => {
     const { a, r } = load('basic-sha1');
     // Arbitrary JSON (names in it or not) never reaches a link, with names or without.
-    const arbitrary = { gitVersion: '2.50', ms: [1.5, 2], slowest: 'refs/heads/master', master: 3, note: 'topic', id: '9cd2bf1a48a4', ok: true };
+    const arbitrary = {
+      gitVersion: '2.50',
+      ms: [1.5, 2],
+      slowest: 'refs/heads/master',
+      master: 3,
+      note: 'topic',
+      id: '9cd2bf1a48a4',
+      ok: true,
+    };
     for (const withNames of [false, true]) {
       const res = shareLink(a, r, { simulation: arbitrary, withNames });
       if (!res.ok) throw new Error(res.error);
@@ -535,7 +699,16 @@ describe('payload options', () => {
     }
     // The layout: magic, workload [code, kind, operations, transactions], options, input, one model
     // (git-2.49 = MODEL_NAMES[0], applicable, 1.5 s, counts, phases [reads, 1.2 s]), no fixes, no curve.
-    const layout = [SIM_SHARE_MAGIC, [1, 0, 1000, 1], [1, 1, 2], [0, 2, 3, 0], [[0, 1, 1.5, 10, 20, 30, 0, 2, 0, [3, 1.2]]], [], null, null];
+    const layout = [
+      SIM_SHARE_MAGIC,
+      [1, 0, 1000, 1],
+      [1, 1, 2],
+      [0, 2, 3, 0],
+      [[0, 1, 1.5, 10, 20, 30, 0, 2, 0, [3, 1.2]]],
+      [],
+      null,
+      null,
+    ];
     const res = shareLink(a, r, { simulation: layout });
     if (!res.ok) throw new Error(res.error);
     const p = decodeShare(res.link);
@@ -551,8 +724,20 @@ describe('payload options', () => {
     const res = shareLink(a, r);
     const rn = shareLink(a, r, { withNames: true });
     if (!res.ok || !rn.ok) throw new Error('link');
-    expect(decodeShare(res.link).namespaces).toEqual(['(root)', 'refs/heads', 'refs/remotes/remote-1', 'refs/remotes/remote-2', 'refs/tags']);
-    expect(decodeShare(rn.link).namespaces).toEqual(['(root)', 'refs/heads', 'refs/remotes/bk2204', 'refs/remotes/origin', 'refs/tags']);
+    expect(decodeShare(res.link).namespaces).toEqual([
+      '(root)',
+      'refs/heads',
+      'refs/remotes/remote-1',
+      'refs/remotes/remote-2',
+      'refs/tags',
+    ]);
+    expect(decodeShare(rn.link).namespaces).toEqual([
+      '(root)',
+      'refs/heads',
+      'refs/remotes/bk2204',
+      'refs/remotes/origin',
+      'refs/tags',
+    ]);
   });
 
   it('with names, example names shrink until the link fits 8,000 characters', () => {
@@ -571,8 +756,15 @@ describe('payload options', () => {
     const p = buildSharePayload(a, r);
     // 3,000 tables of pseudo-random sizes: too many figures for 8,000 characters
     let seed = 7;
-    const rnd = () => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed; };
-    const tables = Array.from({ length: 3000 }, (_, i) => ({ ...p.tables[i % p.tables.length], fileSize: 100 + (rnd() % 1_000_000), keyBytes: rnd() % 100_000 }));
+    const rnd = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed;
+    };
+    const tables = Array.from({ length: 3000 }, (_, i) => ({
+      ...p.tables[i % p.tables.length],
+      fileSize: 100 + (rnd() % 1_000_000),
+      keyBytes: rnd() % 100_000,
+    }));
     const big: SharePayload = { ...p, tables, nsRecords: [], overlaps: [], hiding: [], measured: null };
     const res = encodeShare(big);
     expect(res.ok).toBe(false);
@@ -581,7 +773,7 @@ describe('payload options', () => {
     expect(res.error).toContain('use the file export');
   });
 
-  it('a stack with an unreadable table: its size only; figures, diagnosis and synthetic stack as the sharer\'s', () => {
+  it("a stack with an unreadable table: its size only; figures, diagnosis and synthetic stack as the sharer's", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-broken-'));
     try {
       fs.cpSync(path.join(FX, 'nocompact-s2/reftable'), dir, { recursive: true });
@@ -600,7 +792,9 @@ describe('payload options', () => {
       const s = reportFromShare(p);
       expect(s.stack).toEqual(r.stack);
       let d = r.diagnosis;
-      r.tables.forEach((t, i) => { d = d.split(t.name).join(s.tables[i].name); });
+      r.tables.forEach((t, i) => {
+        d = d.split(t.name).join(s.tables[i].name);
+      });
       expect(s.diagnosis).toBe(p.measured?.diagnosis ? SHARED_DIAGNOSIS_PREFIX + d : d);
       expect(s.diagnosis).toContain('1 table could not be read');
       const sr = buildReport(analyzeFiles(syntheticStack(p).files));
@@ -614,9 +808,22 @@ describe('payload options', () => {
 
   it('a files-backend payload (live refs per namespace) round-trips', () => {
     const p: SharePayload = {
-      schema: 'refscope.share/1', version: 1, generator: 'refscope 0.1.0', kind: 'packed-refs', withNames: false, factor: 2,
-      namespaces: ['refs/heads', 'refs/tags'], tables: [], nsRecords: [], overlaps: [], hiding: [], liveByNs: [3, 5],
-      findings: { warnings: 1, errors: 0, infos: 0, messages: null }, examples: [], simulation: null, measured: null,
+      schema: 'refscope.share/1',
+      version: 1,
+      generator: 'refscope 0.1.0',
+      kind: 'packed-refs',
+      withNames: false,
+      factor: 2,
+      namespaces: ['refs/heads', 'refs/tags'],
+      tables: [],
+      nsRecords: [],
+      overlaps: [],
+      hiding: [],
+      liveByNs: [3, 5],
+      findings: { warnings: 1, errors: 0, infos: 0, messages: null },
+      examples: [],
+      simulation: null,
+      measured: null,
     };
     const res = encodeShare(p);
     if (!res.ok) throw new Error(res.error);
@@ -624,7 +831,10 @@ describe('payload options', () => {
     expect(q).toEqual(p);
     const rep = reportFromShare(q);
     expect(rep.stack).toBeNull();
-    expect(rep.shared.namespaces).toEqual([{ name: 'refs/heads', live: 3 }, { name: 'refs/tags', live: 5 }]);
+    expect(rep.shared.namespaces).toEqual([
+      { name: 'refs/heads', live: 3 },
+      { name: 'refs/tags', live: 5 },
+    ]);
     expect(analysisRefs(analyzeFiles(syntheticStack(q).files)).length).toBe(8);
     expect(describeShare(q).summary).toBe('packed-refs file: 8 live refs');
   });
@@ -638,16 +848,24 @@ describe('payload options', () => {
       return false;
     }
   })();
-  for (const [dir, fx] of [['packed-refs/gitgit', 'gitgit'], ['files/basic', 'basic']] as const) {
+  for (const [dir, fx] of [
+    ['packed-refs/gitgit', 'gitgit'],
+    ['files/basic', 'basic'],
+  ] as const) {
     it.skipIf(!filesSupported)(`${dir}: no names or object ids in the link`, () => {
       const a = analyzeFiles(collectInput(path.join(__dirname, 'fixtures', dir)));
       const res = shareLink(a, buildReport(a));
       if (!res.ok) throw new Error(res.error);
       const p = decodeShare(res.link);
       const root = path.join(__dirname, 'fixtures', dir);
-      const names = fs.readFileSync(path.join(root, 'truth/refs.txt'), 'latin1').split('\n').filter(Boolean).map((l) => l.split(' ')[1]);
+      const names = fs
+        .readFileSync(path.join(root, 'truth/refs.txt'), 'latin1')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(' ')[1]);
       const strs = strings(p);
-      for (const n of names) for (const c of components(n)) expect(strs.some((s) => s.split('/').includes(c))).toBe(false);
+      for (const n of names)
+        for (const c of components(n)) expect(strs.some((s) => s.split('/').includes(c))).toBe(false);
       expect(shareFigures(p).live).toBe(names.length);
       void fx;
     });
@@ -661,8 +879,15 @@ function stripCodeSpans(md: string): string {
   let out = '';
   let i = 0;
   while (i < md.length) {
-    if (md[i] === '\\' && md[i + 1] === '`') { out += md.slice(i, i + 2); i += 2; continue; }
-    if (md[i] !== '`') { out += md[i++]; continue; }
+    if (md[i] === '\\' && md[i + 1] === '`') {
+      out += md.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    if (md[i] !== '`') {
+      out += md[i++];
+      continue;
+    }
     let n = 0;
     while (md[i + n] === '`') n++;
     let j = i + n;
@@ -671,11 +896,18 @@ function stripCodeSpans(md: string): string {
       if (md[j] === '`') {
         let k = 0;
         while (md[j + k] === '`') k++;
-        if (k === n) { close = j; break; }
+        if (k === n) {
+          close = j;
+          break;
+        }
         j += k;
       } else j++;
     }
-    if (close < 0) { out += md.slice(i, i + n); i += n; continue; }
+    if (close < 0) {
+      out += md.slice(i, i + n);
+      i += n;
+      continue;
+    }
     i = close + n;
   }
   return out;
@@ -688,7 +920,9 @@ describe('exports', () => {
   });
 
   it('Markdown escapes, by hand', () => {
-    expect(mdText('<b>*x*</b> & [a](b) | `c` ~d~ $e$ _f_ \\')).toBe('&lt;b&gt;\\*x\\*&lt;/b&gt; &amp; \\[a\\](b) \\| \\`c\\` \\~d\\~ \\$e\\$ \\_f\\_ \\\\');
+    expect(mdText('<b>*x*</b> & [a](b) | `c` ~d~ $e$ _f_ \\')).toBe(
+      '&lt;b&gt;\\*x\\*&lt;/b&gt; &amp; \\[a\\](b) \\| \\`c\\` \\~d\\~ \\$e\\$ \\_f\\_ \\\\',
+    );
     expect(mdText('# title')).toBe('\\# title');
     expect(mdText('12. item')).toBe('12\\. item');
     // the line break becomes the text \u{a}; its backslash is escaped like any other
@@ -708,7 +942,14 @@ describe('exports', () => {
       ...r,
       input: { kind: 'reftable', description: '[click](http://evil.example/)\n# injected heading' },
       tables: r.tables.map((t, i) => (i === 0 ? { ...t, name: evil } : t)),
-      findings: [{ severity: 'warning', file: 'reftable/<script>', offset: 3, message: 'record "refs/heads/<script>alert(1)</script>" is odd\n- injected item' }],
+      findings: [
+        {
+          severity: 'warning',
+          file: 'reftable/<script>',
+          offset: 3,
+          message: 'record "refs/heads/<script>alert(1)</script>" is odd\n- injected item',
+        },
+      ],
       diagnosis: `${r.diagnosis} Table ${evil} could not be read.`,
     };
     const md = exportMarkdown(rep);
@@ -740,11 +981,18 @@ describe('exports', () => {
 
 describe('CLI', () => {
   async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-    let out = '', err = '';
+    let out = '',
+      err = '';
     const ow = process.stdout.write.bind(process.stdout);
     const ew = process.stderr.write.bind(process.stderr);
-    process.stdout.write = ((s: string | Uint8Array) => { out += typeof s === 'string' ? s : Buffer.from(s).toString('latin1'); return true; }) as typeof process.stdout.write;
-    process.stderr.write = ((s: string | Uint8Array) => { err += typeof s === 'string' ? s : Buffer.from(s).toString(); return true; }) as typeof process.stderr.write;
+    process.stdout.write = ((s: string | Uint8Array) => {
+      out += typeof s === 'string' ? s : Buffer.from(s).toString('latin1');
+      return true;
+    }) as typeof process.stdout.write;
+    process.stderr.write = ((s: string | Uint8Array) => {
+      err += typeof s === 'string' ? s : Buffer.from(s).toString();
+      return true;
+    }) as typeof process.stderr.write;
     try {
       const code = await main(argv);
       return { code, out, err };
@@ -783,7 +1031,9 @@ describe('CLI', () => {
     expect(parseScript(scriptFromLink.out).map((t) => t.counts.delete)).toEqual([0, 50001]);
     const bad = await run(['export', link.slice(0, -20), '--format', 'md']);
     expect(bad.code).toBe(3);
-    expect(bad.err).toMatch(/^refscope: \(link\): offset 0: expected a refscope share link \(link is (truncated|damaged)[^\n]*\)\n$/);
+    expect(bad.err).toMatch(
+      /^refscope: \(link\): offset 0: expected a refscope share link \(link is (truncated|damaged)[^\n]*\)\n$/,
+    );
     expect((await run(['export', fx, '--format', 'pdf'])).code).toBe(2);
   });
 });
@@ -815,14 +1065,31 @@ describe('hostile links (security review: script injection, count bombs, measure
     return outcome;
   }
   const HOSTILE_NS = [
-    'refs/$(touch /tmp/refscope-pwned)', 'refs/`touch /tmp/refscope-pwned`', 'refs/a;touch /tmp/refscope-pwned', 'refs/a\ntouch /tmp/refscope-pwned',
-    "refs/it's", 'refs/"q"', 'refs/a b', 'refs/a|b', 'refs/a&b', 'refs/$HOME', 'refs/..', 'refs/x.lock', 'refs/.hidden', 'refs/a\\b',
-    'refs/heads/x/y', '$(id)', '', 'refs/', 'refs//x',
+    'refs/$(touch /tmp/refscope-pwned)',
+    'refs/`touch /tmp/refscope-pwned`',
+    'refs/a;touch /tmp/refscope-pwned',
+    'refs/a\ntouch /tmp/refscope-pwned',
+    "refs/it's",
+    'refs/"q"',
+    'refs/a b',
+    'refs/a|b',
+    'refs/a&b',
+    'refs/$HOME',
+    'refs/..',
+    'refs/x.lock',
+    'refs/.hidden',
+    'refs/a\\b',
+    'refs/heads/x/y',
+    '$(id)',
+    '',
+    'refs/',
+    'refs//x',
   ];
   /** Every line of a script that carries a payload value: only quoted names and plain integers. */
   function checkScriptLines(script: string): void {
     for (const line of script.split('\n').map((l) => l.trim())) {
-      if (line.startsWith('refs ') && !line.startsWith('refs()')) expect(line).toMatch(/^refs (update|peeled|symref|dangling|delete) '[A-Za-z0-9._/-]+' \d+ \d+ '[-x]*' \d+$/);
+      if (line.startsWith('refs ') && !line.startsWith('refs()'))
+        expect(line).toMatch(/^refs (update|peeled|symref|dangling|delete) '[A-Za-z0-9._/-]+' \d+ \d+ '[-x]*' \d+$/);
       if (line.startsWith('one ')) expect(line).toMatch(/^one (update|peeled|symref|dangling|delete) '[A-Z_]+' \d+$/);
       if (line.startsWith('NC=')) expect(line).toMatch(/^NC=\d+$/);
       if (line.startsWith('TARGET=')) expect(line).toMatch(/^TARGET='[A-Za-z0-9._/-]+'$/);
@@ -835,7 +1102,9 @@ describe('hostile links (security review: script injection, count bombs, measure
     expect(isSafeNamespace('(root)')).toBe(true);
     for (const ns of HOSTILE_NS) {
       expect(isSafeNamespace(ns)).toBe(false);
-      const link = mutated((p) => { p.namespaces[1] = ns; });
+      const link = mutated((p) => {
+        p.namespaces[1] = ns;
+      });
       const p = decodeShare(link);
       expect(p.namespaces).toEqual(['(root)', 'refs/other-1', 'refs/remotes/remote-1', 'refs/tags']);
       const script = exportScript(p);
@@ -852,22 +1121,54 @@ describe('hostile links (security review: script injection, count bombs, measure
       checkScriptLines(s2);
     }
     // a replacement never collides with a real refs/other-N
-    const p = decodeShare(mutated((x) => { x.namespaces[1] = 'refs/other-1'; x.namespaces[2] = 'refs/$(id)'; }));
+    const p = decodeShare(
+      mutated((x) => {
+        x.namespaces[1] = 'refs/other-1';
+        x.namespaces[2] = 'refs/$(id)';
+      }),
+    );
     expect(p.namespaces).toEqual(['(root)', 'refs/other-1', 'refs/other-2', 'refs/tags']);
-    expect(reasonOf(() => decodeShare(mutated((x) => { x.namespaces[2] = x.namespaces[1]; })))).toBe('damaged');
+    expect(
+      reasonOf(() =>
+        decodeShare(
+          mutated((x) => {
+            x.namespaces[2] = x.namespaces[1];
+          }),
+        ),
+      ),
+    ).toBe('damaged');
   });
 
-  it.skipIf(!fs.existsSync(path.join(KIT, 'link-nsInject.txt')))("the tester's link-nsInject.txt: no command substitution in the script", () => {
-    const p = decodeShare(fs.readFileSync(path.join(KIT, 'link-nsInject.txt'), 'utf8'));
-    expect(p.namespaces.every(isSafeNamespace)).toBe(true);
-    const s = exportScript(p);
-    expect(s).not.toContain('$(touch');
-    checkScriptLines(s);
-  });
+  it.skipIf(!fs.existsSync(path.join(KIT, 'link-nsInject.txt')))(
+    "the tester's link-nsInject.txt: no command substitution in the script",
+    () => {
+      const p = decodeShare(fs.readFileSync(path.join(KIT, 'link-nsInject.txt'), 'utf8'));
+      expect(p.namespaces.every(isSafeNamespace)).toBe(true);
+      const s = exportScript(p);
+      expect(s).not.toContain('$(touch');
+      checkScriptLines(s);
+    },
+  );
 
-  it('distinctOids (the script\'s NC loop) is at most the table\'s values and 10,000,000', () => {
-    expect(reasonOf(() => decodeShare(mutated((p) => { for (const t of p.tables) t.distinctOids = 2 ** 50; })))).toBe('damaged');
-    expect(reasonOf(() => decodeShare(mutated((p) => { p.tables[0].distinctOids += 100; })))).toBe('damaged');
+  it("distinctOids (the script's NC loop) is at most the table's values and 10,000,000", () => {
+    expect(
+      reasonOf(() =>
+        decodeShare(
+          mutated((p) => {
+            for (const t of p.tables) t.distinctOids = 2 ** 50;
+          }),
+        ),
+      ),
+    ).toBe('damaged');
+    expect(
+      reasonOf(() =>
+        decodeShare(
+          mutated((p) => {
+            p.tables[0].distinctOids += 100;
+          }),
+        ),
+      ),
+    ).toBe('damaged');
     const { a, r } = load('basic-sha1');
     const q = structuredClone(buildSharePayload(a, r));
     q.tables[0].distinctOids = 1e12;
@@ -879,42 +1180,145 @@ describe('hostile links (security review: script injection, count bombs, measure
   it('count bombs decode to "damaged" / "too-large"', () => {
     const last = (p: SharePayload) => p.nsRecords.find((e) => e.table === p.tables.length - 1)!;
     const bombs: [string, (p: SharePayload) => void][] = [
-      ['sectionBlocks 2^40', (p) => { p.tables[0].sectionBlocks.ref = 2 ** 40; }],
-      ['sectionBlocks 1e8', (p) => { p.tables[0].sectionBlocks.ref = 1e8; }],
-      ['section bytes past the file', (p) => { p.tables[0].sectionBytes.log = p.tables[0].fileSize + 1; }],
-      ['winners +1e9', (p) => { const e = last(p); e.records += 1e9; e.winners += 1e9; }],
-      ['winners +5e6', (p) => { const e = last(p); e.records += 5e6; e.winners += 5e6; }],
-      ['winners +3e7', (p) => { const e = last(p); e.records += 3e7; e.winners += 3e7; }],
-      ['winners +3e7, huge file', (p) => { const e = last(p); e.records += 3e7; e.winners += 3e7; p.tables[p.tables.length - 1].fileSize = 2 ** 45; }],
-      ['logs 2^40', (p) => { for (const t of p.tables) t.logs = 2 ** 40; }],
-      ['logs 6e7, huge file', (p) => { p.tables[0].logs = 6e7; p.tables[0].fileSize = 2 ** 45; }],
-      ['obj records', (p) => { p.tables[0].objRecords = 2 ** 40; }],
-      ['index records', (p) => { p.tables[0].indexRecords = 2 ** 40; }],
-      ['blocks 3e6, huge files', (p) => { for (const t of p.tables) { t.fileSize = 2 ** 45; t.sectionBlocks.ref = 3e6; } }],
+      [
+        'sectionBlocks 2^40',
+        (p) => {
+          p.tables[0].sectionBlocks.ref = 2 ** 40;
+        },
+      ],
+      [
+        'sectionBlocks 1e8',
+        (p) => {
+          p.tables[0].sectionBlocks.ref = 1e8;
+        },
+      ],
+      [
+        'section bytes past the file',
+        (p) => {
+          p.tables[0].sectionBytes.log = p.tables[0].fileSize + 1;
+        },
+      ],
+      [
+        'winners +1e9',
+        (p) => {
+          const e = last(p);
+          e.records += 1e9;
+          e.winners += 1e9;
+        },
+      ],
+      [
+        'winners +5e6',
+        (p) => {
+          const e = last(p);
+          e.records += 5e6;
+          e.winners += 5e6;
+        },
+      ],
+      [
+        'winners +3e7',
+        (p) => {
+          const e = last(p);
+          e.records += 3e7;
+          e.winners += 3e7;
+        },
+      ],
+      [
+        'winners +3e7, huge file',
+        (p) => {
+          const e = last(p);
+          e.records += 3e7;
+          e.winners += 3e7;
+          p.tables[p.tables.length - 1].fileSize = 2 ** 45;
+        },
+      ],
+      [
+        'logs 2^40',
+        (p) => {
+          for (const t of p.tables) t.logs = 2 ** 40;
+        },
+      ],
+      [
+        'logs 6e7, huge file',
+        (p) => {
+          p.tables[0].logs = 6e7;
+          p.tables[0].fileSize = 2 ** 45;
+        },
+      ],
+      [
+        'obj records',
+        (p) => {
+          p.tables[0].objRecords = 2 ** 40;
+        },
+      ],
+      [
+        'index records',
+        (p) => {
+          p.tables[0].indexRecords = 2 ** 40;
+        },
+      ],
+      [
+        'blocks 3e6, huge files',
+        (p) => {
+          for (const t of p.tables) {
+            t.fileSize = 2 ** 45;
+            t.sectionBlocks.ref = 3e6;
+          }
+        },
+      ],
     ];
     for (const [what, change] of bombs) expect([what, bounded(mutated(change), true)]).not.toEqual([what, 'ok']);
     // 100,000+ tables: refused by the decoder
-    const many = mutated((p) => { const t = p.tables[0]; p.tables = Array.from({ length: 100_001 }, () => structuredClone(t)); p.nsRecords = []; p.overlaps = []; p.hiding = []; });
+    const many = mutated((p) => {
+      const t = p.tables[0];
+      p.tables = Array.from({ length: 100_001 }, () => structuredClone(t));
+      p.nsRecords = [];
+      p.overlaps = [];
+      p.hiding = [];
+    });
     expect(['damaged', 'too-large']).toContain(reasonOf(() => decodeShare(many)));
   });
 
-  for (const f of ['link-blocks.txt', 'link-blocks1e8.txt', 'link-winners.txt', 'link-winners5e6.txt', 'link-winners3e7.txt', 'link-logs.txt', 'link-oids.txt', 'link-measured.txt', 'link-measuredProto.txt']) {
+  for (const f of [
+    'link-blocks.txt',
+    'link-blocks1e8.txt',
+    'link-winners.txt',
+    'link-winners5e6.txt',
+    'link-winners3e7.txt',
+    'link-logs.txt',
+    'link-oids.txt',
+    'link-measured.txt',
+    'link-measuredProto.txt',
+  ]) {
     it.skipIf(!fs.existsSync(path.join(KIT, f)))(`the tester's ${f}: a ShareLinkError`, () => {
       expect(bounded(fs.readFileSync(path.join(KIT, f), 'utf8'), true)).not.toBe('ok');
     });
   }
-  for (const f of ['link-none.txt', 'link-filesize.txt', 'link-updidx.txt', 'link-keybytes.txt', 'link-blocksize.txt', 'link-restart.txt', 'link-factor.txt']) {
-    it.skipIf(!fs.existsSync(path.join(KIT, f)))(`the tester's ${f}: an error or a bounded report and synthetic stack`, () => {
-      bounded(fs.readFileSync(path.join(KIT, f), 'utf8'), true);
-    });
+  for (const f of [
+    'link-none.txt',
+    'link-filesize.txt',
+    'link-updidx.txt',
+    'link-keybytes.txt',
+    'link-blocksize.txt',
+    'link-restart.txt',
+    'link-factor.txt',
+  ]) {
+    it.skipIf(!fs.existsSync(path.join(KIT, f)))(
+      `the tester's ${f}: an error or a bounded report and synthetic stack`,
+      () => {
+        bounded(fs.readFileSync(path.join(KIT, f), 'utf8'), true);
+      },
+    );
   }
 
   it('plausible but large: the report is bounded, the synthetic stack refuses past 5,000,000 records', () => {
-    const big = (n: number) => mutated((p) => {
-      const t = p.tables.length - 1;
-      const e = p.nsRecords.find((x) => x.table === t)!;
-      e.records += n; e.winners += n; p.tables[t].fileSize = 2 ** 40;
-    });
+    const big = (n: number) =>
+      mutated((p) => {
+        const t = p.tables.length - 1;
+        const e = p.nsRecords.find((x) => x.table === t)!;
+        e.records += n;
+        e.winners += n;
+        p.tables[t].fileSize = 2 ** 40;
+      });
     const link = big(1_000_000);
     expect(link.length).toBeLessThan(400);
     const p = decodeShare(link);
@@ -925,26 +1329,82 @@ describe('hostile links (security review: script injection, count bombs, measure
     const enc = encodeShare(huge);
     expect(enc.ok).toBe(false);
     // the browser's synthetic stack: refused past MAX_BROWSER_SYNTHETIC_RECORDS, pointing to the script
-    const logs = decodeShare(mutated((x) => { x.tables[0].fileSize = 2 ** 40; x.tables[0].logs = MAX_BROWSER_SYNTHETIC_RECORDS; }));
+    const logs = decodeShare(
+      mutated((x) => {
+        x.tables[0].fileSize = 2 ** 40;
+        x.tables[0].logs = MAX_BROWSER_SYNTHETIC_RECORDS;
+      }),
+    );
     let err: unknown;
-    try { syntheticStack(logs); } catch (e) { err = e; }
+    try {
+      syntheticStack(logs);
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(ShareLinkError);
     expect((err as ShareLinkError).reason).toBe('too-large');
     expect((err as ShareLinkError).message).toContain('too large to rebuild in the browser; use the repro script');
     // unreadable tables are zero bytes of their size: bounded too
-    const unread = decodeShare(mutated((x) => { x.tables[0] = { ...x.tables[0], unreadable: true, version: null, hashId: null, fileSize: 2 ** 40, blockSize: 0, minUpdateIndex: 0, maxUpdateIndex: 0, logs: 0, logDeletions: 0, objRecords: 0, indexRecords: 0, refIndexLevels: 0, keyBytes: 0, distinctOids: 0, restartInterval: 16, sectionBytes: { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 }, sectionBlocks: { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 } }; x.nsRecords = x.nsRecords.filter((e) => e.table !== 0); x.overlaps = x.overlaps.filter((o) => o.older !== 0); x.measured = null; }));
+    const unread = decodeShare(
+      mutated((x) => {
+        x.tables[0] = {
+          ...x.tables[0],
+          unreadable: true,
+          version: null,
+          hashId: null,
+          fileSize: 2 ** 40,
+          blockSize: 0,
+          minUpdateIndex: 0,
+          maxUpdateIndex: 0,
+          logs: 0,
+          logDeletions: 0,
+          objRecords: 0,
+          indexRecords: 0,
+          refIndexLevels: 0,
+          keyBytes: 0,
+          distinctOids: 0,
+          restartInterval: 16,
+          sectionBytes: { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 },
+          sectionBlocks: { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 },
+        };
+        x.nsRecords = x.nsRecords.filter((e) => e.table !== 0);
+        x.overlaps = x.overlaps.filter((o) => o.older !== 0);
+        x.measured = null;
+      }),
+    );
     expect(reasonOf(() => syntheticStack(unread))).toBe('too-large');
   });
 
   it('measured extras: segments within the tables, numbers finite and non-negative, known fields only', () => {
-    const withMeasured = (m: unknown) => mutated((p) => { p.measured = m as SharePayload['measured']; });
+    const withMeasured = (m: unknown) =>
+      mutated((p) => {
+        p.measured = m as SharePayload['measured'];
+      });
     const bad = [
       { compaction: { segment: { start: 99, end: 1e9 } }, compactionAbsent: [], diagnosis: null },
       { compaction: { segment: { start: 1, end: 0 } }, compactionAbsent: [], diagnosis: null },
-      { compaction: { byRecords: { values: [1, 2], segment: { start: 0, end: 2 }, reasons: [] } }, compactionAbsent: [], diagnosis: null },
-      { compaction: { afterAuto: { tables: -5, bytes: 1, records: 1, newTableBytes: 1, newTableRecords: 1 } }, compactionAbsent: [], diagnosis: null },
-      { compaction: { afterPackRefs: { tables: 1, bytes: 'x<img src=x>', records: 1, newTableBytes: 1, newTableRecords: 1 } }, compactionAbsent: [], diagnosis: null },
-      { compaction: { afterPackRefs: { tables: 3, bytes: 1, records: 1, newTableBytes: 1, newTableRecords: 1 } }, compactionAbsent: [], diagnosis: null },
+      {
+        compaction: { byRecords: { values: [1, 2], segment: { start: 0, end: 2 }, reasons: [] } },
+        compactionAbsent: [],
+        diagnosis: null,
+      },
+      {
+        compaction: { afterAuto: { tables: -5, bytes: 1, records: 1, newTableBytes: 1, newTableRecords: 1 } },
+        compactionAbsent: [],
+        diagnosis: null,
+      },
+      {
+        compaction: {
+          afterPackRefs: { tables: 1, bytes: 'x<img src=x>', records: 1, newTableBytes: 1, newTableRecords: 1 },
+        },
+        compactionAbsent: [],
+        diagnosis: null,
+      },
+      {
+        compaction: { afterPackRefs: { tables: 3, bytes: 1, records: 1, newTableBytes: 1, newTableRecords: 1 } },
+        compactionAbsent: [],
+        diagnosis: null,
+      },
       { compaction: { bySize: { values: [-1, 2], reasons: [] } }, compactionAbsent: [], diagnosis: null },
       { compaction: { factor: 1 }, compactionAbsent: [], diagnosis: null },
       { compaction: { polluted: 1 }, compactionAbsent: [], diagnosis: null },
@@ -952,14 +1412,33 @@ describe('hostile links (security review: script injection, count bombs, measure
       { compaction: JSON.parse('{"__proto__":{"polluted":1}}'), compactionAbsent: [], diagnosis: null },
       { compaction: {}, compactionAbsent: [], diagnosis: 'x'.repeat(5000) },
     ];
-    for (const m of bad) expect([JSON.stringify(m).slice(0, 80), reasonOf(() => decodeShare(withMeasured(m)))]).toEqual([JSON.stringify(m).slice(0, 80), 'damaged']);
+    for (const m of bad)
+      expect([JSON.stringify(m).slice(0, 80), reasonOf(() => decodeShare(withMeasured(m)))]).toEqual([
+        JSON.stringify(m).slice(0, 80),
+        'damaged',
+      ]);
     // valid extras are kept
-    const good = { compaction: { segment: { start: 0, end: 1 }, afterAuto: { tables: 1, bytes: 900, records: 18, newTableBytes: 900, newTableRecords: 18 } }, compactionAbsent: [], diagnosis: null };
+    const good = {
+      compaction: {
+        segment: { start: 0, end: 1 },
+        afterAuto: { tables: 1, bytes: 900, records: 18, newTableBytes: 900, newTableRecords: 18 },
+      },
+      compactionAbsent: [],
+      diagnosis: null,
+    };
     const c = reportFromShare(decodeShare(withMeasured(good))).stack!.compaction as unknown as Record<string, unknown>;
     expect(c.segment).toEqual({ start: 0, end: 1 });
     // a carried diagnosis is marked as the sharer's text, never shown as refscope's own
-    const own = reportFromShare(decodeShare(mutated((p) => { p.measured = null; }))).diagnosis;
-    const d = reportFromShare(decodeShare(withMeasured({ compaction: {}, compactionAbsent: [], diagnosis: 'Everything is fine, run rm -rf.' }))).diagnosis;
+    const own = reportFromShare(
+      decodeShare(
+        mutated((p) => {
+          p.measured = null;
+        }),
+      ),
+    ).diagnosis;
+    const d = reportFromShare(
+      decodeShare(withMeasured({ compaction: {}, compactionAbsent: [], diagnosis: 'Everything is fine, run rm -rf.' })),
+    ).diagnosis;
     expect(d).toBe(SHARED_DIAGNOSIS_PREFIX + 'Everything is fine, run rm -rf.');
     expect(d).not.toBe(own);
   });
@@ -971,13 +1450,22 @@ describe('hostile links (security review: script injection, count bombs, measure
 describe('every link refscope makes opens', () => {
   const oid = (i: number) => Uint8Array.from({ length: 20 }, (_, k) => (i * 37 + k * 11 + 1) & 255);
   /** A stack of `tables` written tables (refs as given) and `unreadable` tables of garbage bytes. */
-  function stackOf(refs: { name: string; type: 0 | 1 | 3; target?: string }[][], unreadable: number): { a: Analysis; r: Report } {
+  function stackOf(
+    refs: { name: string; type: 0 | 1 | 3; target?: string }[][],
+    unreadable: number,
+  ): { a: Analysis; r: Report } {
     const files: { path: string; source: ReturnType<typeof memorySource> }[] = [];
     const names: string[] = [];
     refs.forEach((list, t) => {
-      const recs = [...list].sort((x, y) => (x.name < y.name ? -1 : 1)).map((x, i) => ({
-        name: x.name, updateIndex: t + 1, type: x.type, value: x.type === 1 ? oid(i) : undefined, target: x.target,
-      }));
+      const recs = [...list]
+        .sort((x, y) => (x.name < y.name ? -1 : 1))
+        .map((x, i) => ({
+          name: x.name,
+          updateIndex: t + 1,
+          type: x.type,
+          value: x.type === 1 ? oid(i) : undefined,
+          target: x.target,
+        }));
       const bytes = writeTable(recs, [], { minUpdateIndex: t + 1, maxUpdateIndex: t + 1, blockSize: 65536 });
       const name = tableFileName(t + 1, t + 1, t);
       names.push(name);
@@ -986,9 +1474,15 @@ describe('every link refscope makes opens', () => {
     for (let k = 0; k < unreadable; k++) {
       const name = tableFileName(1000 + k, 1000 + k, k);
       names.push(name);
-      files.push({ path: `reftable/${name}`, source: memorySource(new Uint8Array([0x52, 0x45, 0x46, 0x54, 9, k & 255])) });
+      files.push({
+        path: `reftable/${name}`,
+        source: memorySource(new Uint8Array([0x52, 0x45, 0x46, 0x54, 9, k & 255])),
+      });
     }
-    files.push({ path: 'reftable/tables.list', source: memorySource(new TextEncoder().encode(names.map((x) => x + '\n').join(''))) });
+    files.push({
+      path: 'reftable/tables.list',
+      source: memorySource(new TextEncoder().encode(names.map((x) => x + '\n').join(''))),
+    });
     const a = analyzeFiles(files);
     return { a, r: buildReport(a) };
   }
@@ -1029,14 +1523,16 @@ describe('every link refscope makes opens', () => {
       if (!res.ok) throw new Error(res.error);
       const rep = reportFromShare(decodeShare(res.link));
       expect(rep.tables.length).toBe(261);
-      if (rep.diagnosis.startsWith(SHARED_DIAGNOSIS_PREFIX)) expect(rep.diagnosis.length).toBeLessThanOrEqual(SHARED_DIAGNOSIS_PREFIX.length + 4000);
+      if (rep.diagnosis.startsWith(SHARED_DIAGNOSIS_PREFIX))
+        expect(rep.diagnosis.length).toBeLessThanOrEqual(SHARED_DIAGNOSIS_PREFIX.length + 4000);
     }
   });
 
   it('every fixture, with and without names', () => {
     for (const fx of fixtures) {
       const { a, r } = load(fx);
-      for (const withNames of [false, true]) expect(opens(a, r, withNames) || !shareLink(a, r, { withNames }).ok, `${fx} ${withNames}`).toBe(true);
+      for (const withNames of [false, true])
+        expect(opens(a, r, withNames) || !shareLink(a, r, { withNames }).ok, `${fx} ${withNames}`).toBe(true);
     }
   });
 
@@ -1046,20 +1542,29 @@ describe('every link refscope makes opens', () => {
       fc.tuple(fc.constantFrom('heads', 'tags', 'remotes/o', 'x-ns', 'weird'), seg).map(([ns, s]) => `refs/${ns}/${s}`),
       fc.tuple(seg, fc.nat({ max: 12_000 })).map(([s, k]) => `refs/${s}/${'y'.repeat(k)}`),
     );
-    const ref = fc.record({ name, type: fc.constantFrom(0 as const, 1 as const, 3 as const), k: fc.nat({ max: 12_000 }) })
+    const ref = fc
+      .record({ name, type: fc.constantFrom(0 as const, 1 as const, 3 as const), k: fc.nat({ max: 12_000 }) })
       .map((x) => ({ name: x.name, type: x.type, target: x.type === 3 ? 'refs/heads/' + 'z'.repeat(x.k) : undefined }));
     const table = fc.uniqueArray(ref, { selector: (x) => x.name, minLength: 1, maxLength: 12 });
-    fc.assert(fc.property(fc.array(table, { minLength: 1, maxLength: 5 }), fc.nat({ max: 40 }), fc.boolean(), (tables, unreadable, withNames) => {
-      const { a, r } = stackOf(tables, unreadable);
-      const res = shareLink(a, r, { withNames });
-      if (!res.ok) return; // no link at all (too long): the file export is offered instead
-      reportFromShare(decodeShare(res.link));
-    }), { numRuns: 60, seed: 20261201 });
+    fc.assert(
+      fc.property(
+        fc.array(table, { minLength: 1, maxLength: 5 }),
+        fc.nat({ max: 40 }),
+        fc.boolean(),
+        (tables, unreadable, withNames) => {
+          const { a, r } = stackOf(tables, unreadable);
+          const res = shareLink(a, r, { withNames });
+          if (!res.ok) return; // no link at all (too long): the file export is offered instead
+          reportFromShare(decodeShare(res.link));
+        },
+      ),
+      { numRuns: 60, seed: 20261201 },
+    );
   });
 });
 
 describe('simulation results in a link', () => {
-  it('the link layout carries the simulator\'s fix labels and numbers (CLI and app alike)', () => {
+  it("the link layout carries the simulator's fix labels and numbers (CLI and app alike)", () => {
     const { a } = load('recreate-1000');
     const result = simulate(a, 'recreate');
     // Every fix label the simulator gives is the engine's label for that fix code.
@@ -1071,10 +1576,15 @@ describe('simulation results in a link', () => {
     expect(d.result.workload.operations).toBe(result.workload.operations);
     // A layout with absurd figures comes back clamped: finite curve values, bounded seconds.
     const absurd = structuredClone(layout) as unknown[];
-    (absurd[7] as unknown[][]).forEach((s) => { s[3] = 1.5e308; });
-    (absurd[4] as unknown[][]).forEach((m) => { m[2] = 1e308; });
+    (absurd[7] as unknown[][]).forEach((s) => {
+      s[3] = 1.5e308;
+    });
+    (absurd[4] as unknown[][]).forEach((m) => {
+      m[2] = 1e308;
+    });
     const c = sharedSimulation(absurd)!;
-    for (const s of c.result.curve!.series) for (const v of [...s.sameShape, ...s.fixedStack]) expect(Number.isFinite(v) && v <= 1e12).toBe(true);
+    for (const s of c.result.curve!.series)
+      for (const v of [...s.sameShape, ...s.fixedStack]) expect(Number.isFinite(v) && v <= 1e12).toBe(true);
     for (const m of c.result.results) expect(m.seconds === null || m.seconds <= 1e12).toBe(true);
     // Not the simulator's document: nothing travels.
     expect(simulationFromDocument({ schema: 'x' })).toBeNull();

@@ -10,7 +10,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openTable, memorySource, mergeTables, type Stack } from '../src/engine/index.ts';
 import { loadFilesRepo } from '../src/engine/files.ts';
-import { Simulator, CALIBRATION, CASE2, CONSTANTS, fitConstants, fitLooseWrite, type ModelName } from '../src/engine/simulate/index.ts';
+import {
+  Simulator,
+  CALIBRATION,
+  CASE2,
+  CONSTANTS,
+  fitConstants,
+  fitLooseWrite,
+  type ModelName,
+} from '../src/engine/simulate/index.ts';
 import { SimState, SimStore } from '../src/engine/simulate/state.ts';
 import { zeroCounts } from '../src/engine/simulate/counts.ts';
 import { buildRecreateStack } from '../src/engine/simulate/synthetic.ts';
@@ -21,14 +29,20 @@ const FX = path.join(__dirname, 'fixtures/reftable');
 
 function simOf(fx: string): Simulator {
   const dir = path.join(FX, fx, 'reftable');
-  const tables = fs.readFileSync(path.join(dir, 'tables.list'), 'utf8').trim().split('\n')
+  const tables = fs
+    .readFileSync(path.join(dir, 'tables.list'), 'utf8')
+    .trim()
+    .split('\n')
     .map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
   const stack: Stack = { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] };
   return new Simulator({ kind: 'reftable', stack, merged: mergeTables(tables), description: fx });
 }
 
 /** Estimated seconds per model for re-creating the fixture's refs from its truth/recreate.stdin. */
-const cache = new Map<number, Map<ModelName, { seconds: number; counts: NonNullable<ReturnType<Simulator['run']>['results'][number]['counts']> }>>();
+const cache = new Map<
+  number,
+  Map<ModelName, { seconds: number; counts: NonNullable<ReturnType<Simulator['run']>['results'][number]['counts']> }>
+>();
 function recreate(n: number): Map<ModelName, { seconds: number; counts: any }> {
   let m = cache.get(n);
   if (m) return m;
@@ -47,7 +61,10 @@ describe('calibration: recreate-1000/2000/4000 against real git', () => {
   // after pack-refs).
 
   it('git-2.49 and git-2.55 grow about 4× per doubling of n, git-2.56 about 2×', () => {
-    for (const [a, b] of [[1000, 2000], [2000, 4000]]) {
+    for (const [a, b] of [
+      [1000, 2000],
+      [2000, 4000],
+    ]) {
       for (const m of ['git-2.49', 'git-2.55'] as ModelName[]) {
         const g = recreate(b).get(m)!.seconds / recreate(a).get(m)!.seconds;
         expect(g, `${m} ${a}→${b}`).toBeGreaterThan(3.3);
@@ -67,7 +84,10 @@ describe('calibration: recreate-1000/2000/4000 against real git', () => {
       const fix = sim.run(w, { models: ['git-2.49'], curve: false }).fixes.find((f) => f.fix === 'pack-refs')!;
       est.set(n, fix.seconds!);
     }
-    for (const [a, b] of [[1000, 2000], [2000, 4000]]) {
+    for (const [a, b] of [
+      [1000, 2000],
+      [2000, 4000],
+    ]) {
       const g = est.get(b)! / est.get(a)!;
       expect(g).toBeGreaterThan(1.7);
       expect(g).toBeLessThan(2.3);
@@ -75,7 +95,6 @@ describe('calibration: recreate-1000/2000/4000 against real git', () => {
     // And far below the unpacked stack (the quadratic part is gone).
     expect(est.get(4000)! * 20).toBeLessThan(recreate(4000).get('git-2.49')!.seconds);
   });
-
 });
 
 /** Counts of re-creating n refs on a recreate-shaped stack written by refscope's writer. */
@@ -98,13 +117,17 @@ describe('extrapolation to larger stacks of the same kind', () => {
     if (m) return m;
     const b = buildRecreateStack({ refs: n });
     const sim = new Simulator({ kind: 'reftable', stack: b.stack, merged: b.merged, description: `synthetic ${n}` });
-    const r = sim.run(sim.parseStdin(b.recreateStdin), { models: ['git-2.49', 'git-2.55', 'git-2.56'], fixes: false, curve: false });
+    const r = sim.run(sim.parseStdin(b.recreateStdin), {
+      models: ['git-2.49', 'git-2.55', 'git-2.56'],
+      fixes: false,
+      curve: false,
+    });
     m = new Map(r.results.map((x) => [x.model, x.seconds!]));
     synth.set(n, m);
     return m;
   }
 
-  it('a stack written by refscope\'s writer in the recreate shape costs what git\'s own fixture costs', () => {
+  it("a stack written by refscope's writer in the recreate shape costs what git's own fixture costs", () => {
     for (const n of [1000, 4000]) {
       for (const m of ['git-2.49', 'git-2.55', 'git-2.56'] as ModelName[]) {
         expect(Math.abs(synthetic(n).get(m)! / recreate(n).get(m)!.seconds - 1), `${m} ${n}`).toBeLessThan(0.05);
@@ -117,7 +140,10 @@ describe('extrapolation to larger stacks of the same kind', () => {
       const ratios = CASE2.filter((c) => c.model === model).map((c) => c.seconds / synthetic(c.n).get(model)!);
       // The same machine factor at every n (≤ 1.5 apart): quadratic before, linear after, as measured.
       expect(Math.max(...ratios) / Math.min(...ratios), model).toBeLessThan(1.5);
-      for (const r of ratios) { expect(r, model).toBeGreaterThanOrEqual(0.5); expect(r, model).toBeLessThanOrEqual(2); }
+      for (const r of ratios) {
+        expect(r, model).toBeGreaterThanOrEqual(0.5);
+        expect(r, model).toBeLessThanOrEqual(2);
+      }
     }
   });
 
@@ -125,11 +151,20 @@ describe('extrapolation to larger stacks of the same kind', () => {
     // `create refs/tags/foo-<i> <blob>` for i = 1 … n, all deleted, then the same input again:
     // 0.125 s, 0.454 s, 1.811 s, 7.091 s as measured.
     const blob = 'ab'.repeat(20);
-    for (const [n, measured] of [[1000, 0.125], [2000, 0.454], [4000, 1.811], [8000, 7.091]] as const) {
+    for (const [n, measured] of [
+      [1000, 0.125],
+      [2000, 0.454],
+      [4000, 1.811],
+      [8000, 7.091],
+    ] as const) {
       const names = Array.from({ length: n }, (_, i) => `refs/tags/foo-${i + 1}`);
       const b = buildRecreateStack({ refs: n, name: (i) => names[i] });
       const sim = new Simulator({ kind: 'reftable', stack: b.stack, merged: b.merged, description: `foo-${n}` });
-      const est = sim.run(sim.parseStdin(names.map((x) => `create ${x} ${blob}\n`).join('')), { models: ['git-2.55'], fixes: false, curve: false }).results[0].seconds!;
+      const est = sim.run(sim.parseStdin(names.map((x) => `create ${x} ${blob}\n`).join('')), {
+        models: ['git-2.55'],
+        fixes: false,
+        curve: false,
+      }).results[0].seconds!;
       expect(est / measured, `n = ${n}`).toBeLessThan(1.5);
       expect(measured / est, `n = ${n}`).toBeLessThan(1.5);
     }
@@ -149,7 +184,10 @@ describe('extrapolation to larger stacks of the same kind', () => {
     // n = 100,000 both describe 100,000 creates over 100,000 tombstones, so they agree within a
     // small factor (the old (n/W)² rule made the one-line curve 740× the other).
     const sim = simOf('recreate-1000');
-    const one = sim.run(sim.parseStdin(`create refs/heads/ref-x ${'ab'.repeat(20)}\n`), { models: ['git-2.49'], fixes: false }).curve!.series[0];
+    const one = sim.run(sim.parseStdin(`create refs/heads/ref-x ${'ab'.repeat(20)}\n`), {
+      models: ['git-2.49'],
+      fixes: false,
+    }).curve!.series[0];
     const all = sim.run(sim.parseSpec('recreate'), { models: ['git-2.49'], fixes: false }).curve!.series[0];
     const last = one.sameShape.length - 1;
     expect(one.sameShape[last] / all.sameShape[last]).toBeGreaterThan(1 / 3);
@@ -158,7 +196,10 @@ describe('extrapolation to larger stacks of the same kind', () => {
 
   it('the curve from recreate-1000 predicts recreate-4000 (same shape) within 15 %', () => {
     const sim = simOf('recreate-1000');
-    const r = sim.run(sim.parseStdin(fs.readFileSync(path.join(FX, 'recreate-1000/truth/recreate.stdin'))), { models: ['git-2.49', 'git-2.55', 'git-2.56'], fixes: false });
+    const r = sim.run(sim.parseStdin(fs.readFileSync(path.join(FX, 'recreate-1000/truth/recreate.stdin'))), {
+      models: ['git-2.49', 'git-2.55', 'git-2.56'],
+      fixes: false,
+    });
     for (const s of r.curve!.series) {
       const i = r.curve!.n.indexOf(5000);
       // 5000 is on the curve's grid; scale the measured 4000 by the model's own 4000→5000 step.
@@ -185,12 +226,20 @@ describe('extrapolation to larger stacks of the same kind', () => {
  * refs, names) is stated here and in docs/simulator.md.
  */
 const enc = (t: string) => new TextEncoder().encode(t);
-const emptyFilesRepo = () => new Simulator({ kind: 'files', repo: loadFilesRepo([{ path: 'HEAD', source: memorySource(enc('ref: refs/heads/master\n')) }]), description: 'files backend, every ref deleted' });
+const emptyFilesRepo = () =>
+  new Simulator({
+    kind: 'files',
+    repo: loadFilesRepo([{ path: 'HEAD', source: memorySource(enc('ref: refs/heads/master\n')) }]),
+    description: 'files backend, every ref deleted',
+  });
 const case1 = (() => {
   const prefixes = ['refs/heads/', 'refs/remotes/upstream/', 'refs/remotes/origin/', 'refs/tags/'];
   let brianStdin = '';
   for (let i = 0; i < 50_000; i++) brianStdin += `create ${prefixes[i % 4]}ref-${i} ${syntheticOid(1_000_000 + i)}\n`;
-  const linuxTag = (i: number) => { const r = Math.floor(i / 8); return `refs/tags/v${2 + Math.floor(r / 20)}.${r % 20}-rc${i % 8}`; };
+  const linuxTag = (i: number) => {
+    const r = Math.floor(i / 8);
+    return `refs/tags/v${2 + Math.floor(r / 20)}.${r % 20}-rc${i % 8}`;
+  };
   const stableTag = (i: number) => `refs/tags/v${2 + Math.floor(i / 1000)}.${Math.floor(i / 100) % 10}.${i % 100}`;
   let brian: { stack: ReturnType<typeof buildRecreateStack>; result: ReturnType<Simulator['run']> } | undefined;
   let second: { stack: ReturnType<typeof buildRecreateStack>; result: ReturnType<Simulator['run']> } | undefined;
@@ -202,7 +251,10 @@ const case1 = (() => {
     brianStdin,
     brian: () => (brian ??= runOn(buildRecreateStack({ refs: 900, name: linuxTag, peeled: true }), brianStdin)),
     second: () => {
-      if (!second) { const b = buildRecreateStack({ refs: 5250, name: stableTag, peeled: true }); second = runOn(b, b.recreateStdin); }
+      if (!second) {
+        const b = buildRecreateStack({ refs: 5250, name: stableTag, peeled: true });
+        second = runOn(b, b.recreateStdin);
+      }
       return second;
     },
   };
@@ -213,11 +265,11 @@ const within2 = (est: number, reported: number, what: string) => {
 };
 
 describe('CONTEXT.md case 1: tombstones that auto-compaction never removes', () => {
-  it('brian\'s run (50,000 new refs over a linux clone\'s ~900 deleted refs): reftable within 2× of 57.4 s', () => {
+  it("brian's run (50,000 new refs over a linux clone's ~900 deleted refs): reftable within 2× of 57.4 s", () => {
     within2(case1.brian().result.results[0].seconds!, 57.4, 'git-2.49');
   });
 
-  it('brian\'s run: -c core.warnAmbiguousRefs=false removes a large share, the availability check is most of the rest', () => {
+  it("brian's run: -c core.warnAmbiguousRefs=false removes a large share, the availability check is most of the rest", () => {
     const r = case1.brian().result;
     const base = r.results[0].seconds!;
     expect(r.fixes.find((f) => f.fix === 'no-warn-ambiguous-refs')!.seconds! / base).toBeLessThan(0.7);
@@ -232,15 +284,15 @@ describe('CONTEXT.md case 1: tombstones that auto-compaction never removes', () 
     expect(Math.abs(tomb / 32_941 - 1)).toBeLessThan(0.2);
     expect(result.fixes.find((f) => f.fix === 'auto-compaction')!.applicable).toBe(false);
   });
-
 });
-
-
 
 describe('state machinery', () => {
   it('pack-refs of recreate-4000 leaves one table with HEAD only (every other ref is deleted)', () => {
     const dir = path.join(FX, 'recreate-4000', 'reftable');
-    const tables = fs.readFileSync(path.join(dir, 'tables.list'), 'utf8').trim().split('\n')
+    const tables = fs
+      .readFileSync(path.join(dir, 'tables.list'), 'utf8')
+      .trim()
+      .split('\n')
       .map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
     const stack: Stack = { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] };
     const st = new SimState(new SimStore({ stack, merged: mergeTables(tables) }));
@@ -254,7 +306,10 @@ describe('state machinery', () => {
 describe('one price for the same work', () => {
   it('reads every version does alike (no tombstone in the way) cost the same under every reftable model', () => {
     const sim = simOf('nocompact-s1');
-    const r = sim.run(sim.parseSpec('lookup:existing:2000'), { models: ['git-2.49', 'git-2.55', 'git-2.56'], curve: false });
+    const r = sim.run(sim.parseSpec('lookup:existing:2000'), {
+      models: ['git-2.49', 'git-2.55', 'git-2.56'],
+      curve: false,
+    });
     const recs = r.results.map((x) => x.recordsDecoded);
     expect(new Set(recs).size).toBe(1); // the same counted work …
     expect(new Set(r.results.map((x) => x.seconds)).size).toBe(1); // … the same estimate
@@ -264,14 +319,27 @@ describe('one price for the same work', () => {
 
 describe('fitConstants and fitLooseWrite on hand-made data', () => {
   // Counts with only processes, updates and records set: seconds = s·p + u·n + r·records exactly.
-  const pt = (model: ModelName, processes: number, updates: number, records: number, k: { s: number; u: number; r: number; r49: number }) => {
+  const pt = (
+    model: ModelName,
+    processes: number,
+    updates: number,
+    records: number,
+    k: { s: number; u: number; r: number; r49: number },
+  ) => {
     const c = { ...zeroCounts(), processes, updates, recordsDecoded: records };
-    return { model, counts: c, seconds: k.s * processes + k.u * updates + (model === 'git-2.49' ? k.r49 : k.r) * records };
+    return {
+      model,
+      counts: c,
+      seconds: k.s * processes + k.u * updates + (model === 'git-2.49' ? k.r49 : k.r) * records,
+    };
   };
   const truth = { s: 0.004, u: 3e-6, r: 60e-9, r49: 45e-9 };
   const pts = [
-    pt('git-2.49', 1, 1000, 1e6, truth), pt('git-2.49', 1, 4000, 1.6e7, truth),
-    pt('git-2.55', 1, 1000, 2e6, truth), pt('git-2.55', 1, 4000, 3e7, truth), pt('git-2.56', 1, 2000, 1e5, truth),
+    pt('git-2.49', 1, 1000, 1e6, truth),
+    pt('git-2.49', 1, 4000, 1.6e7, truth),
+    pt('git-2.55', 1, 1000, 2e6, truth),
+    pt('git-2.55', 1, 4000, 3e7, truth),
+    pt('git-2.56', 1, 2000, 1e5, truth),
   ];
 
   it('recovers the constants that generated exact data', () => {
@@ -296,7 +364,12 @@ describe('fitConstants and fitLooseWrite on hand-made data', () => {
 
   it('throws when the bounds cannot hold together', () => {
     const p = pts[3];
-    expect(() => fitConstants(pts, [{ ...p, seconds: p.seconds, within: 1.01 }, { ...p, seconds: 5 * p.seconds, within: 1.01 }])).toThrow(/no constants reproduce/);
+    expect(() =>
+      fitConstants(pts, [
+        { ...p, seconds: p.seconds, within: 1.01 },
+        { ...p, seconds: 5 * p.seconds, within: 1.01 },
+      ]),
+    ).toThrow(/no constants reproduce/);
   });
 
   it('fitLooseWrite: the geometric mean when the other costs are nil', () => {

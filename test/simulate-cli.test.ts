@@ -16,12 +16,21 @@ const STDIN = path.join(FX, 'reftable/recreate-1000/truth/recreate.stdin');
 let tmp = '';
 
 function run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, 'simulate', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, input });
+  const r = spawnSync(process.execPath, [BIN, 'simulate', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+    input,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-beforeAll(() => { tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-sim-')); });
-afterAll(() => { fs.rmSync(tmp, { recursive: true, force: true }); });
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-sim-'));
+});
+afterAll(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
 
 describe('refscope simulate', () => {
   it('--json: the refscope.simulation/1 document with every model', () => {
@@ -29,9 +38,16 @@ describe('refscope simulate', () => {
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc.schema).toBe('refscope.simulation/1');
-    expect(doc.results.map((x: { model: string }) => x.model)).toEqual(['git-2.49', 'git-2.55', 'git-2.56', 'initial', 'files']);
+    expect(doc.results.map((x: { model: string }) => x.model)).toEqual([
+      'git-2.49',
+      'git-2.55',
+      'git-2.56',
+      'initial',
+      'files',
+    ]);
     for (const x of doc.results.slice(0, 4)) {
-      for (const k of ['seconds', 'seeks', 'blocksRead', 'recordsDecoded', 'tombstonesSkipped']) expect(typeof x[k], `${x.model} ${k}`).toBe('number');
+      for (const k of ['seconds', 'seeks', 'blocksRead', 'recordsDecoded', 'tombstonesSkipped'])
+        expect(typeof x[k], `${x.model} ${k}`).toBe('number');
     }
     const files = doc.results[4];
     expect(files.applicable).toBe(false);
@@ -52,8 +68,16 @@ describe('refscope simulate', () => {
   });
 
   it('-z input from standard input', () => {
-    const z = fs.readFileSync(STDIN, 'utf8').trim().split('\n').slice(0, 10)
-      .map((l) => { const [cmd, ref, oid] = l.split(' '); return `${cmd} ${ref}\0${oid}\0`; }).join('');
+    const z = fs
+      .readFileSync(STDIN, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(0, 10)
+      .map((l) => {
+        const [cmd, ref, oid] = l.split(' ');
+        return `${cmd} ${ref}\0${oid}\0`;
+      })
+      .join('');
     const r = run([R1000, '--stdin', '-', '-z', '--model', 'git-2.56', '--json', '--no-fixes', '--no-curve'], z);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);

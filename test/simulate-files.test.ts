@@ -15,9 +15,16 @@ import { Simulator } from '../src/engine/simulate/index.ts';
 const FILE = path.join(__dirname, 'fixtures/packed-refs/gitgit/packed-refs');
 const bytes = fs.readFileSync(FILE);
 // Ref lines of the file, counted independently: not the header, not '^' peeled lines.
-const lines = bytes.toString('latin1').split('\n').filter((l) => l && !l.startsWith('#') && !l.startsWith('^'));
+const lines = bytes
+  .toString('latin1')
+  .split('\n')
+  .filter((l) => l && !l.startsWith('#') && !l.startsWith('^'));
 const names = lines.map((l) => l.slice(41)).sort();
-const sim = new Simulator({ kind: 'files', repo: loadFilesRepo([{ path: 'packed-refs', source: memorySource(new Uint8Array(bytes)) }]), description: 'gitgit' });
+const sim = new Simulator({
+  kind: 'files',
+  repo: loadFilesRepo([{ path: 'packed-refs', source: memorySource(new Uint8Array(bytes)) }]),
+  description: 'gitgit',
+});
 
 function files(stdin: string) {
   const r = sim.run(sim.parseStdin(stdin), { models: ['files'], fixes: false, curve: false }).results[0];
@@ -49,7 +56,8 @@ describe('files model', () => {
   it('creating an existing ref is refused; a lookup costs one lstat and one binary search', () => {
     const r = files(`create ${names[0]} ${'1'.repeat(40)}\n`);
     expect(r.errorCount).toBe(1);
-    const l = sim.run(sim.parseSpec('lookup:existing:100'), { models: ['files'], fixes: false, curve: false }).results[0];
+    const l = sim.run(sim.parseSpec('lookup:existing:100'), { models: ['files'], fixes: false, curve: false })
+      .results[0];
     expect(l.counts!.looseReads).toBe(100);
     expect(l.counts!.packedProbes).toBe(100 * Math.ceil(Math.log2(names.length + 1)));
   });

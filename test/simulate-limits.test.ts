@@ -34,7 +34,9 @@ describe('--stdin caps', () => {
       expect((e as FormatError).offset).toBe(MAX_STDIN_UPDATES * line.length);
       expect((e as FormatError).expected).toMatch(/^at most 200,000 updates/);
     }
-    expect(parseUpdateRefStdin(line.repeat(MAX_STDIN_UPDATES), { file: 'in' })[0].updates).toHaveLength(MAX_STDIN_UPDATES);
+    expect(parseUpdateRefStdin(line.repeat(MAX_STDIN_UPDATES), { file: 'in' })[0].updates).toHaveLength(
+      MAX_STDIN_UPDATES,
+    );
   });
 
   it(`more than ${MAX_STDIN_TRANSACTIONS.toLocaleString('en-US')} transactions: refused at the commit that crosses the cap`, () => {
@@ -58,7 +60,9 @@ describe('time budget', () => {
     try {
       // A deadline already passed: the first check stops it.
       sim.run(w, { models: ['git-2.56'], fixes: false, curve: false, budgetMs: 1e-9 });
-    } catch (e) { err = e; }
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(SimulationLimitError);
     expect((err as SimulationLimitError).total).toBe(3000);
     expect((err as SimulationLimitError).done).toBeLessThan(3000);
@@ -66,10 +70,24 @@ describe('time budget', () => {
   });
 
   it('the CLI: --budget 1 on a workload that needs longer exits 3 with one line', () => {
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/refscope.mjs'), 'simulate', path.join(FX, 'recreate-1000/reftable'),
-      '--workload', 'create:200000:refs/heads/n/:per-ref', '--no-auto-compaction', '--budget', '1'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(
+      process.execPath,
+      [
+        path.join(ROOT, 'bin/refscope.mjs'),
+        'simulate',
+        path.join(FX, 'recreate-1000/reftable'),
+        '--workload',
+        'create:200000:refs/heads/n/:per-ref',
+        '--no-auto-compaction',
+        '--budget',
+        '1',
+      ],
+      { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+    );
     expect(r.status).toBe(3);
-    expect(r.stderr).toMatch(/^refscope: --workload: offset 0: expected a workload the simulator replays within 1 s \(git-2\.49 stopped after [0-9,]+ of 200,000 operations[^\n]*\)\n$/);
+    expect(r.stderr).toMatch(
+      /^refscope: --workload: offset 0: expected a workload the simulator replays within 1 s \(git-2\.49 stopped after [0-9,]+ of 200,000 operations[^\n]*\)\n$/,
+    );
   });
 });
 
@@ -78,14 +96,18 @@ describe('memory across many commits', () => {
     const { stack, merged } = stackOf('recreate-1000');
     const sim = new Simulator({ kind: 'reftable', stack, merged, description: '' });
     const w = sim.parseSpec('create:2000:refs/heads/n/:per-ref');
-    const store = new SimStore({ stack, merged }, w.kind === 'updates' ? w.transactions.flatMap((t) => t.updates.map((u) => u.ref)) : []);
+    const store = new SimStore(
+      { stack, merged },
+      w.kind === 'updates' ? w.transactions.flatMap((t) => t.updates.map((u) => u.ref)) : [],
+    );
     const state = new SimState(store);
     runReftable(new FastEngine(state), MODELS['git-2.56'], w, 40, {});
     expect(state.tables.length).toBeLessThan(20); // compaction ran
     for (const t of state.tables) {
       if (!t.synthetic) continue;
       for (let i = 0; i < t.count; i++) {
-        const ref = t.orig!.ref[i], k = t.orig!.idx[i];
+        const ref = t.orig!.ref[i],
+          k = t.orig!.idx[i];
         if (k >= 0) expect((ref as { synthetic: boolean }).synthetic).toBe(false);
       }
     }

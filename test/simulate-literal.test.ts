@@ -8,7 +8,15 @@
 import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openTable, memorySource, mergeTables, seekRef, newCounters, type Table, type Stack } from '../src/engine/index.ts';
+import {
+  openTable,
+  memorySource,
+  mergeTables,
+  seekRef,
+  newCounters,
+  type Table,
+  type Stack,
+} from '../src/engine/index.ts';
 import { writeTable, type RefRecordIn } from '../src/engine/writer.ts';
 import { SimStore, SimState } from '../src/engine/simulate/state.ts';
 import { FastEngine } from '../src/engine/simulate/engine.ts';
@@ -27,20 +35,49 @@ const REFTABLE_MODELS: ModelName[] = ['git-2.49', 'git-2.55', 'git-2.56', 'initi
 const stackOf = fixtureStack;
 
 function stackFrom(tables: Table[]) {
-  return { stack: { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] } as Stack, merged: mergeTables(tables) };
+  return {
+    stack: { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] } as Stack,
+    merged: mergeTables(tables),
+  };
 }
 
-const oid = (i: number) => { const b = new Uint8Array(20); b[0] = 1 + (i & 0x7f); b[19] = i & 0xff; b[18] = (i >> 8) & 0xff; return b; };
+const oid = (i: number) => {
+  const b = new Uint8Array(20);
+  b[0] = 1 + (i & 0x7f);
+  b[19] = i & 0xff;
+  b[18] = (i >> 8) & 0xff;
+  return b;
+};
 
 /** A table from (name, kind) pairs; kind 'x' = tombstone, 'r' = ref, 's' = symref. */
-function table(name: string, upd: number, recs: [string, 'r' | 'x' | 's'][], opts: { blockSize?: number; restartInterval?: number } = {}): Table {
-  const refs: RefRecordIn[] = recs.slice().sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([n, k], i) => (
-    k === 'x' ? { name: n, updateIndex: upd, type: 0 } : k === 's' ? { name: n, updateIndex: upd, type: 3, target: 'refs/heads/main' } : { name: n, updateIndex: upd, type: 1, value: oid(i) }));
-  return openTable({ path: name, source: memorySource(writeTable(refs, [], { minUpdateIndex: upd, maxUpdateIndex: upd, ...opts })) });
+function table(
+  name: string,
+  upd: number,
+  recs: [string, 'r' | 'x' | 's'][],
+  opts: { blockSize?: number; restartInterval?: number } = {},
+): Table {
+  const refs: RefRecordIn[] = recs
+    .slice()
+    .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+    .map(([n, k], i) =>
+      k === 'x'
+        ? { name: n, updateIndex: upd, type: 0 }
+        : k === 's'
+          ? { name: n, updateIndex: upd, type: 3, target: 'refs/heads/main' }
+          : { name: n, updateIndex: upd, type: 1, value: oid(i) },
+    );
+  return openTable({
+    path: name,
+    source: memorySource(writeTable(refs, [], { minUpdateIndex: upd, maxUpdateIndex: upd, ...opts })),
+  });
 }
 
 /** Run every reftable model on both engines and require identical counts, phase by phase. */
-function sameCounts(input: { stack: Stack; merged: ReturnType<typeof mergeTables> }, w: Workload, models = REFTABLE_MODELS): void {
+function sameCounts(
+  input: { stack: Stack; merged: ReturnType<typeof mergeTables> },
+  w: Workload,
+  models = REFTABLE_MODELS,
+): void {
   const names = w.kind === 'updates' ? w.transactions.flatMap((t) => t.updates.map((u) => u.ref)) : [];
   const store = new SimStore(input, names);
   for (const m of models) {
@@ -53,7 +90,7 @@ function sameCounts(input: { stack: Stack; merged: ReturnType<typeof mergeTables
 }
 
 describe('fast counts = literal replay', () => {
-  it('recreate-1000: the issue\'s recreate input, one transaction, every model', () => {
+  it("recreate-1000: the issue's recreate input, one transaction, every model", () => {
     const input = stackOf('recreate-1000');
     const sim = new Simulator({ kind: 'reftable', ...input, description: '' });
     sameCounts(input, sim.parseStdin(fs.readFileSync(path.join(FX, 'recreate-1000/truth/recreate.stdin'))));
@@ -64,7 +101,8 @@ describe('fast counts = literal replay', () => {
     const sim = new Simulator({ kind: 'reftable', ...input, description: '' });
     const w = sim.parseSpec('recreate:per-ref');
     // Every 4th transaction is enough to exercise growth and compaction and keep the literal replay short.
-    const short: Workload = w.kind === 'updates' ? { ...w, transactions: w.transactions.filter((_, i) => i % 4 === 0) } : w;
+    const short: Workload =
+      w.kind === 'updates' ? { ...w, transactions: w.transactions.filter((_, i) => i % 4 === 0) } : w;
     sameCounts(input, short);
   });
 
@@ -72,10 +110,24 @@ describe('fast counts = literal replay', () => {
     it(`${fx}: many tables — creates, deletes, lookups, scans, per-ref transactions`, () => {
       const input = stackOf(fx);
       const sim = new Simulator({ kind: 'reftable', ...input, description: '' });
-      for (const spec of ['create:300:refs/heads/sim/', 'delete-all', 'delete-all:per-ref', 'create:40:refs/tags/t:per-ref',
-        'lookup:existing:200', 'lookup:missing:200', 'scan:refs/', 'scan:refs/heads/', 'scan:', 'recreate']) {
+      for (const spec of [
+        'create:300:refs/heads/sim/',
+        'delete-all',
+        'delete-all:per-ref',
+        'create:40:refs/tags/t:per-ref',
+        'lookup:existing:200',
+        'lookup:missing:200',
+        'scan:refs/',
+        'scan:refs/heads/',
+        'scan:',
+        'recreate',
+      ]) {
         let w: Workload;
-        try { w = sim.parseSpec(spec); } catch { continue; } // e.g. no tombstones to re-create
+        try {
+          w = sim.parseSpec(spec);
+        } catch {
+          continue;
+        } // e.g. no tombstones to re-create
         sameCounts(input, w);
       }
       if (input.merged.tombstones) sameCounts(input, sim.parseSpec('lookup:tombstoned:100'));
@@ -86,7 +138,13 @@ describe('fast counts = literal replay', () => {
     it(`${fx}: lookups and creates over multi-level indexes and small blocks`, () => {
       const input = stackOf(fx);
       const sim = new Simulator({ kind: 'reftable', ...input, description: '' });
-      for (const spec of ['lookup:existing:500', 'lookup:missing:500', 'create:200:refs/heads/zz/', 'create:50:refs/heads/:per-ref', 'scan:refs/tags/']) {
+      for (const spec of [
+        'lookup:existing:500',
+        'lookup:missing:500',
+        'create:200:refs/heads/zz/',
+        'create:50:refs/heads/:per-ref',
+        'scan:refs/tags/',
+      ]) {
         sameCounts(input, sim.parseSpec(spec));
       }
     });
@@ -94,19 +152,52 @@ describe('fast counts = literal replay', () => {
 
   it('hand-built: tombstones interleaved with live refs, shadowing across three tables, symrefs, conflicts', () => {
     const names = Array.from({ length: 400 }, (_, i) => `refs/heads/b${String(i).padStart(3, '0')}`);
-    const t0 = table('t0', 1, [['HEAD', 's'], ...names.map((n) => [n, 'r'] as [string, 'r'])], { blockSize: 512, restartInterval: 4 });
-    const t1 = table('t1', 2, names.filter((_, i) => i % 3 === 0).map((n) => [n, 'x'] as [string, 'x']), { blockSize: 256 });
-    const t2 = table('t2', 3, [...names.filter((_, i) => i % 7 === 0).map((n) => [n, 'r'] as [string, 'r']), ['refs/heads/b100/x', 'r'], ['refs/tags/v1', 'r']]);
+    const t0 = table('t0', 1, [['HEAD', 's'], ...names.map((n) => [n, 'r'] as [string, 'r'])], {
+      blockSize: 512,
+      restartInterval: 4,
+    });
+    const t1 = table(
+      't1',
+      2,
+      names.filter((_, i) => i % 3 === 0).map((n) => [n, 'x'] as [string, 'x']),
+      { blockSize: 256 },
+    );
+    const t2 = table('t2', 3, [
+      ...names.filter((_, i) => i % 7 === 0).map((n) => [n, 'r'] as [string, 'r']),
+      ['refs/heads/b100/x', 'r'],
+      ['refs/tags/v1', 'r'],
+    ]);
     const input = stackFrom([t0, t1, t2]);
     const sim = new Simulator({ kind: 'reftable', ...input, description: '' });
-    const stdin = [
-      'start', ...names.filter((_, i) => i % 3 === 0).map((n) => `create ${n} ${'1'.repeat(40)}`), 'commit',
-      'start', 'create refs/heads/b100 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'create refs/heads/c/d main', 'commit',
-      'start', 'update refs/heads/b001 bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', 'delete refs/heads/b002', 'verify refs/heads/b004', 'prepare', 'abort',
-      'start', 'update HEAD cccccccccccccccccccccccccccccccccccccccc', 'symref-create refs/heads/sym refs/heads/b005', 'commit',
-    ].join('\n') + '\n';
+    const stdin =
+      [
+        'start',
+        ...names.filter((_, i) => i % 3 === 0).map((n) => `create ${n} ${'1'.repeat(40)}`),
+        'commit',
+        'start',
+        'create refs/heads/b100 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+        'create refs/heads/c/d main',
+        'commit',
+        'start',
+        'update refs/heads/b001 bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+        'delete refs/heads/b002',
+        'verify refs/heads/b004',
+        'prepare',
+        'abort',
+        'start',
+        'update HEAD cccccccccccccccccccccccccccccccccccccccc',
+        'symref-create refs/heads/sym refs/heads/b005',
+        'commit',
+      ].join('\n') + '\n';
     sameCounts(input, sim.parseStdin(stdin));
-    for (const spec of ['lookup:tombstoned:150', 'lookup:missing:150', 'scan:refs/heads/', 'delete-all:per-ref', 'recreate:per-ref']) sameCounts(input, sim.parseSpec(spec));
+    for (const spec of [
+      'lookup:tombstoned:150',
+      'lookup:missing:150',
+      'scan:refs/heads/',
+      'delete-all:per-ref',
+      'recreate:per-ref',
+    ])
+      sameCounts(input, sim.parseSpec(spec));
   });
 });
 
@@ -126,8 +217,10 @@ describe('structural seek costs = lookup.ts seekRef', () => {
             const k = newCounters();
             seekRef(t, key, k);
             const c = rs.seek(g, g < names.length && names[g] === key, key);
-            expect({ i: k.indexBlocks, l: k.leafBlocks, p: k.restartProbes, r: k.recordsDecoded }, `${t.name} ${JSON.stringify(key)}`)
-              .toEqual({ i: c.indexBlocks, l: c.leafBlocks, p: c.restartProbes, r: c.records });
+            expect(
+              { i: k.indexBlocks, l: k.leafBlocks, p: k.restartProbes, r: k.recordsDecoded },
+              `${t.name} ${JSON.stringify(key)}`,
+            ).toEqual({ i: c.indexBlocks, l: c.leafBlocks, p: c.restartProbes, r: c.records });
           }
         }
       }
@@ -138,8 +231,16 @@ describe('structural seek costs = lookup.ts seekRef', () => {
 describe('hand-computed counts (git reftable/merged.c, step by step)', () => {
   // Base table: refs a…e live; newer table: tombstones for b, c, d. Keys under refs/heads/.
   const K = (s: string) => `refs/heads/${s}`;
-  const base = table('base', 1, ['a', 'b', 'c', 'd', 'e'].map((s) => [K(s), 'r'] as [string, 'r']));
-  const tomb = table('tomb', 2, ['b', 'c', 'd'].map((s) => [K(s), 'x'] as [string, 'x']));
+  const base = table(
+    'base',
+    1,
+    ['a', 'b', 'c', 'd', 'e'].map((s) => [K(s), 'r'] as [string, 'r']),
+  );
+  const tomb = table(
+    'tomb',
+    2,
+    ['b', 'c', 'd'].map((s) => [K(s), 'x'] as [string, 'x']),
+  );
   const input = stackFrom([base, tomb]);
 
   it('a point read of a tombstoned name: ≤ 2.55 steps over b, c, d and stops at e; 2.56 stops at b', () => {
@@ -182,7 +283,26 @@ describe('hand-computed counts (git reftable/merged.c, step by step)', () => {
 
   it('git ≤ 2.49 re-creating b: dwim 6 reads, HEAD, the ref, 2 directories and <ref>/', () => {
     const store = new SimStore(input, [K('b')]);
-    const w: Workload = { kind: 'updates', description: '', transactions: [{ end: 'commit', prepared: true, updates: [{ op: 'create', ref: K('b'), newValue: { kind: 'oid', oid: 'a'.repeat(40) }, oldValue: { kind: 'zero' }, noDeref: false, oidArgs: ['a'.repeat(40)] }] }] };
+    const w: Workload = {
+      kind: 'updates',
+      description: '',
+      transactions: [
+        {
+          end: 'commit',
+          prepared: true,
+          updates: [
+            {
+              op: 'create',
+              ref: K('b'),
+              newValue: { kind: 'oid', oid: 'a'.repeat(40) },
+              oldValue: { kind: 'zero' },
+              noDeref: false,
+              oidArgs: ['a'.repeat(40)],
+            },
+          ],
+        },
+      ],
+    };
     const r = runReftable(new FastEngine(new SimState(store)), MODELS['git-2.49'], w, 40);
     // Merged seeks: 6 dwim + HEAD + refs/heads/b + refs + refs/heads + refs/heads/b/ = 11.
     expect(r.total.mergedSeeks).toBe(11);

@@ -18,14 +18,24 @@ const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin/refscope.mjs');
 
 function cli(args: string[], env?: NodeJS.ProcessEnv): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: env ?? process.env });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: env ?? process.env,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe('which git is mine: git --version → model', () => {
   const cases: [string, string | null, string | null, RegExp][] = [
     ['git version 2.55.0', 'git-2.55', null, /release of the git-2\.55 model/],
-    ['git version 2.55.GIT', 'git-2.55', 'git-2.56', /if your build contains the July 2026 fix 'reftable: fix quadratic behavior in the presence of tombstones', choose git-2\.56/],
+    [
+      'git version 2.55.GIT',
+      'git-2.55',
+      'git-2.56',
+      /if your build contains the July 2026 fix 'reftable: fix quadratic behavior in the presence of tombstones', choose git-2\.56/,
+    ],
     ['git version 2.56.0.rc1', 'git-2.56', null, /release candidate of 2\.56/],
     ['git version 2.47.3', 'git-2.49', null, /release/],
     ['git version 2.39.5', null, null, /no reftable support \(it arrived in git 2\.45\)/],
@@ -50,7 +60,16 @@ describe('which git is mine: git --version → model', () => {
   });
   it('simulate --git-version: the fix panel compares against that git, and the text names the model', () => {
     const fx = path.join(ROOT, 'test/fixtures/reftable/recreate-1000');
-    const r = cli(['simulate', path.join(fx, 'reftable'), '--stdin', path.join(fx, 'truth/recreate.stdin'), '--git-version', 'git version 2.55.0', '--json', '--no-curve']);
+    const r = cli([
+      'simulate',
+      path.join(fx, 'reftable'),
+      '--stdin',
+      path.join(fx, 'truth/recreate.stdin'),
+      '--git-version',
+      'git version 2.55.0',
+      '--json',
+      '--no-curve',
+    ]);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     expect(doc.gitVersion.model).toBe('git-2.55');
@@ -113,16 +132,44 @@ describe.skipIf(gitSkipReason)('the measure script with a real git', () => {
       ids.push(parent);
     }
     repo.git(['update-ref', 'refs/heads/main', parent]);
-    repo.git(['update-ref', '--stdin'], ids.slice(0, 30).map((id, i) => `create refs/heads/topic-${i} ${id}\n`).join(''));
-    repo.git(['update-ref', '--stdin'], ids.slice(0, 20).map((id, i) => `delete refs/heads/topic-${i} ${id}\n`).join(''));
+    repo.git(
+      ['update-ref', '--stdin'],
+      ids
+        .slice(0, 30)
+        .map((id, i) => `create refs/heads/topic-${i} ${id}\n`)
+        .join(''),
+    );
+    repo.git(
+      ['update-ref', '--stdin'],
+      ids
+        .slice(0, 20)
+        .map((id, i) => `delete refs/heads/topic-${i} ${id}\n`)
+        .join(''),
+    );
     before = repo.git(['for-each-ref']) + listing(repo.gitDir);
-    const r = cli(['export', repo.gitDir, '--format', 'measure', '--workload', 'recreate', '--git-version', g.versionLine, '--repeats', '2']);
+    const r = cli([
+      'export',
+      repo.gitDir,
+      '--format',
+      'measure',
+      '--workload',
+      'recreate',
+      '--git-version',
+      g.versionLine,
+      '--repeats',
+      '2',
+    ]);
     expect(r.stderr).toMatch(/development build|release/);
     expect(r.code).toBe(0);
     script = path.join(tmp, 'measure.sh');
     fs.writeFileSync(script, r.stdout);
     file = path.join(tmp, 'out.json');
-    const run = spawnSync('bash', [script, repo.dir, file], { cwd: tmp, env: { ...repo.env, GIT: g.git }, encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync('bash', [script, repo.dir, file], {
+      cwd: tmp,
+      env: { ...repo.env, GIT: g.git },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(run.stderr).toMatch(/refscope: wrote/);
     expect(run.status).toBe(0);
   }, 180_000);
@@ -156,28 +203,42 @@ describe.skipIf(gitSkipReason)('the measure script with a real git', () => {
     expect(typeof behaviour(g).tombstoneFix).toBe('boolean');
   });
 
-  it('refscope calibrate shows the trace\'s own figures and the CPU times measured', () => {
+  it("refscope calibrate shows the trace's own figures and the CPU times measured", () => {
     const m = JSON.parse(fs.readFileSync(file, 'utf8'));
     const r = cli(['calibrate', file, '--json']);
     expect(r.code).toBe(0);
     const c = JSON.parse(r.stdout);
-    const med = (xs: number[]) => { const a = [...xs].sort((x, y) => x - y); const k = a.length >> 1; return a.length % 2 ? a[k] : (a[k - 1] + a[k]) / 2; };
+    const med = (xs: number[]) => {
+      const a = [...xs].sort((x, y) => x - y);
+      const k = a.length >> 1;
+      return a.length % 2 ? a[k] : (a[k - 1] + a[k]) / 2;
+    };
     const t = (s: string) => Date.parse(s.slice(0, 23) + 'Z') / 1000 + Number(`0.000${s.slice(23, 26)}`);
     for (const phase of ['before', 'after'] as const) {
       const runs = m.runs.filter((x: { phase: string }) => x.phase === phase);
       const rows = c[phase] as { what: string; measured: number; predicted: number }[];
       const row = (w: RegExp) => rows.find((x) => w.test(x.what))!;
-      expect(row(/^total \(CPU\)/).measured).toBeCloseTo(med(runs.map((x: { user: number; sys: number }) => x.user + x.sys)), 9);
-      const exitAbs = runs.map((x: { trace: { event: string; t_abs: number }[] }) => x.trace.find((e) => e.event === 'exit')!.t_abs);
+      expect(row(/^total \(CPU\)/).measured).toBeCloseTo(
+        med(runs.map((x: { user: number; sys: number }) => x.user + x.sys)),
+        9,
+      );
+      const exitAbs = runs.map(
+        (x: { trace: { event: string; t_abs: number }[] }) => x.trace.find((e) => e.event === 'exit')!.t_abs,
+      );
       expect(row(/exit t_abs/).measured).toBeCloseTo(med(exitAbs), 9);
-      const cmd = runs.map((x: { trace: { event: string; time: string }[] }) => t(x.trace.find((e) => e.event === 'exit')!.time) - t(x.trace.find((e) => e.event === 'cmd_name')!.time));
+      const cmd = runs.map(
+        (x: { trace: { event: string; time: string }[] }) =>
+          t(x.trace.find((e) => e.event === 'exit')!.time) - t(x.trace.find((e) => e.event === 'cmd_name')!.time),
+      );
       expect(row(/cmd_name to exit/).measured).toBeCloseTo(med(cmd), 5);
       const start = runs.map((x: { trace: { event: string; time: string; t_abs: number }[] }) => {
         const s = x.trace.find((e) => e.event === 'start')!;
         return s.t_abs + t(x.trace.find((e) => e.event === 'cmd_name')!.time) - t(s.time);
       });
       expect(row(/start to cmd_name/).measured).toBeCloseTo(med(start), 5);
-      expect(row(/^total \(CPU\)/).predicted).toBe(phase === 'before' ? m.prediction.before.seconds : m.prediction.after.seconds);
+      expect(row(/^total \(CPU\)/).predicted).toBe(
+        phase === 'before' ? m.prediction.before.seconds : m.prediction.after.seconds,
+      );
     }
     // The machine's factor: measured CPU over predicted.
     const b = c.before[0];

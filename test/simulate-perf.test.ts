@@ -13,7 +13,11 @@ import { buildRecreateStack } from '../src/engine/simulate/synthetic.ts';
 function queriesPerOp(refs: number, deleted: number): { perOp: number; tombstonesPerOp: number } {
   const b = buildRecreateStack({ refs, deleted });
   const sim = new Simulator({ kind: 'reftable', stack: b.stack, merged: b.merged, description: 'perf' });
-  const r = sim.run(sim.parseStdin(new TextEncoder().encode(b.recreateStdin)), { fixes: false, curve: false, models: ['git-2.49', 'git-2.55', 'git-2.56', 'initial'] });
+  const r = sim.run(sim.parseStdin(new TextEncoder().encode(b.recreateStdin)), {
+    fixes: false,
+    curve: false,
+    models: ['git-2.49', 'git-2.55', 'git-2.56', 'initial'],
+  });
   const ops = r.workload.operations;
   const tomb = r.results.reduce((s, m) => s + (m.tombstonesSkipped ?? 0), 0);
   return { perOp: sim.steps / ops, tombstonesPerOp: tomb / ops };

@@ -10,7 +10,14 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CONSTANTS, COST_PARTS } from '../src/engine/simulate/index.ts';
-import { measuredPoints, measuredModel, MODELLED_STEPS, pooledSteps, type MeasuredPoint, type RealGitsFile } from '../src/engine/simulate/measured.ts';
+import {
+  measuredPoints,
+  measuredModel,
+  MODELLED_STEPS,
+  pooledSteps,
+  type MeasuredPoint,
+  type RealGitsFile,
+} from '../src/engine/simulate/measured.ts';
 import { fitRealGits, realFitPoints, constantsFromRealFit, REAL_FIT_PARAMS } from '../src/engine/simulate/calibrate.ts';
 import { agreementTable, gainRows } from '../src/engine/simulate/agreement.ts';
 
@@ -36,7 +43,13 @@ describe('the recorded file', () => {
     // n up to 16,000 for every git's reftable cycle where the machine allowed (git 2.47.3 re-creating
     // 16,000 refs is a quarter of an hour of CPU: its largest is 8,000).
     for (const g of ['2.55.0', '2.55.0+next.20260731']) {
-      expect(Math.max(...data.cases.filter((c) => c.git === g && c.backend === 'reftable' && c.workload === 'cycle').map((c) => c.n))).toBeGreaterThanOrEqual(16000);
+      expect(
+        Math.max(
+          ...data.cases
+            .filter((c) => c.git === g && c.backend === 'reftable' && c.workload === 'cycle')
+            .map((c) => c.n),
+        ),
+      ).toBeGreaterThanOrEqual(16000);
     }
   });
 
@@ -52,11 +65,18 @@ describe('the recorded file', () => {
 describe('every estimate of the total within 1.5× of the recorded CPU time', () => {
   it('all recorded reftable cases (three gits, n up to 32,000, the variants)', () => {
     expect(pts.length).toBeGreaterThan(40);
-    const bad = pts.filter((p) => p.backend === 'reftable' && within(p.estimated, p.measured) > 1.5)
-      .map((p) => `${p.git} ${p.backend} ${p.workload} ${p.step} n=${p.n}: estimated ${p.estimated.toPrecision(3)} s, measured ${p.measured} s`);
+    const bad = pts
+      .filter((p) => p.backend === 'reftable' && within(p.estimated, p.measured) > 1.5)
+      .map(
+        (p) =>
+          `${p.git} ${p.backend} ${p.workload} ${p.step} n=${p.n}: estimated ${p.estimated.toPrecision(3)} s, measured ${p.measured} s`,
+      );
     expect(bad).toEqual([]);
     // Every modelled step of every case was checked.
-    const steps = data.cases.reduce((s, c) => s + Object.keys(c.steps).filter((k) => MODELLED_STEPS.includes(k)).length, 0);
+    const steps = data.cases.reduce(
+      (s, c) => s + Object.keys(c.steps).filter((k) => MODELLED_STEPS.includes(k)).length,
+      0,
+    );
     expect(pts.length).toBe(steps);
   });
 
@@ -65,11 +85,17 @@ describe('every estimate of the total within 1.5× of the recorded CPU time', ()
     expect(files.length).toBeGreaterThan(10);
     const bad: string[] = [];
     for (const p of files) {
-      const c = data.cases.find((x) => x.git === p.git && x.backend === 'files' && x.workload === p.workload && x.n === p.n)!;
+      const c = data.cases.find(
+        (x) => x.git === p.git && x.backend === 'files' && x.workload === p.workload && x.n === p.n,
+      )!;
       const same = pooledSteps(c, p.step);
       const runs = same.flatMap((st) => c.steps[st]?.runs ?? []);
-      const lo = Math.min(...runs) / 1.5, hi = Math.max(...runs) * 1.5;
-      if (!(p.estimated >= lo && p.estimated <= hi)) bad.push(`${p.git} files ${p.workload} ${p.step} n=${p.n}: estimated ${p.estimated.toPrecision(3)} s, runs ${runs.join(', ')}`);
+      const lo = Math.min(...runs) / 1.5,
+        hi = Math.max(...runs) * 1.5;
+      if (!(p.estimated >= lo && p.estimated <= hi))
+        bad.push(
+          `${p.git} files ${p.workload} ${p.step} n=${p.n}: estimated ${p.estimated.toPrecision(3)} s, runs ${runs.join(', ')}`,
+        );
     }
     expect(bad).toEqual([]);
   });
@@ -78,13 +104,21 @@ describe('every estimate of the total within 1.5× of the recorded CPU time', ()
     const g = gainRows(data, pts);
     expect(g.filter((r) => r.what === 'pack-refs').length).toBeGreaterThanOrEqual(12);
     expect(g.filter((r) => r.what.startsWith('newer git')).length).toBeGreaterThanOrEqual(8);
-    const bad = g.filter((r) => within(r.predicted, r.measured) > 1.5).map((r) => `${r.what} ${r.git} n=${r.n}: predicted ×${r.predicted.toFixed(2)}, measured ×${r.measured.toFixed(2)}`);
+    const bad = g
+      .filter((r) => within(r.predicted, r.measured) > 1.5)
+      .map(
+        (r) => `${r.what} ${r.git} n=${r.n}: predicted ×${r.predicted.toFixed(2)}, measured ×${r.measured.toFixed(2)}`,
+      );
     expect(bad).toEqual([]);
   });
 
   it('with the fix, pack-refs barely moves the total (the costs outside the ref store dominate), and the fix panel says so', () => {
-    const rec = pts.find((p) => p.git === '2.55.0+next.20260731' && p.workload === 'cycle' && p.step === 'recreate' && p.n === 16000)!;
-    const packed = pts.find((p) => p.git === rec.git && p.workload === 'cycle' && p.step === 'recreate-packed' && p.n === 16000)!;
+    const rec = pts.find(
+      (p) => p.git === '2.55.0+next.20260731' && p.workload === 'cycle' && p.step === 'recreate' && p.n === 16000,
+    )!;
+    const packed = pts.find(
+      (p) => p.git === rec.git && p.workload === 'cycle' && p.step === 'recreate-packed' && p.n === 16000,
+    )!;
     const fix = rec.result.fixes.find((f) => f.fix === 'pack-refs')!;
     // Measured: the gain is below ×2.
     expect(rec.measured / packed.measured).toBeLessThan(2);
@@ -95,7 +129,9 @@ describe('every estimate of the total within 1.5× of the recorded CPU time', ()
   });
 
   it('the breakdown: outside the ref store is most of a create with the fixed git, and the parts add up to the total', () => {
-    const p = pts.find((x) => x.git === '2.55.0+next.20260731' && x.workload === 'cycle' && x.step === 'create' && x.n === 16000)!;
+    const p = pts.find(
+      (x) => x.git === '2.55.0+next.20260731' && x.workload === 'cycle' && x.step === 'create' && x.n === 16000,
+    )!;
     const parts = p.result.results[0].parts!;
     const sum = parts.reduce((s, x) => s + x.seconds, 0);
     expect(sum).toBeCloseTo(p.estimated, 9);
@@ -110,7 +146,15 @@ describe('the constants are the fit of this file', () => {
   it('refitting on the recorded data gives the constants in use (each within 1 %)', () => {
     const fit = fitRealGits(realFitPoints(data, pts));
     const k = constantsFromRealFit(fit);
-    for (const key of ['startup', 'perUpdate', 'perObjectCheck', 'perReflog', 'perTransaction', 'perLooseWrite', 'perRecord'] as const) {
+    for (const key of [
+      'startup',
+      'perUpdate',
+      'perObjectCheck',
+      'perReflog',
+      'perTransaction',
+      'perLooseWrite',
+      'perRecord',
+    ] as const) {
       const a = k[key];
       const b = CONSTANTS[key];
       expect(Math.abs(a - b), key).toBeLessThanOrEqual(0.01 * Math.max(Math.abs(a), Math.abs(b)) + 1e-12);
@@ -118,7 +162,9 @@ describe('the constants are the fit of this file', () => {
     for (const m of ['git-2.49', 'git-2.56'] as const) {
       expect(Math.abs(k.perRecordByModel[m]! / CONSTANTS.perRecordByModel[m]! - 1)).toBeLessThan(0.01);
     }
-    expect(Math.abs((k.perUpdateByModel?.['git-2.49'] ?? 0) - (CONSTANTS.perUpdateByModel?.['git-2.49'] ?? 0))).toBeLessThanOrEqual(0.01 * (CONSTANTS.perUpdateByModel?.['git-2.49'] ?? 0) + 1e-12);
+    expect(
+      Math.abs((k.perUpdateByModel?.['git-2.49'] ?? 0) - (CONSTANTS.perUpdateByModel?.['git-2.49'] ?? 0)),
+    ).toBeLessThanOrEqual(0.01 * (CONSTANTS.perUpdateByModel?.['git-2.49'] ?? 0) + 1e-12);
     expect(REAL_FIT_PARAMS.length).toBe(Object.keys(fit.values).length);
   });
 

@@ -12,9 +12,19 @@ import { FormatError, openTable, memorySource, mergeTables, type Stack } from '.
 import { parseUpdateRefStdin, parseWorkloadSpec, SpecError, type RefUpdate } from '../src/engine/simulate/workload.ts';
 import { Simulator } from '../src/engine/simulate/index.ts';
 
-const A = '1'.repeat(40), B = '2'.repeat(40), C = 'c'.repeat(40), Z = '0'.repeat(40);
+const A = '1'.repeat(40),
+  B = '2'.repeat(40),
+  C = 'c'.repeat(40),
+  Z = '0'.repeat(40);
 
-function upd(op: RefUpdate['op'], ref: string, newValue: RefUpdate['newValue'], oldValue: RefUpdate['oldValue'], oidArgs: string[], noDeref = false): RefUpdate {
+function upd(
+  op: RefUpdate['op'],
+  ref: string,
+  newValue: RefUpdate['newValue'],
+  oldValue: RefUpdate['oldValue'],
+  oidArgs: string[],
+  noDeref = false,
+): RefUpdate {
   return { op, ref, newValue, oldValue, noDeref, oidArgs };
 }
 
@@ -33,15 +43,21 @@ function failure(input: string, z = false): { offset: number; expected: string }
 
 describe('update-ref --stdin, text mode', () => {
   it('create, update, delete, verify: one implicit transaction committed at the end', () => {
-    const txs = parseUpdateRefStdin(`create refs/heads/a ${A}\nupdate refs/heads/b ${B} ${A}\ndelete refs/heads/c\nverify refs/heads/d\n`);
-    expect(txs).toEqual([{
-      end: 'commit', prepared: true, updates: [
-        upd('create', 'refs/heads/a', { kind: 'oid', oid: A }, { kind: 'zero' }, [A]),
-        upd('update', 'refs/heads/b', { kind: 'oid', oid: B }, { kind: 'oid', oid: A }, [B, A]),
-        upd('delete', 'refs/heads/c', { kind: 'delete' }, null, []),
-        upd('verify', 'refs/heads/d', null, { kind: 'zero' }, []),
-      ],
-    }]);
+    const txs = parseUpdateRefStdin(
+      `create refs/heads/a ${A}\nupdate refs/heads/b ${B} ${A}\ndelete refs/heads/c\nverify refs/heads/d\n`,
+    );
+    expect(txs).toEqual([
+      {
+        end: 'commit',
+        prepared: true,
+        updates: [
+          upd('create', 'refs/heads/a', { kind: 'oid', oid: A }, { kind: 'zero' }, [A]),
+          upd('update', 'refs/heads/b', { kind: 'oid', oid: B }, { kind: 'oid', oid: A }, [B, A]),
+          upd('delete', 'refs/heads/c', { kind: 'delete' }, null, []),
+          upd('verify', 'refs/heads/d', null, { kind: 'zero' }, []),
+        ],
+      },
+    ]);
   });
 
   it('update with a zero new value deletes; verify with an old value checks it; an upper-case id is lower-cased', () => {
@@ -69,10 +85,19 @@ describe('update-ref --stdin, text mode', () => {
   });
 
   it('symref commands: create, update with an old target or an old id, delete, verify', () => {
-    const txs = parseUpdateRefStdin(`symref-create refs/heads/s refs/heads/main\nsymref-update HEAD refs/heads/b ref refs/heads/a\nsymref-update refs/x refs/heads/c oid ${A}\nsymref-delete refs/heads/s\nsymref-verify HEAD refs/heads/b\n`);
+    const txs = parseUpdateRefStdin(
+      `symref-create refs/heads/s refs/heads/main\nsymref-update HEAD refs/heads/b ref refs/heads/a\nsymref-update refs/x refs/heads/c oid ${A}\nsymref-delete refs/heads/s\nsymref-verify HEAD refs/heads/b\n`,
+    );
     expect(txs[0].updates).toEqual([
       upd('symref-create', 'refs/heads/s', { kind: 'symref', target: 'refs/heads/main' }, { kind: 'zero' }, [], false),
-      upd('symref-update', 'HEAD', { kind: 'symref', target: 'refs/heads/b' }, { kind: 'symref', target: 'refs/heads/a' }, [], true),
+      upd(
+        'symref-update',
+        'HEAD',
+        { kind: 'symref', target: 'refs/heads/b' },
+        { kind: 'symref', target: 'refs/heads/a' },
+        [],
+        true,
+      ),
       upd('symref-update', 'refs/x', { kind: 'symref', target: 'refs/heads/c' }, { kind: 'oid', oid: A }, [A], true),
       upd('symref-delete', 'refs/heads/s', { kind: 'delete' }, null, [], true),
       upd('symref-verify', 'HEAD', null, { kind: 'symref', target: 'refs/heads/b' }, [], true),
@@ -80,7 +105,9 @@ describe('update-ref --stdin, text mode', () => {
   });
 
   it('transactions: start…commit, start…abort, prepare then abort, left open at the end (aborted)', () => {
-    const txs = parseUpdateRefStdin(`start\ncreate refs/heads/a ${A}\ncommit\nstart\ncreate refs/heads/b ${A}\nabort\nstart\ncreate refs/heads/c ${A}\nprepare\nabort\nstart\ncreate refs/heads/d ${A}\n`);
+    const txs = parseUpdateRefStdin(
+      `start\ncreate refs/heads/a ${A}\ncommit\nstart\ncreate refs/heads/b ${A}\nabort\nstart\ncreate refs/heads/c ${A}\nprepare\nabort\nstart\ncreate refs/heads/d ${A}\n`,
+    );
     expect(txs.map((t) => [t.updates.map((u) => u.ref), t.end, t.prepared])).toEqual([
       [['refs/heads/a'], 'commit', true],
       [['refs/heads/b'], 'abort', false],
@@ -117,7 +144,9 @@ describe('update-ref --stdin, text mode', () => {
     expect(failure('start\nstart\n').expected).toContain('cannot restart ongoing transaction');
     expect(failure(`commit\ncreate refs/heads/a ${A}\n`)).toMatchObject({ offset: 7 });
     expect(failure(`commit\ncreate refs/heads/a ${A}\n`).expected).toContain('transaction is closed');
-    expect(failure(`start\nprepare\ncreate refs/heads/a ${A}\n`).expected).toContain('prepared transactions can only be closed');
+    expect(failure(`start\nprepare\ncreate refs/heads/a ${A}\n`).expected).toContain(
+      'prepared transactions can only be closed',
+    );
     expect(failure('create "refs/heads/a\n').expected).toContain('closing');
     // Two spaces: git reads an empty argument between them, which text mode takes as the zero id.
     expect(failure(`create refs/heads/a  ${A}\n`)).toMatchObject({ offset: 20 });
@@ -146,7 +175,13 @@ describe('update-ref --stdin -z', () => {
 
   it('start/commit as NUL-terminated commands; a missing new value at the end of input', () => {
     const txs = parseUpdateRefStdin(`start\0create refs/heads/a\0${A}\0commit\0`, { z: true });
-    expect(txs).toEqual([{ end: 'commit', prepared: true, updates: [upd('create', 'refs/heads/a', { kind: 'oid', oid: A }, { kind: 'zero' }, [A])] }]);
+    expect(txs).toEqual([
+      {
+        end: 'commit',
+        prepared: true,
+        updates: [upd('create', 'refs/heads/a', { kind: 'oid', oid: A }, { kind: 'zero' }, [A])],
+      },
+    ]);
     expect(failure('create refs/heads/a\0', true).expected).toContain('missing <new-oid>');
   });
 
@@ -161,10 +196,18 @@ describe('workload specs', () => {
   it('parses the documented forms', () => {
     expect(parseWorkloadSpec('recreate')).toEqual({ kind: 'recreate', perRef: false });
     expect(parseWorkloadSpec('recreate:per-ref')).toEqual({ kind: 'recreate', perRef: true });
-    expect(parseWorkloadSpec('create:10000:refs/heads/new/')).toEqual({ kind: 'create', n: 10000, prefix: 'refs/heads/new/', perRef: false });
+    expect(parseWorkloadSpec('create:10000:refs/heads/new/')).toEqual({
+      kind: 'create',
+      n: 10000,
+      prefix: 'refs/heads/new/',
+      perRef: false,
+    });
     expect(parseWorkloadSpec('delete-all:per-ref')).toEqual({ kind: 'delete-all', perRef: true });
     expect(parseWorkloadSpec('lookup:missing:1000')).toEqual({ kind: 'lookup', which: 'missing', n: 1000 });
-    expect(parseWorkloadSpec('lookup:names:refs/heads/a:HEAD')).toEqual({ kind: 'lookup-names', names: ['refs/heads/a', 'HEAD'] });
+    expect(parseWorkloadSpec('lookup:names:refs/heads/a:HEAD')).toEqual({
+      kind: 'lookup-names',
+      names: ['refs/heads/a', 'HEAD'],
+    });
     expect(parseWorkloadSpec('scan:refs/tags/')).toEqual({ kind: 'scan', prefix: 'refs/tags/', n: 1 });
     expect(parseWorkloadSpec('scan:refs/tags/:5')).toEqual({ kind: 'scan', prefix: 'refs/tags/', n: 5 });
     expect(parseWorkloadSpec('oid:7')).toEqual({ kind: 'oid', n: 7 });
@@ -172,21 +215,40 @@ describe('workload specs', () => {
   });
 
   it('rejects malformed specs', () => {
-    for (const s of ['', 'bogus', 'create:abc:refs/x', 'create:0:refs/x/', 'create:5', 'create:5:refs/a..b', 'lookup:weird:5', 'recreate:twice', 'lookup:missing']) {
+    for (const s of [
+      '',
+      'bogus',
+      'create:abc:refs/x',
+      'create:0:refs/x/',
+      'create:5',
+      'create:5:refs/a..b',
+      'lookup:weird:5',
+      'recreate:twice',
+      'lookup:missing',
+    ]) {
       expect(() => parseWorkloadSpec(s), s).toThrow(SpecError);
     }
   });
 
-  it('recreate on recreate-1000 re-creates exactly what git\'s truth/recreate.stdin re-creates (plus refs/heads/main)', () => {
+  it("recreate on recreate-1000 re-creates exactly what git's truth/recreate.stdin re-creates (plus refs/heads/main)", () => {
     const dir = path.join(__dirname, 'fixtures/reftable/recreate-1000/reftable');
-    const tables = fs.readFileSync(path.join(dir, 'tables.list'), 'utf8').trim().split('\n')
+    const tables = fs
+      .readFileSync(path.join(dir, 'tables.list'), 'utf8')
+      .trim()
+      .split('\n')
       .map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
     const stack: Stack = { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] };
     const sim = new Simulator({ kind: 'reftable', stack, merged: mergeTables(tables), description: '' });
     const w = sim.parseSpec('recreate');
     if (w.kind !== 'updates') throw new Error('updates expected');
-    const got = new Map(w.transactions[0].updates.map((u) => [u.ref, u.newValue?.kind === 'oid' ? u.newValue.oid : null]));
-    const truth = fs.readFileSync(path.join(dir, '../truth/recreate.stdin'), 'utf8').trim().split('\n').map((l) => l.split(' '));
+    const got = new Map(
+      w.transactions[0].updates.map((u) => [u.ref, u.newValue?.kind === 'oid' ? u.newValue.oid : null]),
+    );
+    const truth = fs
+      .readFileSync(path.join(dir, '../truth/recreate.stdin'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '));
     expect(truth.length).toBe(1000);
     for (const [, ref, oid] of truth) expect(got.get(ref), ref).toBe(oid);
     expect(got.size).toBe(1001);

@@ -15,7 +15,13 @@ import { openTable } from '../src/engine/table.ts';
 import { analyzeFiles } from '../src/engine/index.ts';
 import { collectInput } from '../src/cli/node-input.ts';
 import { parsePackedRefs } from '../src/engine/files.ts';
-import { WriterError, writeTableDetailed, type LogRecordIn, type RefRecordIn, type WriterOptions } from '../src/engine/reftable/writer.ts';
+import {
+  WriterError,
+  writeTableDetailed,
+  type LogRecordIn,
+  type RefRecordIn,
+  type WriterOptions,
+} from '../src/engine/reftable/writer.ts';
 import { compactAll, convertFilesToReftable } from '../src/engine/reftable/compact.ts';
 import { realGits, gitRepo } from './lib/realgit.ts';
 
@@ -47,7 +53,9 @@ describe('index levels that do not shrink', () => {
     const e = thrown(() => convertFilesToReftable(p, { blockSize: 512, restartInterval: 1, random: 0 }));
     expect(e).toBeInstanceOf(WriterError);
     expect(e).toBeInstanceOf(FormatError);
-    expect((e as FormatError).expected).toMatch(/index levels that shrink .* found level 1 of the ref index with 8 blocks, as many as the level below, because an index key of up to 413 bytes fills a block/);
+    expect((e as FormatError).expected).toMatch(
+      /index levels that shrink .* found level 1 of the ref index with 8 blocks, as many as the level below, because an index key of up to 413 bytes fills a block/,
+    );
   });
   it('the same refs with restart interval 16 are written (prefix compression shrinks the index)', () => {
     const p = packed('writer-blowup');
@@ -57,15 +65,29 @@ describe('index levels that do not shrink', () => {
   it('the fuzz case (27 refs, 40 logs, block 512, restart 1) ends with the same error', () => {
     const a = JSON.parse(fs.readFileSync(path.join(HOSTILE, 'writer-blowup/case-48751-args.json'), 'utf8'));
     const hex = (v: string | undefined) => (v === undefined ? undefined : fromHex(v)!);
-    const refs: RefRecordIn[] = a.refs.map((r: Record<string, never>) => ({ ...r, value: hex(r.value), peeled: hex(r.peeled) }));
-    const logs: LogRecordIn[] = a.logs.map((l: Record<string, never>) => ({ ...l, oldId: hex(l.oldId), newId: hex(l.newId) }));
+    const refs: RefRecordIn[] = a.refs.map((r: Record<string, never>) => ({
+      ...r,
+      value: hex(r.value),
+      peeled: hex(r.peeled),
+    }));
+    const logs: LogRecordIn[] = a.logs.map((l: Record<string, never>) => ({
+      ...l,
+      oldId: hex(l.oldId),
+      newId: hex(l.newId),
+    }));
     const e = thrown(() => writeTableDetailed(refs, logs, a.opts as WriterOptions));
     expect(e).toBeInstanceOf(WriterError);
     expect((e as FormatError).expected).toMatch(/^index levels that shrink/);
   });
   it('levels that do shrink are still written: 5,000 refs in 256-byte blocks get a 2-level ref index', () => {
     const refs: RefRecordIn[] = [];
-    for (let i = 0; i < 5000; i++) refs.push({ name: `refs/heads/${String(i).padStart(5, '0')}`, updateIndex: 1, type: 1, value: new Uint8Array(20).fill(i & 255) });
+    for (let i = 0; i < 5000; i++)
+      refs.push({
+        name: `refs/heads/${String(i).padStart(5, '0')}`,
+        updateIndex: 1,
+        type: 1,
+        value: new Uint8Array(20).fill(i & 255),
+      });
     const w = writeTableDetailed(refs, [], { blockSize: 256, minUpdateIndex: 1, maxUpdateIndex: 1 });
     expect(w.refIndexLevels).toBeGreaterThanOrEqual(2);
     expect(openTable({ path: 'x.ref', source: memorySource(w.bytes) }).refs.count).toBe(5000);
@@ -77,7 +99,9 @@ describe('records larger than a block', () => {
     const e = thrown(() => convertFilesToReftable(packed('convert-longname'), { random: 0 }));
     expect(e).toBeInstanceOf(WriterError);
     expect((e as FormatError).file).toBe('packed-refs');
-    expect((e as FormatError).expected).toMatch(/a ref record that fits one 4,096-byte block \(git fails with "entry too large"\), found ref "refs\/heads\/b+…" \(6,011 bytes\)/);
+    expect((e as FormatError).expected).toMatch(
+      /a ref record that fits one 4,096-byte block \(git fails with "entry too large"\), found ref "refs\/heads\/b+…" \(6,011 bytes\)/,
+    );
   });
   it('compacting a valid table of 64 KiB blocks with a 6,011-byte name into 4 KiB blocks: FormatError naming that table', () => {
     const st = analyzeFiles(collectInput(path.join(HOSTILE, 'compact-bigkey/reftable'))).stack!;
@@ -90,12 +114,19 @@ describe('records larger than a block', () => {
   for (const [what, args] of [
     ['convert a 6,011-byte name', ['convert', path.join(HOSTILE, 'convert-longname/packed-refs')]],
     ['compact --all with a 6,011-byte name', ['compact', path.join(HOSTILE, 'compact-bigkey/reftable'), '--all']],
-    ['convert --block-size 512 --restart-interval 1', ['convert', path.join(HOSTILE, 'writer-blowup/packed-refs'), '--block-size', '512', '--restart-interval', '1']],
+    [
+      'convert --block-size 512 --restart-interval 1',
+      ['convert', path.join(HOSTILE, 'writer-blowup/packed-refs'), '--block-size', '512', '--restart-interval', '1'],
+    ],
   ] as const) {
     it(`CLI ${what}: exit 3, one line, no stack trace`, () => {
       const out = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-wl-'));
       try {
-        const r = spawnSync(process.execPath, [BIN, ...args, '--out', path.join(out, 'o')], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+        const r = spawnSync(process.execPath, [BIN, ...args, '--out', path.join(out, 'o')], {
+          cwd: ROOT,
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
         expect(r.stderr).toMatch(/^refscope: [^\n]*: offset \d+: expected [^\n]*\n$/);
         expect(r.stderr).not.toMatch(/\bat .*\(|Error:/);
         expect(r.status).toBe(3);
@@ -137,7 +168,15 @@ describe.skipIf(!g255)('git refuses the same inputs (git 2.55.0)', () => {
       fs.copyFileSync(path.join(HOSTILE, 'writer-blowup/packed-refs'), path.join(repo.gitDir, 'packed-refs'));
       // 8 refs make a table of about 4 KiB; git keeps writing index levels. The file size limit
       // (ulimit -f, 512-byte units) stops it with SIGXFSZ: a count of bytes, not a clock.
-      const r = spawnSync('sh', ['-c', `ulimit -f 4096; exec "$0" -c reftable.blockSize=512 -c reftable.restartInterval=1 refs migrate --ref-format=reftable`, g255!.git], { cwd: repo.dir, env: repo.env, encoding: 'utf8' });
+      const r = spawnSync(
+        'sh',
+        [
+          '-c',
+          `ulimit -f 4096; exec "$0" -c reftable.blockSize=512 -c reftable.restartInterval=1 refs migrate --ref-format=reftable`,
+          g255!.git,
+        ],
+        { cwd: repo.dir, env: repo.env, encoding: 'utf8' },
+      );
       expect(r.signal).toBe('SIGXFSZ');
     } finally {
       repo.dispose();

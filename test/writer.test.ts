@@ -43,7 +43,15 @@ interface Decoded {
   blockSize: number;
   min: number;
   max: number;
-  footer: { refIndex: number; objPos: number; objIdLen: number; objIndex: number; logPos: number; logIndex: number; crc: number };
+  footer: {
+    refIndex: number;
+    objPos: number;
+    objIdLen: number;
+    objIndex: number;
+    logPos: number;
+    logIndex: number;
+    crc: number;
+  };
   blocks: DecodedBlock[];
   refs: RefRecordIn[];
   logs: LogRecordIn[];
@@ -86,7 +94,18 @@ function decodeTable(file: Uint8Array): Decoded {
     crc: be(file, f + hsz + 40, 4),
   };
   const min = be(file, 8, 8);
-  const res: Decoded = { version, blockSize: be(file, 5, 3), min, max: be(file, 16, 8), footer, blocks: [], refs: [], logs: [], objs: [], index: [] };
+  const res: Decoded = {
+    version,
+    blockSize: be(file, 5, 3),
+    min,
+    max: be(file, 16, 8),
+    footer,
+    blocks: [],
+    refs: [],
+    logs: [],
+    objs: [],
+    index: [],
+  };
   let off = 0;
   if (f === hsz) return res;
   while (off < f) {
@@ -96,7 +115,10 @@ function decodeTable(file: Uint8Array): Decoded {
     let blk: Uint8Array;
     let consumed: number;
     if (type === 'g') {
-      const r = inflateSync(file.subarray(off + ho + 4, f), { info: true }) as unknown as { buffer: Uint8Array; engine: { bytesWritten: number } };
+      const r = inflateSync(file.subarray(off + ho + 4, f), { info: true }) as unknown as {
+        buffer: Uint8Array;
+        engine: { bytesWritten: number };
+      };
       blk = new Uint8Array(blockLen);
       blk.set(file.subarray(off, off + ho + 4));
       blk.set(r.buffer, ho + 4);
@@ -191,8 +213,11 @@ function gitFixtureTables(): FixtureTable[] {
   const out: FixtureTable[] = [];
   for (const fx of readdirSync(FIX).sort()) {
     if (fx === 'jgit-levels') continue; // written by JGit, not git
-    const list = readFileSync(join(FIX, fx, 'reftable', 'tables.list'), 'utf8').trim().split('\n');
-    for (const name of list) out.push({ fixture: fx, name, bytes: new Uint8Array(readFileSync(join(FIX, fx, 'reftable', name))) });
+    const list = readFileSync(join(FIX, fx, 'reftable', 'tables.list'), 'utf8')
+      .trim()
+      .split('\n');
+    for (const name of list)
+      out.push({ fixture: fx, name, bytes: new Uint8Array(readFileSync(join(FIX, fx, 'reftable', name))) });
   }
   return out;
 }
@@ -200,7 +225,13 @@ const TABLES = gitFixtureTables();
 /** git's reftable.restartInterval for the fixture (smallblocks was written with 3). */
 const intervalOf = (fx: string): number => (fx === 'smallblocks' ? 3 : 16);
 function optsFor(d: Decoded, fx: string): WriterOptions {
-  return { hashId: d.version === 2 ? 's256' : 'sha1', blockSize: d.blockSize, restartInterval: intervalOf(fx), minUpdateIndex: d.min, maxUpdateIndex: d.max };
+  return {
+    hashId: d.version === 2 ? 's256' : 'sha1',
+    blockSize: d.blockSize,
+    restartInterval: intervalOf(fx),
+    minUpdateIndex: d.min,
+    maxUpdateIndex: d.max,
+  };
 }
 
 /** truth/blocks/<table>.txt → [{section, length, restarts}] (section: ref, idx, obj, log). */
@@ -219,7 +250,14 @@ function truthBlocks(fx: string, table: string): { section: string; length: numb
   }
   return out;
 }
-const SECTION_LABEL: Record<string, string> = { ref: 'ref', refIndex: 'idx', obj: 'obj', objIndex: 'idx', log: 'log', logIndex: 'idx' };
+const SECTION_LABEL: Record<string, string> = {
+  ref: 'ref',
+  refIndex: 'idx',
+  obj: 'obj',
+  objIndex: 'idx',
+  log: 'log',
+  logIndex: 'idx',
+};
 
 describe('byte-for-byte with git', () => {
   it('has the git-written fixture tables', () => expect(TABLES.length).toBeGreaterThanOrEqual(70));
@@ -236,7 +274,11 @@ describe('byte-for-byte with git', () => {
     it(`${t.fixture}/${t.name}: block list equals test-tool dump-reftable -b`, () => {
       const d = decodeTable(t.bytes);
       const w = writeTableDetailed(d.refs, d.logs, optsFor(d, t.fixture));
-      const mine = w.blocks.map((b) => ({ section: SECTION_LABEL[b.section], length: b.restartTableOffset, restarts: b.restarts }));
+      const mine = w.blocks.map((b) => ({
+        section: SECTION_LABEL[b.section],
+        length: b.restartTableOffset,
+        restarts: b.restarts,
+      }));
       expect(mine).toEqual(truthBlocks(t.fixture, t.name));
     });
   }
@@ -247,7 +289,9 @@ describe('byte-for-byte with git', () => {
     expect(be(t.bytes, 16, 8)).toBe(3);
     const d = decodeTable(t.bytes);
     // the refs as truth/refs.txt lists them (HEAD is a symref to an unborn branch: not listed)
-    const listed = readFileSync(join(FIX, 'smallblocks', 'truth', 'refs.txt'), 'utf8').trim().split('\n');
+    const listed = readFileSync(join(FIX, 'smallblocks', 'truth', 'refs.txt'), 'utf8')
+      .trim()
+      .split('\n');
     const live = d.refs.filter((r) => r.type === 1).map((r) => `${toHex(r.value!)} ${r.name}`);
     expect(live.sort()).toEqual(listed.slice().sort());
     const w = writeTableDetailed(d.refs, d.logs, optsFor(d, 'smallblocks'));
@@ -271,17 +315,32 @@ describe('compaction output matches git', () => {
   // and write: the table has exactly the size truth/after-pack-refs-auto.txt lists.
   for (const fx of ['nocompact-s1', 'nocompact-s2', 'nocompact-s3']) {
     it(`${fx}: compacted table has git's size`, () => {
-      const lines = readFileSync(join(FIX, fx, 'truth', 'tables.txt'), 'utf8').trim().split('\n').map((l) => l.split(' '));
-      const seg = gitAutoCompaction(lines.map((l) => Number(l[1])), lines.map(() => 1)).segment!;
-      const tables = lines.slice(seg.start, seg.end + 1).map((l) => decodeTable(new Uint8Array(readFileSync(join(FIX, fx, 'reftable', l[0])))));
+      const lines = readFileSync(join(FIX, fx, 'truth', 'tables.txt'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' '));
+      const seg = gitAutoCompaction(
+        lines.map((l) => Number(l[1])),
+        lines.map(() => 1),
+      ).segment!;
+      const tables = lines
+        .slice(seg.start, seg.end + 1)
+        .map((l) => decodeTable(new Uint8Array(readFileSync(join(FIX, fx, 'reftable', l[0])))));
       const merged = new Map<string, RefRecordIn>();
       for (const t of tables) for (const r of t.refs) merged.set(r.name, r);
       let refs = [...merged.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       if (seg.start === 0) refs = refs.filter((r) => r.type !== 0);
-      const out = writeTable(refs, [], { minUpdateIndex: tables[0].min, maxUpdateIndex: tables[tables.length - 1].max });
-      const [gitName, gitSize] = readFileSync(join(FIX, fx, 'truth', 'after-pack-refs-auto.txt'), 'utf8').split('\n')[0].split(' ');
+      const out = writeTable(refs, [], {
+        minUpdateIndex: tables[0].min,
+        maxUpdateIndex: tables[tables.length - 1].max,
+      });
+      const [gitName, gitSize] = readFileSync(join(FIX, fx, 'truth', 'after-pack-refs-auto.txt'), 'utf8')
+        .split('\n')[0]
+        .split(' ');
       expect(out.length).toBe(Number(gitSize));
-      expect(gitName.startsWith(tableFileName(tables[0].min, tables[tables.length - 1].max, 0).slice(0, 30))).toBe(true);
+      expect(gitName.startsWith(tableFileName(tables[0].min, tables[tables.length - 1].max, 0).slice(0, 30))).toBe(
+        true,
+      );
     });
   }
 });
@@ -293,7 +352,10 @@ describe('compaction output matches git', () => {
 /** Bytes of a varint (reftable spec, "Varint encoding"), computed by hand. */
 function varLen(v: number): number {
   let n = 1;
-  while (v >= 128) { v = Math.floor(v / 128) - 1; n++; }
+  while (v >= 128) {
+    v = Math.floor(v / 128) - 1;
+    n++;
+  }
   return n;
 }
 
@@ -331,9 +393,15 @@ function mixedRefs(n: number, seed: number, hs = 20, min = 5, max = 9): RefRecor
   for (let i = 0; i < n; i++) {
     const ui = min + (i % (max - min + 1));
     const k = i % 10;
-    const name = k < 5 ? `refs/heads/feature/${String(i).padStart(6, '0')}` : k < 8 ? `refs/tags/v${i}.${i % 7}` : `refs/pull/${i}/head`;
+    const name =
+      k < 5
+        ? `refs/heads/feature/${String(i).padStart(6, '0')}`
+        : k < 8
+          ? `refs/tags/v${i}.${i % 7}`
+          : `refs/pull/${i}/head`;
     if (i % 11 === 3) refs.push({ name, updateIndex: ui, type: 0 });
-    else if (k >= 5 && k < 8 && i % 3 === 0) refs.push({ name, updateIndex: ui, type: 2, value: oid(r, hs), peeled: oid(r, hs) });
+    else if (k >= 5 && k < 8 && i % 3 === 0)
+      refs.push({ name, updateIndex: ui, type: 2, value: oid(r, hs), peeled: oid(r, hs) });
     else refs.push({ name, updateIndex: ui, type: 1, value: oid(r, hs) });
   }
   return refs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -402,7 +470,10 @@ function checkWithReader(bytes: Uint8Array, refs: RefRecordIn[], blocks: number,
 
 describe('layout rules', () => {
   it('empty table: header + footer, v1 92 bytes, v2 100 bytes, CRC-32 over the footer', () => {
-    for (const [hashId, size, hsz] of [['sha1', 92, 24], ['s256', 100, 28]] as const) {
+    for (const [hashId, size, hsz] of [
+      ['sha1', 92, 24],
+      ['s256', 100, 28],
+    ] as const) {
       const b = writeTable([], [], { hashId, minUpdateIndex: 3, maxUpdateIndex: 4 });
       expect(b.length).toBe(size);
       expect(toHex(b, 0, hsz)).toBe(toHex(b, hsz, 2 * hsz)); // footer starts with the header
@@ -422,7 +493,8 @@ describe('layout rules', () => {
   });
   it('restart every restartInterval records, and at every record sharing no prefix', () => {
     const refs: RefRecordIn[] = [];
-    for (let i = 0; i < 10; i++) refs.push({ name: `refs/heads/${i}`, updateIndex: 1, type: 1, value: new Uint8Array(20).fill(i) });
+    for (let i = 0; i < 10; i++)
+      refs.push({ name: `refs/heads/${i}`, updateIndex: 1, type: 1, value: new Uint8Array(20).fill(i) });
     refs.push({ name: 'zzz', updateIndex: 1, type: 1, value: new Uint8Array(20).fill(99) }); // no common prefix
     const w = writeTableDetailed(refs, [], { minUpdateIndex: 1, maxUpdateIndex: 1, restartInterval: 4 });
     // records 0, 4, 8 (interval) and 10 (no shared prefix)
@@ -430,7 +502,12 @@ describe('layout rules', () => {
   });
   it('ref index only with more than 3 ref blocks; obj blocks only with a ref index', () => {
     const mk = (n: number): RefRecordIn[] =>
-      Array.from({ length: n }, (_, i) => ({ name: `refs/heads/b${String(i).padStart(4, '0')}`, updateIndex: 1, type: 1 as const, value: oid(rng(i + 1)) }));
+      Array.from({ length: n }, (_, i) => ({
+        name: `refs/heads/b${String(i).padStart(4, '0')}`,
+        updateIndex: 1,
+        type: 1 as const,
+        value: oid(rng(i + 1)),
+      }));
     // 256-byte blocks: 24+4 header; each record ~ 40 bytes → a handful per block
     const sizes: [number, number][] = [];
     for (let n = 1; n < 40; n++) {
@@ -440,7 +517,12 @@ describe('layout rules', () => {
       expect(w.refIndexPosition > 0).toBe(refBlocks > 3);
       expect(w.objPosition > 0).toBe(refBlocks > 3);
       expect(w.objIdLen).toBe(refBlocks > 3 ? Math.max(2, w.objIdLen) : 0);
-      const noObj = writeTableDetailed(mk(n), [], { blockSize: 256, indexObjects: false, minUpdateIndex: 1, maxUpdateIndex: 1 });
+      const noObj = writeTableDetailed(mk(n), [], {
+        blockSize: 256,
+        indexObjects: false,
+        minUpdateIndex: 1,
+        maxUpdateIndex: 1,
+      });
       expect(noObj.objPosition).toBe(0);
       expect(noObj.objIdLen).toBe(0);
     }
@@ -477,7 +559,13 @@ describe('layout rules', () => {
   });
   it('log index when more than 3 log blocks; log messages cleaned as git does', () => {
     const refs = mixedRefs(600, 5);
-    const logs: LogRecordIn[] = refs.map((r, i) => ({ name: r.name, updateIndex: 9, type: 1, newId: oid(rng(i + 3)), message: 'x'.repeat(50) + '\n\n' }));
+    const logs: LogRecordIn[] = refs.map((r, i) => ({
+      name: r.name,
+      updateIndex: 9,
+      type: 1,
+      newId: oid(rng(i + 3)),
+      message: 'x'.repeat(50) + '\n\n',
+    }));
     const w = writeTableDetailed([], logs, { blockSize: 1024, minUpdateIndex: 9, maxUpdateIndex: 9 });
     expect(w.blocks.filter((b) => b.type === 'g').length).toBeGreaterThan(3);
     expect(w.logIndexPosition).toBeGreaterThan(0);
@@ -487,13 +575,34 @@ describe('layout rules', () => {
     expect(t.blocks.length).toBe(w.blocks.length);
     const d = decodeTable(w.bytes);
     expect(d.logs[0].message).toBe('x'.repeat(50) + '\n');
-    expect(writeTableDetailed([], [{ name: 'a', updateIndex: 1, type: 1 }], { minUpdateIndex: 1, maxUpdateIndex: 1, exactLogMessage: true }).bytes.length).toBeGreaterThan(92);
+    expect(
+      writeTableDetailed([], [{ name: 'a', updateIndex: 1, type: 1 }], {
+        minUpdateIndex: 1,
+        maxUpdateIndex: 1,
+        exactLogMessage: true,
+      }).bytes.length,
+    ).toBeGreaterThan(92);
     // absent message stays empty, "" becomes "\n" (git: only a non-NULL message is cleaned)
-    const e = decodeTable(writeTable([], [{ name: 'a', updateIndex: 2, type: 1 }, { name: 'a', updateIndex: 1, type: 1, message: '' }], { minUpdateIndex: 1, maxUpdateIndex: 2 }));
+    const e = decodeTable(
+      writeTable(
+        [],
+        [
+          { name: 'a', updateIndex: 2, type: 1 },
+          { name: 'a', updateIndex: 1, type: 1, message: '' },
+        ],
+        { minUpdateIndex: 1, maxUpdateIndex: 2 },
+      ),
+    );
     expect(e.logs.map((l) => l.message)).toEqual(['', '\n']);
   });
   it('obj_id_len = 1 + longest common prefix of adjacent distinct ids, at least 2', () => {
-    const mk = (ids: Uint8Array[]): RefRecordIn[] => ids.map((v, i) => ({ name: `refs/heads/${String(i).padStart(5, '0')}`, updateIndex: 1, type: 1 as const, value: v }));
+    const mk = (ids: Uint8Array[]): RefRecordIn[] =>
+      ids.map((v, i) => ({
+        name: `refs/heads/${String(i).padStart(5, '0')}`,
+        updateIndex: 1,
+        type: 1 as const,
+        value: v,
+      }));
     const base = Array.from({ length: 200 }, (_, i) => oid(rng(i + 100)));
     const near = base.slice();
     near[5] = base[4].slice();
@@ -534,7 +643,12 @@ describe('layout rules', () => {
   });
   it('multi-level index: levels added while a level has more than 3 blocks', () => {
     const refs = mixedRefs(5000, 8);
-    const w = writeTableDetailed(refs, [], { blockSize: 256, restartInterval: 3, minUpdateIndex: 5, maxUpdateIndex: 9 });
+    const w = writeTableDetailed(refs, [], {
+      blockSize: 256,
+      restartInterval: 3,
+      minUpdateIndex: 5,
+      maxUpdateIndex: 9,
+    });
     expect(w.refIndexLevels).toBeGreaterThanOrEqual(2);
     // the top level (from ref_index_position to the next section) has at most 3 blocks
     const top = w.blocks.filter((b) => b.section === 'refIndex' && b.offset >= w.refIndexPosition);
@@ -561,8 +675,27 @@ describe('layout rules', () => {
     for (const b of w.blocks) expect(b.fileBytes).toBe(b.blockLen);
   });
   it('varints of every length (update index deltas up to 2^53 − 1) read back', () => {
-    const deltas = [0, 1, 127, 128, 16511, 16512, 2113663, 2113664, 270549119, 270549120, 2 ** 35, 2 ** 42 + 5, 2 ** 49 - 3, Number.MAX_SAFE_INTEGER - 10];
-    const refs = deltas.map((d, i) => ({ name: `refs/heads/${String(i).padStart(2, '0')}`, updateIndex: 10 + d, type: 0 as const }));
+    const deltas = [
+      0,
+      1,
+      127,
+      128,
+      16511,
+      16512,
+      2113663,
+      2113664,
+      270549119,
+      270549120,
+      2 ** 35,
+      2 ** 42 + 5,
+      2 ** 49 - 3,
+      Number.MAX_SAFE_INTEGER - 10,
+    ];
+    const refs = deltas.map((d, i) => ({
+      name: `refs/heads/${String(i).padStart(2, '0')}`,
+      updateIndex: 10 + d,
+      type: 0 as const,
+    }));
     const b = writeTable(refs, [], { minUpdateIndex: 10, maxUpdateIndex: Number.MAX_SAFE_INTEGER });
     expect(decodeTable(b).refs.map((r) => r.updateIndex - 10)).toEqual(deltas);
     checkWithReader(b, refs, 1);
@@ -573,20 +706,59 @@ describe('errors', () => {
   const v = new Uint8Array(20);
   const o: WriterOptions = { minUpdateIndex: 1, maxUpdateIndex: 2 };
   const cases: [string, () => unknown][] = [
-    ['unsorted names', () => writeTable([{ name: 'b', updateIndex: 1, type: 1, value: v }, { name: 'a', updateIndex: 1, type: 1, value: v }], [], o)],
-    ['duplicate names', () => writeTable([{ name: 'a', updateIndex: 1, type: 0 }, { name: 'a', updateIndex: 1, type: 0 }], [], o)],
+    [
+      'unsorted names',
+      () =>
+        writeTable(
+          [
+            { name: 'b', updateIndex: 1, type: 1, value: v },
+            { name: 'a', updateIndex: 1, type: 1, value: v },
+          ],
+          [],
+          o,
+        ),
+    ],
+    [
+      'duplicate names',
+      () =>
+        writeTable(
+          [
+            { name: 'a', updateIndex: 1, type: 0 },
+            { name: 'a', updateIndex: 1, type: 0 },
+          ],
+          [],
+          o,
+        ),
+    ],
     ['update index below min', () => writeTable([{ name: 'a', updateIndex: 0, type: 0 }], [], o)],
     ['update index above max', () => writeTable([{ name: 'a', updateIndex: 3, type: 0 }], [], o)],
     ['short object id', () => writeTable([{ name: 'a', updateIndex: 1, type: 1, value: new Uint8Array(19) }], [], o)],
-    ['sha1 id in an s256 table', () => writeTable([{ name: 'a', updateIndex: 1, type: 1, value: v }], [], { ...o, hashId: 's256' })],
+    [
+      'sha1 id in an s256 table',
+      () => writeTable([{ name: 'a', updateIndex: 1, type: 1, value: v }], [], { ...o, hashId: 's256' }),
+    ],
     ['peeled missing', () => writeTable([{ name: 'a', updateIndex: 1, type: 2, value: v }], [], o)],
     ['symref without target', () => writeTable([{ name: 'a', updateIndex: 1, type: 3 }], [], o)],
     ['empty name', () => writeTable([{ name: '', updateIndex: 1, type: 0 }], [], o)],
     ['not a byte string', () => writeTable([{ name: 'refs/heads/é€', updateIndex: 1, type: 0 }], [], o)],
-    ['record larger than a block', () => writeTable([{ name: 'r'.repeat(300), updateIndex: 1, type: 0 }], [], { ...o, blockSize: 256 })],
+    [
+      'record larger than a block',
+      () => writeTable([{ name: 'r'.repeat(300), updateIndex: 1, type: 0 }], [], { ...o, blockSize: 256 }),
+    ],
     ['block size ≥ 2^24', () => writeTable([], [], { ...o, blockSize: 1 << 24 })],
     ['min > max', () => writeTable([], [], { minUpdateIndex: 3, maxUpdateIndex: 2 })],
-    ['logs unsorted by update index', () => writeTable([], [{ name: 'a', updateIndex: 1, type: 0 }, { name: 'a', updateIndex: 2, type: 0 }], o)],
+    [
+      'logs unsorted by update index',
+      () =>
+        writeTable(
+          [],
+          [
+            { name: 'a', updateIndex: 1, type: 0 },
+            { name: 'a', updateIndex: 2, type: 0 },
+          ],
+          o,
+        ),
+    ],
     ['log update above max', () => writeTable([], [{ name: 'a', updateIndex: 3, type: 1 }], o)],
     ['multi-line log message', () => writeTable([], [{ name: 'a', updateIndex: 1, type: 1, message: 'a\nb' }], o)],
   ];
@@ -606,7 +778,12 @@ describe('tableFileName', () => {
 
 describe('round trip through refscope reader (property)', () => {
   it('random ref sets, block sizes, restart intervals, both hash sizes', () => {
-    const nameArb = fc.array(fc.constantFrom('refs/', 'heads/', 'tags/', 'a', 'b', 'z', '0', '1', '/', '-', '\xe9', 'x'), { minLength: 1, maxLength: 8 }).map((p) => p.join(''));
+    const nameArb = fc
+      .array(fc.constantFrom('refs/', 'heads/', 'tags/', 'a', 'b', 'z', '0', '1', '/', '-', '\xe9', 'x'), {
+        minLength: 1,
+        maxLength: 8,
+      })
+      .map((p) => p.join(''));
     fc.assert(
       fc.property(
         fc.uniqueArray(nameArb, { minLength: 0, maxLength: 300 }),
@@ -629,13 +806,23 @@ describe('round trip through refscope reader (property)', () => {
           const opts = { hashId, blockSize, restartInterval, indexObjects, minUpdateIndex: 100, maxUpdateIndex: 104 };
           // Spec arithmetic (reftable spec, "Ref block format"; git's block_writer_register_restart):
           // a record fits a fresh block when 2 + 3·1 + its size ≤ block size − (header if first) − 4.
-          const tooBig = blockSize > 0 && refs.some((rec, i) => {
-            const kl = rec.name.length; // names are byte strings (one char per byte), as the writer takes them
-            const body = 1 + (rec.type === 1 ? hs : rec.type === 2 ? 2 * hs : rec.type === 3 ? varLen(rec.target!.length) + rec.target!.length : 0);
-            const size = 1 + varLen(kl * 8 + rec.type) + kl + body;
-            const room = blockSize - (i === 0 ? (hs === 20 ? 24 : 28) : 0) - 4;
-            return 2 + 3 + size > room;
-          });
+          const tooBig =
+            blockSize > 0 &&
+            refs.some((rec, i) => {
+              const kl = rec.name.length; // names are byte strings (one char per byte), as the writer takes them
+              const body =
+                1 +
+                (rec.type === 1
+                  ? hs
+                  : rec.type === 2
+                    ? 2 * hs
+                    : rec.type === 3
+                      ? varLen(rec.target!.length) + rec.target!.length
+                      : 0);
+              const size = 1 + varLen(kl * 8 + rec.type) + kl + body;
+              const room = blockSize - (i === 0 ? (hs === 20 ? 24 : 28) : 0) - 4;
+              return 2 + 3 + size > room;
+            });
           if (tooBig) {
             expect(() => writeTableDetailed(refs, [], opts)).toThrow(/record that fits one [\d,]+-byte block/);
             return;
@@ -643,7 +830,9 @@ describe('round trip through refscope reader (property)', () => {
           const w = writeTableDetailed(refs, [], opts);
           const d = decodeTable(w.bytes);
           expect(d.refs).toEqual(refs);
-          expect(d.blocks.map((b) => [b.type, b.offset, b.blockLen, b.restarts])).toEqual(w.blocks.map((b) => [b.type, b.offset, b.blockLen, b.restarts]));
+          expect(d.blocks.map((b) => [b.type, b.offset, b.blockLen, b.restarts])).toEqual(
+            w.blocks.map((b) => [b.type, b.offset, b.blockLen, b.restarts]),
+          );
           if (refs.length > 0) checkWithReader(w.bytes, refs, w.blocks.length, hs);
         },
       ),
@@ -665,51 +854,64 @@ describe('round trip through refscope reader (property)', () => {
   });
 });
 
-describe.skipIf(!jgit.available)(`JGit reads what refscope writes${jgit.available ? '' : ` (skipped: ${jgit.why})`}`, () => {
-  const variants: [string, Partial<WriterOptions>, number, boolean][] = [
-    ['defaults, 3 refs', {}, 0, false],
-    ['defaults, 2,000 refs with logs', {}, 2000, true],
-    ['block 256, restart 1', { blockSize: 256, restartInterval: 1 }, 600, false],
-    ['block 256, restart 3, logs', { blockSize: 256, restartInterval: 3 }, 1500, true],
-    ['block 1024, restart 64', { blockSize: 1024, restartInterval: 64 }, 3000, false],
-    ['block 4096, no obj index', { indexObjects: false }, 3000, true],
-    ['unaligned (block size 0)', { blockSize: 0 }, 1500, false],
-    ['block 65536, restart 16', { blockSize: 65536 }, 5000, true],
-  ];
-  for (const [what, o, n, withLogs] of variants) {
-    it(`${what}: debug-read-reftable lists exactly the live refs`, () => {
-      const refs = mixedRefs(n, n + 17);
-      const logs = withLogs ? someLogs(refs) : [];
-      const bytes = writeTable(refs, logs, { minUpdateIndex: 5, maxUpdateIndex: 9, ...o });
-      expect(jgit.readReftable(bytes)).toEqual(jgitLines(refs));
-    });
-  }
-  it('5,000 refs in 256-byte blocks (multi-level ref index, obj index): JGit verifies scan, seeks, lookups by id', () => {
-    // verify's input can only express HEAD as a symref
-    const refs = mixedRefs(5000, 23).filter((r) => r.type !== 3 || r.name === 'HEAD');
-    const w = writeTableDetailed(refs, [], { blockSize: 256, restartInterval: 3, minUpdateIndex: 5, maxUpdateIndex: 9 });
-    expect(w.refIndexLevels).toBeGreaterThanOrEqual(2);
-    expect(w.objIndexPosition).toBeGreaterThan(0);
-    const r = jgit.verifyReftable(verifyLines(refs), w.bytes);
-    expect(r.stderr).toContain('sequential scan');
-    expect(r.status, r.stderr).toBe(0);
-  });
-  it('many refs to one object (obj record without positions): JGit still finds them all by id', () => {
-    const one = oid(rng(5));
-    const refs: RefRecordIn[] = Array.from({ length: 3000 }, (_, i) => ({ name: `refs/heads/s${String(i).padStart(4, '0')}`, updateIndex: 1, type: 1, value: one }));
-    const w = writeTableDetailed(refs, [], { blockSize: 256, minUpdateIndex: 1, maxUpdateIndex: 1 });
-    expect(decodeTable(w.bytes).objs[0].positions).toEqual([]);
-    const r = jgit.verifyReftable(verifyLines(refs), w.bytes);
-    expect(r.status, r.stderr).toBe(0);
-  });
-  it('git-written fixture tables read the same through JGit before and after a rewrite', () => {
-    for (const t of TABLES.filter((x) => x.fixture === 'basic-sha1' || x.fixture === 'recreate-1000')) {
-      const d = decodeTable(t.bytes);
-      const again = writeTable(d.refs, d.logs, optsFor(d, t.fixture));
-      expect(jgit.readReftable(again)).toEqual(jgit.readReftable(t.bytes));
+describe.skipIf(!jgit.available)(
+  `JGit reads what refscope writes${jgit.available ? '' : ` (skipped: ${jgit.why})`}`,
+  () => {
+    const variants: [string, Partial<WriterOptions>, number, boolean][] = [
+      ['defaults, 3 refs', {}, 0, false],
+      ['defaults, 2,000 refs with logs', {}, 2000, true],
+      ['block 256, restart 1', { blockSize: 256, restartInterval: 1 }, 600, false],
+      ['block 256, restart 3, logs', { blockSize: 256, restartInterval: 3 }, 1500, true],
+      ['block 1024, restart 64', { blockSize: 1024, restartInterval: 64 }, 3000, false],
+      ['block 4096, no obj index', { indexObjects: false }, 3000, true],
+      ['unaligned (block size 0)', { blockSize: 0 }, 1500, false],
+      ['block 65536, restart 16', { blockSize: 65536 }, 5000, true],
+    ];
+    for (const [what, o, n, withLogs] of variants) {
+      it(`${what}: debug-read-reftable lists exactly the live refs`, () => {
+        const refs = mixedRefs(n, n + 17);
+        const logs = withLogs ? someLogs(refs) : [];
+        const bytes = writeTable(refs, logs, { minUpdateIndex: 5, maxUpdateIndex: 9, ...o });
+        expect(jgit.readReftable(bytes)).toEqual(jgitLines(refs));
+      });
     }
-  });
-});
+    it('5,000 refs in 256-byte blocks (multi-level ref index, obj index): JGit verifies scan, seeks, lookups by id', () => {
+      // verify's input can only express HEAD as a symref
+      const refs = mixedRefs(5000, 23).filter((r) => r.type !== 3 || r.name === 'HEAD');
+      const w = writeTableDetailed(refs, [], {
+        blockSize: 256,
+        restartInterval: 3,
+        minUpdateIndex: 5,
+        maxUpdateIndex: 9,
+      });
+      expect(w.refIndexLevels).toBeGreaterThanOrEqual(2);
+      expect(w.objIndexPosition).toBeGreaterThan(0);
+      const r = jgit.verifyReftable(verifyLines(refs), w.bytes);
+      expect(r.stderr).toContain('sequential scan');
+      expect(r.status, r.stderr).toBe(0);
+    });
+    it('many refs to one object (obj record without positions): JGit still finds them all by id', () => {
+      const one = oid(rng(5));
+      const refs: RefRecordIn[] = Array.from({ length: 3000 }, (_, i) => ({
+        name: `refs/heads/s${String(i).padStart(4, '0')}`,
+        updateIndex: 1,
+        type: 1,
+        value: one,
+      }));
+      const w = writeTableDetailed(refs, [], { blockSize: 256, minUpdateIndex: 1, maxUpdateIndex: 1 });
+      expect(decodeTable(w.bytes).objs[0].positions).toEqual([]);
+      const r = jgit.verifyReftable(verifyLines(refs), w.bytes);
+      expect(r.status, r.stderr).toBe(0);
+    });
+    it('git-written fixture tables read the same through JGit before and after a rewrite', () => {
+      for (const t of TABLES.filter((x) => x.fixture === 'basic-sha1' || x.fixture === 'recreate-1000')) {
+        const d = decodeTable(t.bytes);
+        const again = writeTable(d.refs, d.logs, optsFor(d, t.fixture));
+        expect(jgit.readReftable(again)).toEqual(jgit.readReftable(t.bytes));
+      }
+    });
+  },
+);
 
 describe('work', () => {
   // No wall-clock bound here (npm test runs on busy machines; the timing is bench's): the writer
@@ -728,7 +930,13 @@ describe('work', () => {
       pool[i + 3] = v >>> 24;
     }
     const refs: RefRecordIn[] = new Array(N);
-    for (let i = 0; i < N; i++) refs[i] = { name: `refs/pull/${String(i).padStart(7, '0')}/head`, updateIndex: 1, type: 1, value: pool.subarray(i * 20, i * 20 + 20) };
+    for (let i = 0; i < N; i++)
+      refs[i] = {
+        name: `refs/pull/${String(i).padStart(7, '0')}/head`,
+        updateIndex: 1,
+        type: 1,
+        value: pool.subarray(i * 20, i * 20 + 20),
+      };
     const w = writeTableDetailed(refs, [], { minUpdateIndex: 1, maxUpdateIndex: 1 });
     expect(w.objIdLen).toBeGreaterThanOrEqual(4);
     expect(w.work!.bytesMoved).toBeGreaterThanOrEqual(w.blocks.reduce((s, b) => s + b.blockLen, 0));

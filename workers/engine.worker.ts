@@ -22,7 +22,11 @@ const session = new EngineSession();
 function blobSource(blob: Blob): ByteSource {
   if (!FRS) throw new FormatError('(worker)', -1, 'FileReaderSync to read dropped files (not running in a worker?)');
   const reader = new FRS();
-  return slicedSource(blob.size, (o, l) => new Uint8Array(reader.readAsArrayBuffer(blob.slice(o, o + l))), (n) => session.noteRead(n));
+  return slicedSource(
+    blob.size,
+    (o, l) => new Uint8Array(reader.readAsArrayBuffer(blob.slice(o, o + l))),
+    (n) => session.noteRead(n),
+  );
 }
 
 function bufferSource(buf: ArrayBuffer): ByteSource {
@@ -40,9 +44,19 @@ function bufferSource(buf: ArrayBuffer): ByteSource {
 const api = {
   /** Analyse the inputs; replaces the current analysis. */
   load(inputs: WorkerInput[], onProgress?: ProgressFn) {
-    const files: InputFile[] = inputs.map((i) => ({ path: String(i.path), source: 'blob' in i ? blobSource(i.blob) : bufferSource(i.buffer) }));
+    const files: InputFile[] = inputs.map((i) => ({
+      path: String(i.path),
+      source: 'blob' in i ? blobSource(i.blob) : bufferSource(i.buffer),
+    }));
     // A page that went away cannot take progress: a failed report is ignored (`Promise` from comlink).
-    return session.load(files, onProgress ? (p) => { Promise.resolve(onProgress(p)).catch(() => {}); } : undefined);
+    return session.load(
+      files,
+      onProgress
+        ? (p) => {
+            Promise.resolve(onProgress(p)).catch(() => {});
+          }
+        : undefined,
+    );
   },
   report: () => session.report(),
   refsPage: (q: Parameters<EngineSession['refsPage']>[0]) => session.refsPage(q),
@@ -50,7 +64,11 @@ const api = {
   blockDetail(tableIndex: number, blockIndex: number) {
     const d = session.blockDetail(tableIndex, blockIndex);
     if (!d) return null;
-    return Comlink.transfer(d, [d.bytes.buffer as ArrayBuffer, d.roles.buffer as ArrayBuffer, d.recordOf.buffer as ArrayBuffer]);
+    return Comlink.transfer(d, [
+      d.bytes.buffer as ArrayBuffer,
+      d.roles.buffer as ArrayBuffer,
+      d.recordOf.buffer as ArrayBuffer,
+    ]);
   },
   capabilities: () => session.capabilities(),
   /** The compaction geometry at a factor, and the replay of the next transactions (Compaction view). */
@@ -71,7 +89,13 @@ const api = {
   openShare: (fragment: string) => session.openShare(fragment),
   /** Analyse a synthetic stack of the shared report's shape. */
   loadSynthetic(onProgress?: ProgressFn) {
-    return session.loadSynthetic(onProgress ? (p) => { void onProgress(p); } : undefined);
+    return session.loadSynthetic(
+      onProgress
+        ? (p) => {
+            void onProgress(p);
+          }
+        : undefined,
+    );
   },
   /** Run a workload with the simulator (Simulator view); stdin bytes are transferred. */
   simulate: (q: Parameters<EngineSession['simulate']>[0]) => session.simulate(q),

@@ -1,4 +1,11 @@
-import { Component, useCallback, useEffect, useRef, type KeyboardEvent as ReactKeyboardEvent, type ReactNode } from 'react';
+import {
+  Component,
+  useCallback,
+  useEffect,
+  useRef,
+  type KeyboardEvent as ReactKeyboardEvent,
+  type ReactNode,
+} from 'react';
 import { useApp, startUp, watchHash } from './store.ts';
 import { VIEWS, type ViewId } from './route.ts';
 import { inputsFromFiles, pickFiles, pickFolder, pickersSupported, takeDrop, walkDrop } from './input.ts';
@@ -17,8 +24,13 @@ import { ShareView } from './views/ShareView.tsx';
 import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from './share-open.tsx';
 
 const TAB_LABEL: Record<ViewId, string> = {
-  overview: 'Overview', stack: 'Stack', table: 'Tables', refs: 'Refs',
-  compaction: 'Compaction', simulator: 'Simulator', share: 'Share',
+  overview: 'Overview',
+  stack: 'Stack',
+  table: 'Tables',
+  refs: 'Refs',
+  compaction: 'Compaction',
+  simulator: 'Simulator',
+  share: 'Share',
 };
 
 function labelFor(inputs: WorkerInput[], how: string): string {
@@ -47,19 +59,29 @@ export function App() {
   }, []);
 
   const openFiles = useCallback(async () => {
-    if (!pickersSupported) { filesInput.current?.click(); return; }
+    if (!pickersSupported) {
+      filesInput.current?.click();
+      return;
+    }
     try {
       const r = await pickFiles();
       if (r) loadInputs(r, 'opened');
-    } catch { filesInput.current?.click(); }
+    } catch {
+      filesInput.current?.click();
+    }
   }, [loadInputs]);
 
   const openFolder = useCallback(async () => {
-    if (!pickersSupported) { folderInput.current?.click(); return; }
+    if (!pickersSupported) {
+      folderInput.current?.click();
+      return;
+    }
     try {
       const r = await pickFolder();
       if (r) loadInputs(r, 'opened');
-    } catch { folderInput.current?.click(); }
+    } catch {
+      folderInput.current?.click();
+    }
   }, [loadInputs]);
 
   useEffect(() => {
@@ -73,7 +95,10 @@ export function App() {
 
   // Files the installed app was opened with from the OS (manifest file_handlers): like a drop.
   useEffect(() => {
-    consumeLaunches((files) => loadInputs(inputsFromFiles(files), 'opened'), (msg) => useApp.setState({ appError: msg }));
+    consumeLaunches(
+      (files) => loadInputs(inputsFromFiles(files), 'opened'),
+      (msg) => useApp.setState({ appError: msg }),
+    );
   }, [loadInputs]);
 
   // Keyboard: Ctrl/Cmd+O open files, Ctrl/Cmd+Shift+O open folder, 1–7 switch views.
@@ -81,7 +106,8 @@ export function App() {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'o') {
         e.preventDefault();
-        if (e.shiftKey) void openFolder(); else void openFiles();
+        if (e.shiftKey) void openFolder();
+        else void openFiles();
         return;
       }
       if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
@@ -125,7 +151,8 @@ export function App() {
       const pending = takeDrop(e.dataTransfer);
       walkDrop(pending).then(
         (inputs) => loadInputs(inputs, 'dropped'),
-        (err: unknown) => useApp.setState({ appError: `Could not read the dropped files: ${(err as Error)?.message ?? err}` }),
+        (err: unknown) =>
+          useApp.setState({ appError: `Could not read the dropped files: ${(err as Error)?.message ?? err}` }),
       );
     };
     window.addEventListener('dragenter', enter);
@@ -164,30 +191,64 @@ export function App() {
           <span>refscope</span>
         </a>
         <div className="source" aria-live="polite">
-          {status === 'loading' ? <span className="muted">Loading {useApp.getState().loadingLabel}…</span>
-            : result ? (
-              <>
-                <span className="source-label">{loaded!.label}</span>
-                <span className="muted"> · {result.description || result.kind}</span>
-              </>
-            ) : <span className="muted">No input yet</span>}
+          {status === 'loading' ? (
+            <span className="muted">Loading {useApp.getState().loadingLabel}…</span>
+          ) : result ? (
+            <>
+              <span className="source-label">{loaded!.label}</span>
+              <span className="muted"> · {result.description || result.kind}</span>
+            </>
+          ) : (
+            <span className="muted">No input yet</span>
+          )}
         </div>
         <div className="actions">
-          <button type="button" className="btn" data-testid="open-files" onClick={() => void openFiles()} title="Open files (Ctrl/⌘+O)">
+          <button
+            type="button"
+            className="btn"
+            data-testid="open-files"
+            onClick={() => void openFiles()}
+            title="Open files (Ctrl/⌘+O)"
+          >
             Open files
           </button>
-          <button type="button" className="btn" data-testid="open-folder" onClick={() => void openFolder()} title="Open folder (Ctrl/⌘+Shift+O)">
+          <button
+            type="button"
+            className="btn"
+            data-testid="open-folder"
+            onClick={() => void openFolder()}
+            title="Open folder (Ctrl/⌘+Shift+O)"
+          >
             Open folder
           </button>
           <SamplesMenu />
           <input
-            ref={filesInput} type="file" multiple hidden data-testid="open-files-input" aria-hidden="true" tabIndex={-1}
-            onChange={(e) => { const f = e.currentTarget.files; if (f?.length) loadInputs(inputsFromFiles(f), 'opened'); e.currentTarget.value = ''; }}
+            ref={filesInput}
+            type="file"
+            multiple
+            hidden
+            data-testid="open-files-input"
+            aria-hidden="true"
+            tabIndex={-1}
+            onChange={(e) => {
+              const f = e.currentTarget.files;
+              if (f?.length) loadInputs(inputsFromFiles(f), 'opened');
+              e.currentTarget.value = '';
+            }}
           />
           <input
-            ref={folderInput} type="file" hidden data-testid="open-folder-input" aria-hidden="true" tabIndex={-1}
+            ref={folderInput}
+            type="file"
+            hidden
+            data-testid="open-folder-input"
+            aria-hidden="true"
+            tabIndex={-1}
             {...({ webkitdirectory: '', directory: '' } as Record<string, string>)}
-            onChange={(e) => { const f = e.currentTarget.files; if (f?.length) loadInputs(inputsFromFiles(f), 'opened'); e.currentTarget.value = ''; }}
+            onChange={(e) => {
+              const f = e.currentTarget.files;
+              if (f?.length) loadInputs(inputsFromFiles(f), 'opened');
+              e.currentTarget.value = '';
+            }}
           />
         </div>
       </header>
@@ -195,9 +256,18 @@ export function App() {
       <nav className="tabs" role="tablist" aria-label="Views" ref={tabsRef} onKeyDown={onTabKey}>
         {VIEWS.map((v, i) => (
           <a
-            key={v} role="tab" href={`#/${v}`} data-view={v} data-testid={`tab-${v}`} aria-selected={view === v}
-            tabIndex={view === v ? 0 : -1} className={view === v ? 'tab active' : 'tab'}
-            onClick={(e) => { e.preventDefault(); useApp.getState().navigate({ view: v }); }}
+            key={v}
+            role="tab"
+            href={`#/${v}`}
+            data-view={v}
+            data-testid={`tab-${v}`}
+            aria-selected={view === v}
+            tabIndex={view === v ? 0 : -1}
+            className={view === v ? 'tab active' : 'tab'}
+            onClick={(e) => {
+              e.preventDefault();
+              useApp.getState().navigate({ view: v });
+            }}
             title={`${TAB_LABEL[v]} (${i + 1})`}
           >
             {TAB_LABEL[v]}
@@ -207,7 +277,14 @@ export function App() {
       {appError && (
         <div className="banner error" role="alert" data-testid="app-error">
           <span>{appError}</span>
-          <button type="button" className="btn small" onClick={() => useApp.setState({ appError: null })} aria-label="Dismiss">Dismiss</button>
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => useApp.setState({ appError: null })}
+            aria-label="Dismiss"
+          >
+            Dismiss
+          </button>
         </div>
       )}
       <ShareNotice />
@@ -217,23 +294,38 @@ export function App() {
         </div>
       )}
       <main
-        className={status === 'loading' && loaded ? 'content stale' : 'content'} role="tabpanel" aria-label={TAB_LABEL[view]}
-        data-testid="main" data-status={status} data-load-id={loaded?.id ?? 0} aria-busy={status === 'loading'}
+        className={status === 'loading' && loaded ? 'content stale' : 'content'}
+        role="tabpanel"
+        aria-label={TAB_LABEL[view]}
+        data-testid="main"
+        data-status={status}
+        data-load-id={loaded?.id ?? 0}
+        aria-busy={status === 'loading'}
       >
-        {!loaded ? <Welcome onOpenFiles={openFiles} onOpenFolder={openFolder} />
-          : needsFiles(loaded, view) ? <NeedsFiles view={view} />
-          : (
-            // One boundary per view and report: a view that fails says so, the others still work.
-            <ViewBoundary key={`${view}:${loaded.id}`} view={TAB_LABEL[view]}>
-              {view === 'overview' ? <OverviewView />
-                : view === 'stack' ? <StackView />
-                  : view === 'table' ? <TableView />
-                    : view === 'refs' ? <RefsView />
-                      : view === 'compaction' ? <CompactionView />
-                        : view === 'simulator' ? <SimulatorView />
-                          : <ShareView />}
-            </ViewBoundary>
-          )}
+        {!loaded ? (
+          <Welcome onOpenFiles={openFiles} onOpenFolder={openFolder} />
+        ) : needsFiles(loaded, view) ? (
+          <NeedsFiles view={view} />
+        ) : (
+          // One boundary per view and report: a view that fails says so, the others still work.
+          <ViewBoundary key={`${view}:${loaded.id}`} view={TAB_LABEL[view]}>
+            {view === 'overview' ? (
+              <OverviewView />
+            ) : view === 'stack' ? (
+              <StackView />
+            ) : view === 'table' ? (
+              <TableView />
+            ) : view === 'refs' ? (
+              <RefsView />
+            ) : view === 'compaction' ? (
+              <CompactionView />
+            ) : view === 'simulator' ? (
+              <SimulatorView />
+            ) : (
+              <ShareView />
+            )}
+          </ViewBoundary>
+        )}
       </main>
       <footer className="statusbar">
         <span>Everything stays in this browser: files are read locally by a worker, nothing is uploaded.</span>
@@ -244,7 +336,10 @@ export function App() {
         <div className="drop-overlay" aria-hidden="true">
           <div className="drop-card">
             <div className="drop-title">Drop to analyse</div>
-            <div className="muted">a <code>reftable/</code> folder, a <code>.git</code> folder or bare repository, <code>.ref</code> files with or without <code>tables.list</code>, or a <code>packed-refs</code> file</div>
+            <div className="muted">
+              a <code>reftable/</code> folder, a <code>.git</code> folder or bare repository, <code>.ref</code> files
+              with or without <code>tables.list</code>, or a <code>packed-refs</code> file
+            </div>
           </div>
         </div>
       )}
@@ -267,7 +362,9 @@ class ViewBoundary extends Component<{ view: string; children: ReactNode }, { er
     if (this.state.error === null) return this.props.children;
     return (
       <div className="banner error" role="alert" data-testid="view-error">
-        <span>The {this.props.view} view could not be shown: {this.state.error.slice(0, 300)}. The other views still work.</span>
+        <span>
+          The {this.props.view} view could not be shown: {this.state.error.slice(0, 300)}. The other views still work.
+        </span>
       </div>
     );
   }
@@ -282,9 +379,20 @@ function ProgressBar() {
     ? `${p.phase === 'merging' ? 'Merging tables' : p.phase === 'reading' ? 'Reading' : 'Parsing'} · ${fmtBytes(p.bytesParsed)} of ${fmtBytes(p.bytesTotal)}${p.tablesTotal ? ` · table ${fmtInt(Math.min(p.tablesDone + 1, p.tablesTotal))} of ${fmtInt(p.tablesTotal)}` : ''}`
     : 'Starting…';
   return (
-    <div className="progress" role="progressbar" aria-label="Analysis progress" aria-valuemin={0} aria-valuemax={100}
-      aria-valuenow={Math.round(frac * 100)} aria-valuetext={text} data-testid="progress">
-      <div className={p ? 'progress-fill' : 'progress-fill indeterminate'} style={{ width: p ? `${Math.max(2, frac * 100)}%` : undefined }} />
+    <div
+      className="progress"
+      role="progressbar"
+      aria-label="Analysis progress"
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={Math.round(frac * 100)}
+      aria-valuetext={text}
+      data-testid="progress"
+    >
+      <div
+        className={p ? 'progress-fill' : 'progress-fill indeterminate'}
+        style={{ width: p ? `${Math.max(2, frac * 100)}%` : undefined }}
+      />
       <div className="progress-text">{text}</div>
     </div>
   );
@@ -302,16 +410,35 @@ function SamplesMenu() {
     return () => document.removeEventListener('click', close);
   }, []);
   return (
-    <details className="menu" ref={ref} onKeyDown={(e) => { if (e.key === 'Escape' && ref.current) { ref.current.open = false; ref.current.querySelector('summary')?.focus(); } }}>
-      <summary className="btn" data-testid="samples-menu">Samples</summary>
+    <details
+      className="menu"
+      ref={ref}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && ref.current) {
+          ref.current.open = false;
+          ref.current.querySelector('summary')?.focus();
+        }
+      }}
+    >
+      <summary className="btn" data-testid="samples-menu">
+        Samples
+      </summary>
       <div className="menu-list" role="menu">
         {samples.map((s) => {
           const missing = !!s.requires && !!caps && !(caps as unknown as Record<string, boolean>)[s.requires];
           return (
             <button
-              type="button" role="menuitem" key={s.name} className="menu-item" data-testid={`sample-${s.name}`}
-              onClick={() => { if (ref.current) ref.current.open = false; void useApp.getState().loadSample(s.name); }}
-              disabled={missing} title={missing ? 'Needs packed-refs support in the engine (not in this build yet)' : s.description}
+              type="button"
+              role="menuitem"
+              key={s.name}
+              className="menu-item"
+              data-testid={`sample-${s.name}`}
+              onClick={() => {
+                if (ref.current) ref.current.open = false;
+                void useApp.getState().loadSample(s.name);
+              }}
+              disabled={missing}
+              title={missing ? 'Needs packed-refs support in the engine (not in this build yet)' : s.description}
             >
               <span className="menu-title">{s.title}</span>
               <span className="menu-desc">{missing ? 'not available in this build yet' : s.description}</span>
@@ -328,25 +455,39 @@ function Welcome({ onOpenFiles, onOpenFolder }: { onOpenFiles: () => void; onOpe
   const status = useApp((s) => s.status);
   const samples = useApp((s) => s.samples);
   const caps = useApp((s) => s.capabilities);
-  if (status === 'loading') return <div className="welcome"><div className="spinner" aria-hidden="true" /><p className="muted">Analysing…</p></div>;
+  if (status === 'loading')
+    return (
+      <div className="welcome">
+        <div className="spinner" aria-hidden="true" />
+        <p className="muted">Analysing…</p>
+      </div>
+    );
   return (
     <div className="welcome">
       <h1>Why is this ref store slow?</h1>
       <p className="lead">
-        Drop a <code>reftable/</code> folder, a <code>.git</code> folder, <code>.ref</code> files or a <code>packed-refs</code> file
-        anywhere on this page. Nothing leaves your machine.
+        Drop a <code>reftable/</code> folder, a <code>.git</code> folder, <code>.ref</code> files or a{' '}
+        <code>packed-refs</code> file anywhere on this page. Nothing leaves your machine.
       </p>
       <div className="welcome-actions">
-        <button type="button" className="btn primary" onClick={onOpenFolder}>Open folder</button>
-        <button type="button" className="btn" onClick={onOpenFiles}>Open files</button>
+        <button type="button" className="btn primary" onClick={onOpenFolder}>
+          Open folder
+        </button>
+        <button type="button" className="btn" onClick={onOpenFiles}>
+          Open files
+        </button>
       </div>
       {samples.length > 0 && (
         <div className="welcome-samples">
           <div className="muted">or try a sample:</div>
           {samples.map((s) => (
             <button
-              type="button" key={s.name} className="btn small" onClick={() => void useApp.getState().loadSample(s.name)}
-              disabled={!!s.requires && !!caps && !(caps as unknown as Record<string, boolean>)[s.requires]} title={s.description}
+              type="button"
+              key={s.name}
+              className="btn small"
+              onClick={() => void useApp.getState().loadSample(s.name)}
+              disabled={!!s.requires && !!caps && !(caps as unknown as Record<string, boolean>)[s.requires]}
+              title={s.description}
             >
               {s.title}
             </button>

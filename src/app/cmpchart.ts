@@ -44,18 +44,23 @@ export interface LogScale {
 export const AXIS_MAX = 1e18;
 
 export function logScale(values: number[], width: number): LogScale {
-  let min = Infinity, max = -Infinity;
+  let min = Infinity,
+    max = -Infinity;
   for (const v of values) {
     if (!(v > 0) || !Number.isFinite(v)) continue;
     const c = Math.min(v, AXIS_MAX);
     if (c < min) min = c;
     if (c > max) max = c;
   }
-  if (min === Infinity) { min = 1; max = 10; }
+  if (min === Infinity) {
+    min = 1;
+    max = 10;
+  }
   const lo = Math.max(0.5, min / 1.6);
   const hi = Math.min(AXIS_MAX * 1.25, Math.max(lo * 10, max * 1.25));
   const span = Math.log(hi / lo) || 1;
-  const x = (v: number): number => (!(v > 0) ? 0 : Math.max(0, Math.min(width, (width * Math.log(Math.min(v, hi) / lo)) / span)));
+  const x = (v: number): number =>
+    !(v > 0) ? 0 : Math.max(0, Math.min(width, (width * Math.log(Math.min(v, hi) / lo)) / span));
   const decades: number[] = [];
   for (let p = Math.floor(Math.log10(lo)); p <= Math.ceil(Math.log10(hi)); p++) decades.push(10 ** p);
   let ticks = decades.filter((t) => t >= lo && t <= hi);

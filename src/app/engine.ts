@@ -32,7 +32,10 @@ export function onWorkerReplaced(f: (message: string) => void): void {
 
 function replace(c: Conn, message: string): void {
   c.worker.terminate();
-  if (conn === c) { conn = null; running = false; }
+  if (conn === c) {
+    conn = null;
+    running = false;
+  }
   onReplaced?.(message);
 }
 
@@ -42,30 +45,43 @@ function watched(c: Conn, raw: Comlink.Remote<EngineApi>): Comlink.Remote<Engine
   return new Proxy({} as Comlink.Remote<EngineApi>, {
     get(_t, prop) {
       if (typeof prop !== 'string' || prop === 'then') return undefined;
-      return (...args: unknown[]) => new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          const msg = `The engine worker gave no answer to “${prop}” within ${WORKER_BUDGET_MS / 1000} s: it was stopped and a fresh one started. Open the input again (a smaller one, or fewer tables).`;
-          replace(c, msg);
-          reject(new Error(msg));
-        }, WORKER_BUDGET_MS);
-        remote[prop](...args).then(
-          (v) => { clearTimeout(timer); resolve(v); },
-          (e) => { clearTimeout(timer); reject(e); },
-        );
-      });
+      return (...args: unknown[]) =>
+        new Promise((resolve, reject) => {
+          const timer = setTimeout(() => {
+            const msg = `The engine worker gave no answer to “${prop}” within ${WORKER_BUDGET_MS / 1000} s: it was stopped and a fresh one started. Open the input again (a smaller one, or fewer tables).`;
+            replace(c, msg);
+            reject(new Error(msg));
+          }, WORKER_BUDGET_MS);
+          remote[prop](...args).then(
+            (v) => {
+              clearTimeout(timer);
+              resolve(v);
+            },
+            (e) => {
+              clearTimeout(timer);
+              reject(e);
+            },
+          );
+        });
     },
   });
 }
 
 function connect(): Conn {
   if (conn) return conn;
-  const worker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), { type: 'module', name: 'refscope-engine' });
+  const worker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'refscope-engine',
+  });
   const c: Conn = { worker, api: null as unknown as Comlink.Remote<EngineApi> };
   c.api = watched(c, Comlink.wrap<EngineApi>(worker));
   // A worker that dies (out of memory, an error outside any call) is replaced at once.
   worker.addEventListener('error', (e) => {
     e.preventDefault();
-    replace(c, `The engine worker stopped (${e.message || 'it ran out of memory or failed'}): a fresh one was started. Open the input again.`);
+    replace(
+      c,
+      `The engine worker stopped (${e.message || 'it ran out of memory or failed'}): a fresh one was started. Open the input again.`,
+    );
   });
   conn = c;
   return c;

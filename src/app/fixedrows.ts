@@ -26,7 +26,12 @@ export interface FixedRows {
   scrollToIndex(i: number, align?: 'auto' | 'start'): void;
 }
 
-export function useFixedRows(ref: RefObject<HTMLElement | null>, count: number, rowHeight: number, overscan = 8): FixedRows {
+export function useFixedRows(
+  ref: RefObject<HTMLElement | null>,
+  count: number,
+  rowHeight: number,
+  overscan = 8,
+): FixedRows {
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
   const frame = useRef(0);
@@ -69,24 +74,27 @@ export function useFixedRows(ref: RefObject<HTMLElement | null>, count: number, 
     rows.push({ index: i, top: scaled ? top + (i - firstExact) * rowHeight : i * rowHeight });
   }
 
-  const scrollToIndex = useCallback((i: number, align: 'auto' | 'start' = 'auto') => {
-    const el = ref.current;
-    if (!el || count <= 0) return;
-    const idx = Math.max(0, Math.min(count - 1, i));
-    const h = el.clientHeight || height;
-    const nat = count * rowHeight;
-    if (nat <= MAX_HEIGHT) {
-      const y = idx * rowHeight;
-      if (align === 'start' || y < el.scrollTop) el.scrollTop = y;
-      else if (y + rowHeight > el.scrollTop + h) el.scrollTop = y + rowHeight - h;
-      return;
-    }
-    const ms = Math.max(0, MAX_HEIGHT - h);
-    const mf = Math.max(1, count - h / rowHeight);
-    const cur = ms > 0 ? (el.scrollTop / ms) * mf : 0;
-    if (align === 'start' || idx < cur) el.scrollTop = (idx / mf) * ms;
-    else if (idx + 1 > cur + h / rowHeight) el.scrollTop = ((idx + 1 - h / rowHeight) / mf) * ms;
-  }, [ref, count, rowHeight, height]);
+  const scrollToIndex = useCallback(
+    (i: number, align: 'auto' | 'start' = 'auto') => {
+      const el = ref.current;
+      if (!el || count <= 0) return;
+      const idx = Math.max(0, Math.min(count - 1, i));
+      const h = el.clientHeight || height;
+      const nat = count * rowHeight;
+      if (nat <= MAX_HEIGHT) {
+        const y = idx * rowHeight;
+        if (align === 'start' || y < el.scrollTop) el.scrollTop = y;
+        else if (y + rowHeight > el.scrollTop + h) el.scrollTop = y + rowHeight - h;
+        return;
+      }
+      const ms = Math.max(0, MAX_HEIGHT - h);
+      const mf = Math.max(1, count - h / rowHeight);
+      const cur = ms > 0 ? (el.scrollTop / ms) * mf : 0;
+      if (align === 'start' || idx < cur) el.scrollTop = (idx / mf) * ms;
+      else if (idx + 1 > cur + h / rowHeight) el.scrollTop = ((idx + 1 - h / rowHeight) / mf) * ms;
+    },
+    [ref, count, rowHeight, height],
+  );
 
   return { totalHeight, rows, scrollToIndex };
 }

@@ -81,13 +81,14 @@ function readAllEntries(dir: FileSystemDirectoryEntry): Promise<FileSystemEntry[
   const reader = dir.createReader();
   const all: FileSystemEntry[] = [];
   return new Promise((resolve, reject) => {
-    const next = () => reader.readEntries((batch) => {
-      if (!batch.length) resolve(all);
-      else {
-        all.push(...batch);
-        next();
-      }
-    }, reject);
+    const next = () =>
+      reader.readEntries((batch) => {
+        if (!batch.length) resolve(all);
+        else {
+          all.push(...batch);
+          next();
+        }
+      }, reject);
     next();
   });
 }
@@ -172,9 +173,11 @@ export async function fetchSamples(): Promise<SampleInfo[]> {
 /** Fetch a sample's files as ArrayBuffers (to be transferred to the worker). */
 export async function fetchSample(s: SampleInfo): Promise<WorkerInput[]> {
   const base = new URL(`${encodeURIComponent(s.name)}/`, samplesBase());
-  return Promise.all(s.files.map(async (path) => {
-    const r = await fetch(new URL(path.split('/').map(encodeURIComponent).join('/'), base));
-    if (!r.ok) throw new Error(`samples/${s.name}/${path}: HTTP ${r.status}`);
-    return { path, buffer: await r.arrayBuffer() };
-  }));
+  return Promise.all(
+    s.files.map(async (path) => {
+      const r = await fetch(new URL(path.split('/').map(encodeURIComponent).join('/'), base));
+      if (!r.ok) throw new Error(`samples/${s.name}/${path}: HTTP ${r.status}`);
+      return { path, buffer: await r.arrayBuffer() };
+    }),
+  );
 }

@@ -88,7 +88,10 @@ export function initPwa(): void {
       if (!reg) return;
       registration = reg;
       setInterval(() => {
-        if (navigator.onLine && !reg.installing) reg.update().catch(() => { /* offline or server gone */ });
+        if (navigator.onLine && !reg.installing)
+          reg.update().catch(() => {
+            /* offline or server gone */
+          });
       }, UPDATE_CHECK_MS);
     },
     onRegisterError() {

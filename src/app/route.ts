@@ -35,7 +35,16 @@ export interface Route {
   share?: string | null;
 }
 
-export const DEFAULT_ROUTE: Route = { view: 'overview', t: null, b: null, r: null, q: '', m: 'prefix', x: false, sample: null };
+export const DEFAULT_ROUTE: Route = {
+  view: 'overview',
+  t: null,
+  b: null,
+  r: null,
+  q: '',
+  m: 'prefix',
+  x: false,
+  sample: null,
+};
 
 function int(v: string | null): number | null {
   if (v === null || !/^\d{1,9}$/.test(v)) return null;
@@ -74,7 +83,13 @@ export function parseRoute(hash: string): Route {
   const v = (VIEWS as readonly string[]).includes(view ?? '') ? (view as ViewId) : 'overview';
   const m = p.get('m') === 'substring' ? 'substring' : 'prefix';
   return {
-    view: v, t: int(p.get('t')), b: int(p.get('b')), r: int(p.get('r')), q: p.get('q') ?? '', m, x: p.get('x') === '1',
+    view: v,
+    t: int(p.get('t')),
+    b: int(p.get('b')),
+    r: int(p.get('r')),
+    q: p.get('q') ?? '',
+    m,
+    x: p.get('x') === '1',
     sample: p.get('sample'),
     ...(p.has('w') && v === 'simulator' ? { w: p.get('w') } : {}),
     ...(p.has('s') ? { share: p.get('s') } : {}),

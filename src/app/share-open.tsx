@@ -56,7 +56,8 @@ export async function openShareLink(hash: string): Promise<void> {
     const n = r.result.report?.tables.length ?? 0;
     const keep = route.t !== null && route.t < n;
     useApp.setState({
-      status: 'ready', progress: null,
+      status: 'ready',
+      progress: null,
       loaded: { id, result: r.result, label: 'shared link', sample: null, origin: 'shared', share },
       route: { ...route, share: null, sample: null, t: keep ? route.t : null, b: null, r: null },
     });
@@ -94,24 +95,36 @@ export function watchShareLinks(): () => void {
 export async function loadSyntheticStack(): Promise<void> {
   const share = useApp.getState().loaded?.share ?? null;
   const id = beginLoad();
-  useApp.setState({ status: 'loading', loadingLabel: 'a synthetic stack of the shared shape', progress: null, appError: null });
+  useApp.setState({
+    status: 'loading',
+    loadingLabel: 'a synthetic stack of the shared shape',
+    progress: null,
+    appError: null,
+  });
   let last = 0;
   try {
-    const result = await engine().loadSynthetic(Comlink.proxy((p: LoadProgress) => {
-      if (!isLatestLoad(id)) return;
-      const now = performance.now();
-      if (now - last < 50 && p.phase !== 'done') return;
-      last = now;
-      useApp.setState({ progress: p });
-    }));
+    const result = await engine().loadSynthetic(
+      Comlink.proxy((p: LoadProgress) => {
+        if (!isLatestLoad(id)) return;
+        const now = performance.now();
+        if (now - last < 50 && p.phase !== 'done') return;
+        last = now;
+        useApp.setState({ progress: p });
+      }),
+    );
     if (!isLatestLoad(id)) return;
     useApp.setState({
-      status: 'ready', progress: null,
+      status: 'ready',
+      progress: null,
       loaded: { id, result, label: 'synthetic stack', sample: null, origin: 'synthetic', share },
     });
   } catch (e) {
     if (!isLatestLoad(id)) return;
-    useApp.setState({ status: useApp.getState().loaded ? 'ready' : 'idle', progress: null, appError: `Could not build the synthetic stack: ${(e as Error)?.message ?? String(e)}` });
+    useApp.setState({
+      status: useApp.getState().loaded ? 'ready' : 'idle',
+      progress: null,
+      appError: `Could not build the synthetic stack: ${(e as Error)?.message ?? String(e)}`,
+    });
   }
 }
 
@@ -122,14 +135,24 @@ export function needsFiles(loaded: Loaded | null, view: ViewId): boolean {
 
 /** Shown instead of a view that needs the files. */
 export function NeedsFiles({ view }: { view: ViewId }) {
-  const what = view === 'table' ? 'The Tables view (blocks, records, hex) reads the table files' : 'The Refs view lists ref names from the table files';
+  const what =
+    view === 'table'
+      ? 'The Tables view (blocks, records, hex) reads the table files'
+      : 'The Refs view lists ref names from the table files';
   return (
     <div className="panel needs-files" data-testid="needs-files">
       <h2>Not available for a shared report</h2>
-      <p>{what}, and a shared report has none: the link carries the stack&rsquo;s shape (sizes and counts per table and namespace), not its contents.</p>
       <p>
-        <button type="button" className="btn" onClick={() => void loadSyntheticStack()}>Re-run on a synthetic stack</button>{' '}
-        <span className="muted">builds tables of the same shape with synthetic names, so every view works on them.</span>
+        {what}, and a shared report has none: the link carries the stack&rsquo;s shape (sizes and counts per table and
+        namespace), not its contents.
+      </p>
+      <p>
+        <button type="button" className="btn" onClick={() => void loadSyntheticStack()}>
+          Re-run on a synthetic stack
+        </button>{' '}
+        <span className="muted">
+          builds tables of the same shape with synthetic names, so every view works on them.
+        </span>
       </p>
     </div>
   );
@@ -146,8 +169,17 @@ export function ShareNotice() {
     <>
       {showErr && (
         <div className="banner error share-error" role="alert" data-testid="error" data-reason={err.reason}>
-          <span><strong>This share link cannot be opened.</strong> {err.message}</span>
-          <button type="button" className="btn small" onClick={() => useShareLink.setState({ error: null })} aria-label="Dismiss">Dismiss</button>
+          <span>
+            <strong>This share link cannot be opened.</strong> {err.message}
+          </span>
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => useShareLink.setState({ error: null })}
+            aria-label="Dismiss"
+          >
+            Dismiss
+          </button>
         </div>
       )}
       {shared && (
@@ -155,15 +187,32 @@ export function ShareNotice() {
           <div className="shared-text">
             <strong className="shared-label">{shared.shared.label}</strong>
             <span className="muted">
-              {' '}made with {shared.shared.generator} · {shared.shared.withNames ? 'the sharer included ref names' : 'no ref names, no object ids'} ·
-              table names are synthetic and blocks approximate · the Tables and Refs views need the files
+              {' '}
+              made with {shared.shared.generator} ·{' '}
+              {shared.shared.withNames ? 'the sharer included ref names' : 'no ref names, no object ids'} · table names
+              are synthetic and blocks approximate · the Tables and Refs views need the files
             </span>
           </div>
           <div className="shared-actions">
             {shared.shared.simulation != null && (
-              <a className="btn small" href="#/simulator" onClick={(e) => { e.preventDefault(); useApp.getState().navigate({ view: 'simulator' }); }}>Sharer&rsquo;s simulation results</a>
+              <a
+                className="btn small"
+                href="#/simulator"
+                onClick={(e) => {
+                  e.preventDefault();
+                  useApp.getState().navigate({ view: 'simulator' });
+                }}
+              >
+                Sharer&rsquo;s simulation results
+              </a>
             )}
-            <button type="button" className="btn small primary" data-testid="rerun-synthetic" disabled={status === 'loading'} onClick={() => void loadSyntheticStack()}>
+            <button
+              type="button"
+              className="btn small primary"
+              data-testid="rerun-synthetic"
+              disabled={status === 'loading'}
+              onClick={() => void loadSyntheticStack()}
+            >
               Re-run on a synthetic stack
             </button>
           </div>
@@ -173,7 +222,11 @@ export function ShareNotice() {
         <div className="banner synthetic-banner" role="status" data-testid="synthetic-banner">
           <span>
             <strong>Synthetic stack</strong>
-            <span className="muted"> rebuilt from a shared link: same tables, record kinds and counts, shadowing and tombstones as the sharer&rsquo;s; names and object ids are made up.</span>
+            <span className="muted">
+              {' '}
+              rebuilt from a shared link: same tables, record kinds and counts, shadowing and tombstones as the
+              sharer&rsquo;s; names and object ids are made up.
+            </span>
           </span>
         </div>
       )}
@@ -184,5 +237,9 @@ export function ShareNotice() {
 /** The sharer's simulation results (sanitised JSON from the link), as text. */
 export function SimulationResults({ value }: { value: unknown }) {
   if (value == null) return <p className="muted">The sharer included no simulation results.</p>;
-  return <pre className="sim-results" data-testid="shared-simulation">{JSON.stringify(value, null, 2)}</pre>;
+  return (
+    <pre className="sim-results" data-testid="shared-simulation">
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
 }

@@ -23,12 +23,14 @@ export function growthOf(ns: readonly number[], values: readonly number[]): Grow
   const last = ns.length - 1;
   let j = last;
   while (j > 0 && ns[j] > ns[last] / 10) j--;
-  const a = values[j], b = values[last];
+  const a = values[j],
+    b = values[last];
   const slope = a > 0 && b > 0 && ns[last] > ns[j] ? Math.log(b / a) / Math.log(ns[last] / ns[j]) : 0;
   const kind = slope >= 1.5 ? 'quadratic' : slope >= 0.5 ? 'linear' : 'flat';
   const f = 2 ** slope;
   return {
-    slope, kind,
+    slope,
+    kind,
     label: kind === 'flat' ? 'flat (start-up dominates)' : kind,
     perDoubling: `×${f >= 10 ? Math.round(f) : f.toFixed(1)} per doubling of n`,
   };
@@ -48,7 +50,8 @@ export function chartSeries(curve: CurveData, mode: CurveMode): ChartSeries[] {
   return curve.series.map((s) => {
     const values = mode === 'sameShape' ? s.sameShape : s.fixedStack;
     return {
-      model: s.model, values,
+      model: s.model,
+      values,
       atSimulated: s.parts.fixed + s.parts.linear + s.parts.stepping,
       growth: growthOf(curve.n, values),
     };
@@ -72,8 +75,12 @@ const MAX_DECADES = 24;
 
 export function logAxis(lo: number, hi: number, a: number, b: number): LogAxis {
   // A range that is not finite and positive (a crafted link's figures) is drawn as 1 ms – 1 s.
-  if (!(lo > 0) || !(hi > lo) || !Number.isFinite(lo) || !Number.isFinite(hi)) { lo = 1e-3; hi = 1; }
-  const l0 = Math.log10(lo), l1 = Math.min(Math.log10(hi), l0 + MAX_DECADES);
+  if (!(lo > 0) || !(hi > lo) || !Number.isFinite(lo) || !Number.isFinite(hi)) {
+    lo = 1e-3;
+    hi = 1;
+  }
+  const l0 = Math.log10(lo),
+    l1 = Math.min(Math.log10(hi), l0 + MAX_DECADES);
   const span = l1 - l0 || 1;
   const at = (v: number): number => {
     const t = (Math.log10(Math.max(Number.isFinite(v) ? v : hi, lo / 1e3)) - l0) / span;
@@ -89,7 +96,8 @@ export const SECONDS_MAX = 1e12;
 
 /** The y range of the chart: whole decades around every value (at least two decades). */
 export function secondsRange(values: number[]): { lo: number; hi: number } {
-  let min = Infinity, max = -Infinity;
+  let min = Infinity,
+    max = -Infinity;
   for (const v of values) {
     if (!(v > 0) || !Number.isFinite(v)) continue;
     const c = Math.min(v, SECONDS_MAX);
@@ -135,10 +143,14 @@ export function spreadLabels(ys: number[], gap: number, top: number, bottom: num
 
 /** Index of the n nearest to `x` (a pixel position) on a log axis. */
 export function nearestIndex(ns: readonly number[], axis: LogAxis, x: number): number {
-  let best = 0, bestD = Infinity;
+  let best = 0,
+    bestD = Infinity;
   ns.forEach((n, i) => {
     const d = Math.abs(axis.at(n) - x);
-    if (d < bestD) { best = i; bestD = d; }
+    if (d < bestD) {
+      best = i;
+      bestD = d;
+    }
   });
   return best;
 }

@@ -47,7 +47,7 @@ export function parseSeconds(text: string): { value: number; tolerance: number }
   const m = /^\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*(ns|µs|ms|s)\s*$/.exec(text);
   if (!m) return null;
   const digits = m[1].replace(/,/g, '');
-  const unit = { ns: 1e-9, 'µs': 1e-6, ms: 1e-3, s: 1 }[m[2] as 'ns' | 'µs' | 'ms' | 's'];
+  const unit = { ns: 1e-9, µs: 1e-6, ms: 1e-3, s: 1 }[m[2] as 'ns' | 'µs' | 'ms' | 's'];
   const dot = digits.indexOf('.');
   const decimals = dot < 0 ? 0 : digits.length - dot - 1;
   return { value: Number(digits) * unit, tolerance: 0.5 * 10 ** -decimals * unit };

@@ -25,8 +25,16 @@ export interface WorkloadForm {
 }
 
 export const DEFAULT_FORM: WorkloadForm = {
-  gen: 'recreate', perRef: false, createN: '1000', createPrefix: 'refs/heads/sim/', lookupWhich: 'existing', lookupN: '1000',
-  lookupNames: '', scanPrefix: 'refs/heads/', scanN: '1', oidN: '1000',
+  gen: 'recreate',
+  perRef: false,
+  createN: '1000',
+  createPrefix: 'refs/heads/sim/',
+  lookupWhich: 'existing',
+  lookupN: '1000',
+  lookupNames: '',
+  scanPrefix: 'refs/heads/',
+  scanN: '1',
+  oidN: '1000',
 };
 
 /** Largest count a spec takes (workload.ts). */
@@ -43,8 +51,10 @@ function count(s: string, what: string): number | string {
 export function specOf(f: WorkloadForm): { spec: string } | { error: string } {
   const tx = f.perRef ? ':per-ref' : '';
   switch (f.gen) {
-    case 'recreate': return { spec: `recreate${tx}` };
-    case 'delete-all': return { spec: `delete-all${tx}` };
+    case 'recreate':
+      return { spec: `recreate${tx}` };
+    case 'delete-all':
+      return { spec: `delete-all${tx}` };
     case 'create': {
       const n = count(f.createN, 'Refs to create');
       if (typeof n === 'string') return { error: n };
@@ -55,7 +65,10 @@ export function specOf(f: WorkloadForm): { spec: string } | { error: string } {
     }
     case 'lookup': {
       if (f.lookupWhich === 'names') {
-        const names = f.lookupNames.split(/\r?\n/).map((s) => s.trim()).filter(Boolean);
+        const names = f.lookupNames
+          .split(/\r?\n/)
+          .map((s) => s.trim())
+          .filter(Boolean);
         if (!names.length) return { error: 'Names to read: at least one ref name, one per line' };
         if (names.some((x) => x.includes(':'))) return { error: 'Names to read: a ref name cannot contain “:”' };
         return { spec: `lookup:names:${names.join(':')}` };
@@ -76,7 +89,8 @@ export function specOf(f: WorkloadForm): { spec: string } | { error: string } {
       if (typeof n === 'string') return { error: n };
       return { spec: `oid:${n}` };
     }
-    case 'stdin': return { spec: 'stdin' };
+    case 'stdin':
+      return { spec: 'stdin' };
   }
 }
 
@@ -85,19 +99,27 @@ export function formFromSpec(spec: string, base: WorkloadForm): WorkloadForm {
   const f = spec.split(':');
   const perRef = f[f.length - 1] === 'per-ref';
   switch (f[0]) {
-    case 'recreate': return { ...base, gen: 'recreate', perRef };
-    case 'delete-all': return { ...base, gen: 'delete-all', perRef };
+    case 'recreate':
+      return { ...base, gen: 'recreate', perRef };
+    case 'delete-all':
+      return { ...base, gen: 'delete-all', perRef };
     case 'create':
       return { ...base, gen: 'create', perRef, createN: f[1] ?? base.createN, createPrefix: f[2] ?? base.createPrefix };
     case 'lookup':
-      if (f[1] === 'names') return { ...base, gen: 'lookup', lookupWhich: 'names', lookupNames: f.slice(2).filter(Boolean).join('\n') };
+      if (f[1] === 'names')
+        return { ...base, gen: 'lookup', lookupWhich: 'names', lookupNames: f.slice(2).filter(Boolean).join('\n') };
       if (f[1] === 'oid') return { ...base, gen: 'oid', oidN: f[2] ?? base.oidN };
-      if (f[1] === 'existing' || f[1] === 'missing' || f[1] === 'tombstoned') return { ...base, gen: 'lookup', lookupWhich: f[1], lookupN: f[2] ?? base.lookupN };
+      if (f[1] === 'existing' || f[1] === 'missing' || f[1] === 'tombstoned')
+        return { ...base, gen: 'lookup', lookupWhich: f[1], lookupN: f[2] ?? base.lookupN };
       return base;
-    case 'scan': return { ...base, gen: 'scan', scanPrefix: f[1] ?? '', scanN: f[2] ?? '1' };
-    case 'oid': return { ...base, gen: 'oid', oidN: f[1] ?? base.oidN };
-    case 'stdin': return { ...base, gen: 'stdin' };
-    default: return base;
+    case 'scan':
+      return { ...base, gen: 'scan', scanPrefix: f[1] ?? '', scanN: f[2] ?? '1' };
+    case 'oid':
+      return { ...base, gen: 'oid', oidN: f[1] ?? base.oidN };
+    case 'stdin':
+      return { ...base, gen: 'stdin' };
+    default:
+      return base;
   }
 }
 

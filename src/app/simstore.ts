@@ -69,7 +69,13 @@ export const useSim = create<SimState>(() => ({
   form: DEFAULT_FORM,
   stdin: { text: '', z: false, file: null },
   models: null,
-  options: { warnAmbiguousRefs: true, autoCompaction: true, factorText: '2', gitVersion: remembered(GIT_VERSION_KEY) ?? '', machineFactor: rememberedFactor() },
+  options: {
+    warnAmbiguousRefs: true,
+    autoCompaction: true,
+    factorText: '2',
+    gitVersion: remembered(GIT_VERSION_KEY) ?? '',
+    machineFactor: rememberedFactor(),
+  },
   busy: null,
   error: null,
   last: null,
@@ -92,8 +98,11 @@ function remembered(key: string): string | null {
 function remember(key: string, v: string | null): void {
   try {
     if (typeof localStorage === 'undefined') return;
-    if (v === null || v === '') localStorage.removeItem(key); else localStorage.setItem(key, v);
-  } catch { /* private mode: not remembered */ }
+    if (v === null || v === '') localStorage.removeItem(key);
+    else localStorage.setItem(key, v);
+  } catch {
+    /* private mode: not remembered */
+  }
 }
 function rememberedFactor(): number | null {
   const v = Number(remembered(MACHINE_FACTOR_KEY) ?? NaN);
@@ -191,7 +200,8 @@ let runSeq = 0;
 export function runProblem(s: SimState, kind: 'reftable' | 'files'): string | null {
   const sp = specOf(s.form);
   if ('error' in sp) return sp.error;
-  if (s.form.gen === 'stdin' && !s.stdin.file && !s.stdin.text.trim()) return 'Paste `git update-ref --stdin` input, or open or drop a file with it.';
+  if (s.form.gen === 'stdin' && !s.stdin.file && !s.stdin.text.trim())
+    return 'Paste `git update-ref --stdin` input, or open or drop a file with it.';
   const models = (s.models ?? applicableModels(kind)).filter((m) => applicableModels(kind).includes(m));
   if (!models.length) return 'Tick at least one model.';
   if (factorOf(s.options.factorText) === null) return 'The geometric factor is a whole number from 2 to 255.';
@@ -211,7 +221,13 @@ export async function runSimulation(): Promise<void> {
   const isStdin = s.form.gen === 'stdin';
   const models = (s.models ?? applicableModels(kind)).filter((m) => applicableModels(kind).includes(m));
   const factor = factorOf(s.options.factorText)!;
-  const q: SimulateQuery = { models, warnAmbiguousRefs: s.options.warnAmbiguousRefs, autoCompaction: s.options.autoCompaction, factor, options: outsideOf(s) };
+  const q: SimulateQuery = {
+    models,
+    warnAmbiguousRefs: s.options.warnAmbiguousRefs,
+    autoCompaction: s.options.autoCompaction,
+    factor,
+    options: outsideOf(s),
+  };
   const transfer: ArrayBuffer[] = [];
   if (isStdin) {
     // A copy is sent (transferred): the input stays here for the next run.
@@ -231,10 +247,18 @@ export async function runSimulation(): Promise<void> {
     const r = ans.result;
     const spec = isStdin ? null : sp.spec;
     useSim.setState({
-      busy: null, error: null,
+      busy: null,
+      error: null,
       last: {
-        source: 'live', result: r, loadedId: loaded.id, runId, spec, elapsed: ans.elapsed, code: workloadCode(spec),
-        tables: r.input.tables.length, options: { warnAmbiguousRefs: q.warnAmbiguousRefs!, autoCompaction: q.autoCompaction!, factor },
+        source: 'live',
+        result: r,
+        loadedId: loaded.id,
+        runId,
+        spec,
+        elapsed: ans.elapsed,
+        code: workloadCode(spec),
+        tables: r.input.tables.length,
+        options: { warnAmbiguousRefs: q.warnAmbiguousRefs!, autoCompaction: q.autoCompaction!, factor },
       },
     });
     // The workload in the address, so that the link shows it (pasted input cannot travel: `stdin`).
@@ -245,7 +269,17 @@ export async function runSimulation(): Promise<void> {
     if (useSim.getState().busy?.runId !== runId) return;
     useSim.setState({
       busy: null,
-      error: { kind: 'engine', message: (e as Error)?.message ?? String(e), file: '', offset: -1, expected: '', line: 0, column: 0, lineText: '', loadedId: loaded.id },
+      error: {
+        kind: 'engine',
+        message: (e as Error)?.message ?? String(e),
+        file: '',
+        offset: -1,
+        expected: '',
+        line: 0,
+        column: 0,
+        lineText: '',
+        loadedId: loaded.id,
+      },
     });
   }
 }
@@ -270,8 +304,12 @@ export async function downloadMeasureScript(): Promise<void> {
   if (!kind || s.measureBusy || runProblem(s, kind)) return;
   const sp = specOf(s.form) as { spec: string };
   const q: SimulateQuery = {
-    models: [], warnAmbiguousRefs: s.options.warnAmbiguousRefs, autoCompaction: s.options.autoCompaction, factor: factorOf(s.options.factorText)!,
-    options: { ...outsideOf(s), machineFactor: undefined }, measure: {},
+    models: [],
+    warnAmbiguousRefs: s.options.warnAmbiguousRefs,
+    autoCompaction: s.options.autoCompaction,
+    factor: factorOf(s.options.factorText)!,
+    options: { ...outsideOf(s), machineFactor: undefined },
+    measure: {},
   };
   const transfer: ArrayBuffer[] = [];
   if (s.form.gen === 'stdin') {
@@ -282,9 +320,15 @@ export async function downloadMeasureScript(): Promise<void> {
   useSim.setState({ measureBusy: true, measureError: null });
   try {
     const ans = await engine().simulate(Comlink.transfer(q, transfer));
-    if (!ans.ok) { useSim.setState({ measureBusy: false, measureError: ans.error.message }); return; }
+    if (!ans.ok) {
+      useSim.setState({ measureBusy: false, measureError: ans.error.message });
+      return;
+    }
     if (!ans.measure || 'error' in ans.measure) {
-      useSim.setState({ measureBusy: false, measureError: ans.measure && 'error' in ans.measure ? ans.measure.error : 'no script was written' });
+      useSim.setState({
+        measureBusy: false,
+        measureError: ans.measure && 'error' in ans.measure ? ans.measure.error : 'no script was written',
+      });
       return;
     }
     downloadText(ans.measure.script, 'refscope-measure.sh', 'text/x-shellscript');

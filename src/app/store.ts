@@ -83,13 +83,19 @@ export const useApp = create<AppState>((set, get) => ({
       // A new input: keep the view, drop selections that may not exist in it.
       const keep = r.t !== null && result.report && r.t < result.report.tables.length;
       set({
-        status: 'ready', progress: null, loaded: { id, result, label, sample },
+        status: 'ready',
+        progress: null,
+        loaded: { id, result, label, sample },
         route: keep ? r : { ...r, t: null, b: null, r: null },
       });
       writeHash(get().route, true);
     } catch (e) {
       if (id !== loadSeq) return;
-      set({ status: get().loaded ? 'ready' : 'idle', progress: null, appError: `The engine failed: ${(e as Error)?.message ?? String(e)}` });
+      set({
+        status: get().loaded ? 'ready' : 'idle',
+        progress: null,
+        appError: `The engine failed: ${(e as Error)?.message ?? String(e)}`,
+      });
     }
   },
 
@@ -106,7 +112,9 @@ export const useApp = create<AppState>((set, get) => ({
     }
     const caps = get().capabilities;
     if (s.requires && caps && !(caps as unknown as Record<string, boolean>)[s.requires]) {
-      set({ appError: `The sample “${s.title}” needs ${s.requires === 'filesBackend' ? 'packed-refs support' : s.requires}, which this build of the engine does not have yet.` });
+      set({
+        appError: `The sample “${s.title}” needs ${s.requires === 'filesBackend' ? 'packed-refs support' : s.requires}, which this build of the engine does not have yet.`,
+      });
       return;
     }
     set({ status: 'loading', loadingLabel: `sample ${s.title}`, progress: null });
@@ -170,7 +178,7 @@ export async function startUp(): Promise<void> {
     const want = st.route.sample;
     if (want === 'none') return;
     if (useApp.getState().loaded || useApp.getState().status === 'loading') return;
-    const pick = want ? samples.find((s) => s.name === want) : samples.find((s) => s.default) ?? samples[0];
+    const pick = want ? samples.find((s) => s.name === want) : (samples.find((s) => s.default) ?? samples[0]);
     if (!pick) {
       if (want) useApp.setState({ appError: `No built-in sample named “${want}”.` });
       return;

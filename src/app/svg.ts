@@ -12,18 +12,45 @@ import { fmtBytes, fmtInt } from './format.ts';
 
 /** Colours of one theme (the app's light and dark palettes, styles.css). */
 interface Palette {
-  bg: string; text: string; muted: string; border: string; track: string;
-  live: string; shadowed: string; tomb: string; log: string; other: string; error: string;
+  bg: string;
+  text: string;
+  muted: string;
+  border: string;
+  track: string;
+  live: string;
+  shadowed: string;
+  tomb: string;
+  log: string;
+  other: string;
+  error: string;
 }
 
 const PALETTES: Record<'light' | 'dark', Palette> = {
   light: {
-    bg: '#ffffff', text: '#1b1f24', muted: '#5d6876', border: '#dfe3e8', track: '#f1f3f6',
-    live: '#2e9d63', shadowed: '#c49a22', tomb: '#d1493f', log: '#8a63d2', other: '#8d99aa', error: '#c4312b',
+    bg: '#ffffff',
+    text: '#1b1f24',
+    muted: '#5d6876',
+    border: '#dfe3e8',
+    track: '#f1f3f6',
+    live: '#2e9d63',
+    shadowed: '#c49a22',
+    tomb: '#d1493f',
+    log: '#8a63d2',
+    other: '#8d99aa',
+    error: '#c4312b',
   },
   dark: {
-    bg: '#181b20', text: '#e4e7eb', muted: '#98a2b0', border: '#2b3038', track: '#20242b',
-    live: '#3fbf7f', shadowed: '#d6ac3a', tomb: '#f0645a', log: '#a585ec', other: '#6d7888', error: '#ff7b72',
+    bg: '#181b20',
+    text: '#e4e7eb',
+    muted: '#98a2b0',
+    border: '#2b3038',
+    track: '#20242b',
+    live: '#3fbf7f',
+    shadowed: '#d6ac3a',
+    tomb: '#f0645a',
+    log: '#a585ec',
+    other: '#6d7888',
+    error: '#ff7b72',
   },
 };
 
@@ -41,11 +68,20 @@ type Kind = StackKind;
 
 /** Text safe inside an XML element or attribute: markup characters escaped, invalid XML characters replaced. */
 export function xmlText(s: string): string {
-  return s
-    // Characters XML 1.0 forbids, and lone surrogates, become U+FFFD.
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
-    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return (
+    s
+      // Characters XML 1.0 forbids, and lone surrogates, become U+FFFD.
+      // eslint-disable-next-line no-control-regex
+      .replace(
+        /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+        '\ufffd',
+      )
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+  );
 }
 
 /** At most `max` characters (by code point), with "…" when cut. */
@@ -84,7 +120,11 @@ export interface StackPicture {
  * @param opts.theme 'light' (default) or 'dark'; `opts.note` one more line under the title (e.g.
  *   "shared report (no files)").
  */
-export function stackSvg(report: Report, splits: (TableSplit | null)[], opts: { theme?: 'light' | 'dark'; note?: string } = {}): StackPicture {
+export function stackSvg(
+  report: Report,
+  splits: (TableSplit | null)[],
+  opts: { theme?: 'light' | 'dark'; note?: string } = {},
+): StackPicture {
   const c = PALETTES[opts.theme ?? 'light'];
   const W = 960;
   const pad = 20;
@@ -107,12 +147,17 @@ export function stackSvg(report: Report, splits: (TableSplit | null)[], opts: { 
   o.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" ${font}>`);
   o.push(`<title>refscope: reftable stack</title>`);
   o.push(`<rect width="${W}" height="${H}" fill="${c.bg}"/>`);
-  o.push(`<text x="${pad}" y="${pad + 14}" font-size="17" font-weight="700" fill="${c.text}">refscope · reftable stack</text>`);
+  o.push(
+    `<text x="${pad}" y="${pad + 14}" font-size="17" font-weight="700" fill="${c.text}">refscope · reftable stack</text>`,
+  );
   const sub = st
     ? `${int(st.tables)} ${st.tables === 1 ? 'table' : 'tables'} · ${bytes(st.totalBytes)} · ${int(st.live)} live refs · ${int(st.tombstones)} tombstones · newest on top · bar width = file size`
     : `${int(tables.length)} tables`;
   o.push(`<text x="${pad}" y="${pad + 34}" font-size="12" fill="${c.muted}">${xmlText(sub)}</text>`);
-  if (opts.note) o.push(`<text x="${pad}" y="${pad + 50}" font-size="12" font-weight="600" fill="${c.muted}">${xmlText(clip(opts.note, 140))}</text>`);
+  if (opts.note)
+    o.push(
+      `<text x="${pad}" y="${pad + 50}" font-size="12" font-weight="600" fill="${c.muted}">${xmlText(clip(opts.note, 140))}</text>`,
+    );
   o.push(`<line x1="${pad}" x2="${W - pad}" y1="${headH - 6}" y2="${headH - 6}" stroke="${c.border}"/>`);
   const order = tables.map((_, i) => i).reverse();
   order.forEach((i, row) => {
@@ -120,12 +165,25 @@ export function stackSvg(report: Report, splits: (TableSplit | null)[], opts: { 
     const s = splits[i] ?? null;
     const y = headH + row * rowH;
     const tag = i === tables.length - 1 && tables.length > 1 ? 'newest · ' : i === 0 ? 'base · ' : '';
-    const upd = t.minUpdateIndex === null ? '—' : t.minUpdateIndex === t.maxUpdateIndex ? `${t.minUpdateIndex}` : `${t.minUpdateIndex}–${t.maxUpdateIndex}`;
+    const upd =
+      t.minUpdateIndex === null
+        ? '—'
+        : t.minUpdateIndex === t.maxUpdateIndex
+          ? `${t.minUpdateIndex}`
+          : `${t.minUpdateIndex}–${t.maxUpdateIndex}`;
     const fs = compact ? 10 : 11;
     o.push(`<text x="${pad}" y="${y + 13}" font-size="${fs}" font-weight="700" fill="${c.muted}">#${i}</text>`);
-    o.push(`<text x="${pad + 40}" y="${y + 13}" font-size="${fs}" ${mono} fill="${c.text}">${xmlText(clip(t.name, compact ? 28 : 36))}</text>`);
-    if (compact) o.push(`<text x="${trackX - 8}" y="${y + 13}" font-size="${fs}" text-anchor="end" fill="${c.muted}">${xmlText(bytes(t.fileSize))}</text>`);
-    else o.push(`<text x="${pad + 40}" y="${y + 29}" font-size="11" fill="${c.muted}">${xmlText(`${tag}update index ${upd} · ${bytes(t.fileSize)}`)}</text>`);
+    o.push(
+      `<text x="${pad + 40}" y="${y + 13}" font-size="${fs}" ${mono} fill="${c.text}">${xmlText(clip(t.name, compact ? 28 : 36))}</text>`,
+    );
+    if (compact)
+      o.push(
+        `<text x="${trackX - 8}" y="${y + 13}" font-size="${fs}" text-anchor="end" fill="${c.muted}">${xmlText(bytes(t.fileSize))}</text>`,
+      );
+    else
+      o.push(
+        `<text x="${pad + 40}" y="${y + 29}" font-size="11" fill="${c.muted}">${xmlText(`${tag}update index ${upd} · ${bytes(t.fileSize)}`)}</text>`,
+      );
     const w = Math.max(3, (trackW * t.fileSize) / max);
     o.push(`<rect x="${trackX}" y="${y + 3}" width="${w.toFixed(1)}" height="${barH}" rx="3" fill="${c.track}"/>`);
     if (s) {
@@ -135,13 +193,17 @@ export function stackSvg(report: Report, splits: (TableSplit | null)[], opts: { 
       for (const k of KINDS) {
         const kw = (w * ws[k.key]) / total;
         if (kw <= 0) continue;
-        o.push(`<rect x="${x.toFixed(2)}" y="${y + 3}" width="${Math.max(0.5, kw).toFixed(2)}" height="${barH}" fill="${c[k.key]}"/>`);
+        o.push(
+          `<rect x="${x.toFixed(2)}" y="${y + 3}" width="${Math.max(0.5, kw).toFixed(2)}" height="${barH}" fill="${c[k.key]}"/>`,
+        );
         x += kw;
       }
       const cap = `${int(s.live)} live, ${int(s.shadowed)} shadowed, ${int(s.tombstones)} tombstones, ${int(t.records.log + t.records.logDeletion)} log records`;
       if (!compact) o.push(`<text x="${trackX}" y="${y + 35}" font-size="11" fill="${c.muted}">${xmlText(cap)}</text>`);
     } else {
-      o.push(`<rect x="${trackX}" y="${y + 3}" width="${w.toFixed(1)}" height="${barH}" rx="3" fill="none" stroke="${c.error}" stroke-dasharray="4 3"/>`);
+      o.push(
+        `<rect x="${trackX}" y="${y + 3}" width="${w.toFixed(1)}" height="${barH}" rx="3" fill="none" stroke="${c.error}" stroke-dasharray="4 3"/>`,
+      );
       const msg = xmlText(clip(`could not be read${t.error ? `: expected ${t.error.expected}` : ''}`, 110));
       if (compact) o.push(`<text x="${trackX + w + 6}" y="${y + 13}" font-size="10" fill="${c.error}">${msg}</text>`);
       else o.push(`<text x="${trackX}" y="${y + 35}" font-size="11" fill="${c.error}">${msg}</text>`);
@@ -154,7 +216,9 @@ export function stackSvg(report: Report, splits: (TableSplit | null)[], opts: { 
     o.push(`<text x="${lx + 15}" y="${ly + 9}" font-size="11" fill="${c.text}">${k.label}</text>`);
     lx += 34 + k.label.length * 7;
   }
-  o.push(`<text x="${W - pad}" y="${ly + 9}" font-size="10" text-anchor="end" fill="${c.muted}">${xmlText(report.generator)}</text>`);
+  o.push(
+    `<text x="${W - pad}" y="${ly + 9}" font-size="10" text-anchor="end" fill="${c.muted}">${xmlText(report.generator)}</text>`,
+  );
   o.push('</svg>');
   return { svg: o.join('\n') + '\n', width: W, height: H };
 }

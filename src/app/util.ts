@@ -19,10 +19,16 @@ export function useAsync<T>(fn: () => Promise<T> | null, deps: unknown[]): Async
     }
     setState((s) => ({ data: s.data, loading: true, error: null }));
     p.then(
-      (data) => { if (live) setState({ data, loading: false, error: null }); },
-      (e: unknown) => { if (live) setState({ data: null, loading: false, error: (e as Error)?.message ?? String(e) }); },
+      (data) => {
+        if (live) setState({ data, loading: false, error: null });
+      },
+      (e: unknown) => {
+        if (live) setState({ data: null, loading: false, error: (e as Error)?.message ?? String(e) });
+      },
     );
-    return () => { live = false; };
+    return () => {
+      live = false;
+    };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
   return state;
@@ -45,6 +51,7 @@ export function baseName(p: string): string {
 export function shortTableName(name: string): string {
   const m = /^0x([0-9a-f]+)-0x([0-9a-f]+)-([0-9a-f]+)\.ref$/i.exec(name);
   if (!m) return name;
-  const a = parseInt(m[1], 16), b = parseInt(m[2], 16);
+  const a = parseInt(m[1], 16),
+    b = parseInt(m[2], 16);
   return `${a === b ? a : `${a}–${b}`} · ${m[3]}`;
 }

@@ -26,7 +26,8 @@ function run(ctx: Context): number {
 export const analyzeCommand: CommandSpec = {
   name: 'analyze',
   usage: '[options] <path>',
-  summary: 'A report on a reftable stack, packed-refs file or .git directory: tables, blocks, records, tombstones, the compaction geometry and a diagnosis.',
+  summary:
+    'A report on a reftable stack, packed-refs file or .git directory: tables, blocks, records, tombstones, the compaction geometry and a diagnosis.',
   args: { min: 1, max: 1 },
   options: { factor: FACTOR_OPTION },
   schema: 'refscope.report/1',

@@ -15,10 +15,24 @@ import { loadPath, readStdin } from './load.ts';
 import { MAX_STDIN_BYTES } from './node-input.ts';
 import { FormatError } from '../engine/basics.ts';
 import { GENERATOR } from '../engine/report.ts';
-import { Simulator, SpecError, MODEL_NAMES, COST_PART_WORDS, parseGitVersion, type ModelName, type Workload } from '../engine/simulate/index.ts';
+import {
+  Simulator,
+  SpecError,
+  MODEL_NAMES,
+  COST_PART_WORDS,
+  parseGitVersion,
+  type ModelName,
+  type Workload,
+} from '../engine/simulate/index.ts';
 import { predictForMeasure } from '../engine/simulate/measure-run.ts';
 import {
-  measureScript, readMeasureFile, compareMeasure, MeasureFileError, MeasureScriptError, type MeasurePrediction, type MeasureComparison,
+  measureScript,
+  readMeasureFile,
+  compareMeasure,
+  MeasureFileError,
+  MeasureScriptError,
+  type MeasurePrediction,
+  type MeasureComparison,
 } from '../engine/simulate/measure.ts';
 
 const secs = (s: number | null): string => {
@@ -29,7 +43,10 @@ const secs = (s: number | null): string => {
 };
 
 /** The model for `--git-version` / `--model` (one reftable model), and the parsed version line. */
-export function chosenModel(gitVersion: string | undefined, model: string | undefined): { model: ModelName; note: string | null } {
+export function chosenModel(
+  gitVersion: string | undefined,
+  model: string | undefined,
+): { model: ModelName; note: string | null } {
   if (gitVersion !== undefined) {
     let info;
     try {
@@ -40,7 +57,8 @@ export function chosenModel(gitVersion: string | undefined, model: string | unde
     return { model: info.model ?? 'files', note: info.note };
   }
   if (model !== undefined) {
-    if (!(MODEL_NAMES as string[]).includes(model)) throw new UsageError(`unknown model ${JSON.stringify(model)}: ${MODEL_NAMES.join(', ')}`);
+    if (!(MODEL_NAMES as string[]).includes(model))
+      throw new UsageError(`unknown model ${JSON.stringify(model)}: ${MODEL_NAMES.join(', ')}`);
     return { model: model as ModelName, note: null };
   }
   return { model: 'git-2.55', note: null };
@@ -50,7 +68,8 @@ export function chosenModel(gitVersion: string | undefined, model: string | unde
 export function measureExport(ctx: Context): number {
   const spec = str(ctx, 'workload');
   const stdinPath = str(ctx, 'stdin');
-  if ((spec === undefined) === (stdinPath === undefined)) throw new UsageError('--format measure: give exactly one of --workload <spec> and --stdin <file>');
+  if ((spec === undefined) === (stdinPath === undefined))
+    throw new UsageError('--format measure: give exactly one of --workload <spec> and --stdin <file>');
   const repeats = intOption(ctx, 'repeats', 1, 20) ?? 3;
   const gv = str(ctx, 'git-version');
   const { model, note } = chosenModel(gv, str(ctx, 'model'));
@@ -68,7 +87,9 @@ export function measureExport(ctx: Context): number {
     ownObjects = /^create:/.test(spec);
   } else {
     if (typeof stdinPath !== 'string' || stdinPath === '') throw new UsageError('--stdin needs a file');
-    w = sim.parseStdin(readStdin('--stdin', stdinPath, MAX_STDIN_BYTES, 'update-ref --stdin input'), { file: stdinPath });
+    w = sim.parseStdin(readStdin('--stdin', stdinPath, MAX_STDIN_BYTES, 'update-ref --stdin input'), {
+      file: stdinPath,
+    });
   }
   let prediction: MeasurePrediction;
   try {
@@ -78,7 +99,14 @@ export function measureExport(ctx: Context): number {
   }
   let script: string;
   try {
-    script = measureScript({ workload: w, prediction, source: a.input.description, generator: GENERATOR, repeats, ownObjects });
+    script = measureScript({
+      workload: w,
+      prediction,
+      source: a.input.description,
+      generator: GENERATOR,
+      repeats,
+      ownObjects,
+    });
   } catch (e) {
     if (e instanceof MeasureScriptError) throw new UsageError(e.message);
     throw e;
@@ -93,21 +121,30 @@ export function formatComparison(c: MeasureComparison): string {
   const out: string[] = [];
   out.push(`refscope calibrate — ${c.git}, model ${c.model}`);
   out.push(`workload: ${c.workload} (${c.runs} run${c.runs === 1 ? '' : 's'} before and after pack-refs)`);
-  for (const [label, rows] of [['before pack-refs', c.before], ['after pack-refs', c.after]] as const) {
+  for (const [label, rows] of [
+    ['before pack-refs', c.before],
+    ['after pack-refs', c.after],
+  ] as const) {
     out.push('');
     out.push(`${label}:`);
     out.push(`  ${'phase'.padEnd(44)} ${'predicted'.padStart(10)} ${'measured'.padStart(10)}`);
     for (const r of rows) {
       const meas = r.unit === 'count' ? (r.measured === null ? '—' : String(r.measured)) : secs(r.measured);
-      out.push(`  ${r.what.padEnd(44)} ${secs(r.predicted).padStart(10)} ${meas.padStart(10)}${r.unit === 'wall' ? ' wall' : r.unit === 'cpu' && r.measured !== null ? ' CPU' : ''}`);
+      out.push(
+        `  ${r.what.padEnd(44)} ${secs(r.predicted).padStart(10)} ${meas.padStart(10)}${r.unit === 'wall' ? ' wall' : r.unit === 'cpu' && r.measured !== null ? ' CPU' : ''}`,
+      );
     }
   }
   out.push('');
   const g = (x: number | null) => (x === null ? '—' : `×${x.toFixed(2)}`);
   out.push(`pack-refs gain: measured ${g(c.gain.measured)}, predicted ${g(c.gain.predicted)}`);
   if (c.factor !== null) {
-    out.push(`this machine's factor (measured CPU ÷ predicted): ${c.factor.toPrecision(3)} (before ${c.factorBefore?.toPrecision(3) ?? '—'}, after ${c.factorAfter?.toPrecision(3) ?? '—'})`);
-    out.push(`  estimates in this machine's seconds: refscope simulate <path> … --machine-factor ${c.factor.toPrecision(3)}`);
+    out.push(
+      `this machine's factor (measured CPU ÷ predicted): ${c.factor.toPrecision(3)} (before ${c.factorBefore?.toPrecision(3) ?? '—'}, after ${c.factorAfter?.toPrecision(3) ?? '—'})`,
+    );
+    out.push(
+      `  estimates in this machine's seconds: refscope simulate <path> … --machine-factor ${c.factor.toPrecision(3)}`,
+    );
   }
   for (const f of c.failures) out.push(`failed: ${f}`);
   return out.join('\n') + '\n';
@@ -118,7 +155,8 @@ export const CALIBRATION_SCHEMA = 'refscope.calibration/1';
 export const calibrateCommand: CommandSpec = {
   name: 'calibrate',
   usage: '<measure.json> [--json]',
-  summary: "Predicted against measured from the file a measure script wrote (refscope export --format measure), per phase from git's trace2 events, and this machine's factor for simulate --machine-factor.",
+  summary:
+    "Predicted against measured from the file a measure script wrote (refscope export --format measure), per phase from git's trace2 events, and this machine's factor for simulate --machine-factor.",
   args: { min: 1, max: 1 },
   options: {},
   schema: CALIBRATION_SCHEMA,
@@ -127,7 +165,12 @@ export const calibrateCommand: CommandSpec = {
     if (file !== '-' && !fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
     let c: MeasureComparison;
     try {
-      c = compareMeasure(readMeasureFile(new TextDecoder().decode(readStdin('<measure.json>', file, 64 * 1048576, 'a measure file')), file));
+      c = compareMeasure(
+        readMeasureFile(
+          new TextDecoder().decode(readStdin('<measure.json>', file, 64 * 1048576, 'a measure file')),
+          file,
+        ),
+      );
     } catch (e) {
       if (e instanceof MeasureFileError) throw new FormatError(e.file, e.offset, e.expected);
       throw e;
@@ -142,7 +185,8 @@ export const calibrateCommand: CommandSpec = {
 export function gitVersionFlag(ctx: Context): string | undefined {
   const v = str(ctx, 'git-version');
   if (v === undefined) return undefined;
-  if (v.trim() === '') throw new UsageError('--git-version needs the line git --version prints, e.g. "git version 2.55.0"');
+  if (v.trim() === '')
+    throw new UsageError('--git-version needs the line git --version prints, e.g. "git version 2.55.0"');
   try {
     parseGitVersion(v);
   } catch (e) {
@@ -152,13 +196,19 @@ export function gitVersionFlag(ctx: Context): string | undefined {
 }
 
 /** `simulate`'s options for the costs outside the ref store: the user's git, this machine's factor, reflogs. */
-export function outsideOptions(ctx: Context, gitVersion: string | undefined): { gitVersion?: string; machineFactor?: number; reflogs?: boolean } {
+export function outsideOptions(
+  ctx: Context,
+  gitVersion: string | undefined,
+): { gitVersion?: string; machineFactor?: number; reflogs?: boolean } {
   const out: { gitVersion?: string; machineFactor?: number; reflogs?: boolean } = {};
   if (gitVersion !== undefined) out.gitVersion = gitVersion;
   const raw = str(ctx, 'machine-factor');
   if (raw !== undefined) {
     const f = /^[0-9]{1,4}(\.[0-9]{1,6})?$/.test(raw) ? Number(raw) : NaN;
-    if (!(f > 0 && f <= 1000)) throw new UsageError('--machine-factor takes a positive decimal number (the factor refscope calibrate printed), e.g. 1.7');
+    if (!(f > 0 && f <= 1000))
+      throw new UsageError(
+        '--machine-factor takes a positive decimal number (the factor refscope calibrate printed), e.g. 1.7',
+      );
     out.machineFactor = f;
   }
   if (flag(ctx, 'reflogs')) out.reflogs = true;
@@ -170,7 +220,9 @@ export function formatOutside(r: import('../engine/simulate/index.ts').Simulatio
   const out: string[] = [];
   if (r.gitVersion) {
     out.push('');
-    out.push(`your git: ${r.gitVersion.input} → ${r.gitVersion.model ?? 'files only'}${r.gitVersion.alternative ? ` (or ${r.gitVersion.alternative})` : ''}`);
+    out.push(
+      `your git: ${r.gitVersion.input} → ${r.gitVersion.model ?? 'files only'}${r.gitVersion.alternative ? ` (or ${r.gitVersion.alternative})` : ''}`,
+    );
     out.push(`  ${r.gitVersion.note}`);
   }
   const ok = r.results.filter((m) => m.applicable && m.seconds && m.parts?.length);
@@ -178,9 +230,16 @@ export function formatOutside(r: import('../engine/simulate/index.ts').Simulatio
     out.push('');
     out.push('ref store and outside it:');
     for (const m of ok) {
-      out.push(`  ${m.model.padEnd(9)} ${m.parts!.filter((p) => p.share >= 0.005).map((p) => `${COST_PART_WORDS[p.part]} ${Math.round(100 * p.share)} %${p.estimate ? '*' : ''}`).join(', ')}`);
+      out.push(
+        `  ${m.model.padEnd(9)} ${m
+          .parts!.filter((p) => p.share >= 0.005)
+          .map((p) => `${COST_PART_WORDS[p.part]} ${Math.round(100 * p.share)} %${p.estimate ? '*' : ''}`)
+          .join(', ')}`,
+      );
     }
-    out.push('  * estimate: refscope reads no objects (see outsideNote in --json); refscope export --format measure times it with your git');
+    out.push(
+      '  * estimate: refscope reads no objects (see outsideNote in --json); refscope export --format measure times it with your git',
+    );
   }
   return out;
 }

@@ -14,13 +14,49 @@ export interface CommandEntry {
 }
 
 export const COMMANDS: CommandEntry[] = [
-  { name: 'refs', summary: 'live refs, one "<object id> <refname>" per line (as git for-each-ref)', load: async () => (await import('./refs-cmd.ts')).refsCommand },
-  { name: 'analyze', summary: 'report on a reftable stack, packed-refs file or .git directory', load: async () => (await import('./analyze-cmd.ts')).analyzeCommand },
-  { name: 'compact', summary: 'write the stack after git pack-refs (--all) or git pack-refs --auto', load: async () => (await import('./compact-cmd.ts')).compactCommand },
-  { name: 'convert', summary: 'packed-refs or a files-backend .git into a one-table reftable stack', load: async () => (await import('./compact-cmd.ts')).convertCommand },
-  { name: 'simulate', summary: "replay ref updates or lookups: git's work and time per version, what would fix it", load: async () => (await import('./simulate-cmd.ts')).simulateCommand },
-  { name: 'share', summary: "print a link carrying the report's shape (no names unless --with-names)", load: async () => (await import('./share-cmd.ts')).shareCommand },
-  { name: 'export', summary: 'the report as JSON or Markdown, or a script rebuilding its shape with git', load: async () => (await import('./share-cmd.ts')).exportCommand },
-  { name: 'calibrate', summary: 'compare a measure-script result with the prediction and fit this machine\'s factor', load: async () => (await import('./calibrate-cmd.ts')).calibrateCommand },
-  { name: 'serve', summary: 'serve the web app from the package on 127.0.0.1 and print its URL', load: async () => (await import('./serve-cmd.ts')).serveCommand },
+  {
+    name: 'refs',
+    summary: 'live refs, one "<object id> <refname>" per line (as git for-each-ref)',
+    load: async () => (await import('./refs-cmd.ts')).refsCommand,
+  },
+  {
+    name: 'analyze',
+    summary: 'report on a reftable stack, packed-refs file or .git directory',
+    load: async () => (await import('./analyze-cmd.ts')).analyzeCommand,
+  },
+  {
+    name: 'compact',
+    summary: 'write the stack after git pack-refs (--all) or git pack-refs --auto',
+    load: async () => (await import('./compact-cmd.ts')).compactCommand,
+  },
+  {
+    name: 'convert',
+    summary: 'packed-refs or a files-backend .git into a one-table reftable stack',
+    load: async () => (await import('./compact-cmd.ts')).convertCommand,
+  },
+  {
+    name: 'simulate',
+    summary: "replay ref updates or lookups: git's work and time per version, what would fix it",
+    load: async () => (await import('./simulate-cmd.ts')).simulateCommand,
+  },
+  {
+    name: 'share',
+    summary: "print a link carrying the report's shape (no names unless --with-names)",
+    load: async () => (await import('./share-cmd.ts')).shareCommand,
+  },
+  {
+    name: 'export',
+    summary: 'the report as JSON or Markdown, or a script rebuilding its shape with git',
+    load: async () => (await import('./share-cmd.ts')).exportCommand,
+  },
+  {
+    name: 'calibrate',
+    summary: "compare a measure-script result with the prediction and fit this machine's factor",
+    load: async () => (await import('./calibrate-cmd.ts')).calibrateCommand,
+  },
+  {
+    name: 'serve',
+    summary: 'serve the web app from the package on 127.0.0.1 and print its URL',
+    load: async () => (await import('./serve-cmd.ts')).serveCommand,
+  },
 ];

@@ -73,7 +73,11 @@ export const DEFAULT_BUDGET_S = 60;
 /** The options every command has. */
 export const COMMON_OPTIONS: Record<string, OptionSpec> = {
   json: { type: 'boolean', help: 'print the result as one JSON document (see the schema named below)' },
-  budget: { type: 'string', value: '<seconds>', help: `wall-clock bound of each step (reading the input, a simulation), whole seconds (default ${DEFAULT_BUDGET_S}); past it: exit 3` },
+  budget: {
+    type: 'string',
+    value: '<seconds>',
+    help: `wall-clock bound of each step (reading the input, a simulation), whole seconds (default ${DEFAULT_BUDGET_S}); past it: exit 3`,
+  },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 };
 
@@ -93,7 +97,9 @@ export function commandHelp(spec: CommandSpec): string {
     ...wrap(spec.summary, 96),
     '',
     'options:',
-    ...rows.map((r) => (r.flag.length + 2 > w ? `  ${r.flag}\n  ${' '.repeat(w)}${r.help}` : `  ${r.flag.padEnd(w)}${r.help}`)),
+    ...rows.map((r) =>
+      r.flag.length + 2 > w ? `  ${r.flag}\n  ${' '.repeat(w)}${r.help}` : `  ${r.flag.padEnd(w)}${r.help}`,
+    ),
     '',
     `--json prints ${spec.schema} (schemas/${schemaFile(spec.schema)} in the package; docs/cli.md).`,
     'Exit codes: 0 success, 2 usage error, 3 invalid input or budget exceeded (one line on standard',
@@ -129,7 +135,12 @@ export function parseCommand(spec: CommandSpec, argv: string[]): Context | null 
   try {
     parsed = nodeParseArgs({
       args: argv,
-      options: Object.fromEntries(Object.entries(options).map(([k, o]) => [k, { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }])),
+      options: Object.fromEntries(
+        Object.entries(options).map(([k, o]) => [
+          k,
+          { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) },
+        ]),
+      ),
       allowPositionals: true,
       strict: true,
     });
@@ -144,7 +155,9 @@ export function parseCommand(spec: CommandSpec, argv: string[]): Context | null 
   const pos = parsed.positionals;
   if (pos.length < spec.args.min) throw new UsageError(`${spec.name}: missing ${spec.usage.split(' ')[0]}`);
   if (pos.length > spec.args.max) {
-    throw new UsageError(`${spec.name}: unexpected argument ${JSON.stringify(pos[spec.args.max])} (${spec.args.max === 0 ? 'no arguments' : `at most ${spec.args.max}`})`);
+    throw new UsageError(
+      `${spec.name}: unexpected argument ${JSON.stringify(pos[spec.args.max])} (${spec.args.max === 0 ? 'no arguments' : `at most ${spec.args.max}`})`,
+    );
   }
   let budgetS = DEFAULT_BUDGET_S;
   if (values.budget !== undefined) {
@@ -153,7 +166,11 @@ export function parseCommand(spec: CommandSpec, argv: string[]): Context | null 
     budgetS = Number(b);
   }
   return {
-    positionals: pos, values, json: values.json === true, budgetMs: budgetS * 1000, deadline: Date.now() + budgetS * 1000,
+    positionals: pos,
+    values,
+    json: values.json === true,
+    budgetMs: budgetS * 1000,
+    deadline: Date.now() + budgetS * 1000,
     progress: new Progress(),
   };
 }
@@ -166,9 +183,13 @@ function parseArgsMessage(e: Error & { code?: string }, spec: CommandSpec): stri
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
       return `${spec.name}: unknown option ${opt} (refscope ${spec.name} --help lists them; put -- before a path that starts with -)`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
-      const name = opt.replace(/^-+/, '').replace(/^([a-z])$/, (s) => Object.entries(spec.options).find(([, o]) => o.short === s)?.[0] ?? s);
+      const name = opt
+        .replace(/^-+/, '')
+        .replace(/^([a-z])$/, (s) => Object.entries(spec.options).find(([, o]) => o.short === s)?.[0] ?? s);
       const o = spec.options[name] ?? COMMON_OPTIONS[name];
-      return o?.type === 'boolean' ? `--${name} takes no value` : `--${name} needs a value${o?.value ? ` (${o.value})` : ''}`;
+      return o?.type === 'boolean'
+        ? `--${name} takes no value`
+        : `--${name} needs a value${o?.value ? ` (${o.value})` : ''}`;
     }
     default:
       return `${spec.name}: ${e.message}`;
@@ -195,7 +216,10 @@ export function intOption(ctx: Context, name: string, lo: number, hi: number): n
   const raw = str(ctx, name);
   if (raw === undefined) return undefined;
   const v = /^[0-9]{1,9}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(v) || v < lo || v > hi) throw new UsageError(`--${name} takes an integer from ${lo.toLocaleString('en-US')} to ${hi.toLocaleString('en-US')}`);
+  if (!Number.isInteger(v) || v < lo || v > hi)
+    throw new UsageError(
+      `--${name} takes an integer from ${lo.toLocaleString('en-US')} to ${hi.toLocaleString('en-US')}`,
+    );
   return v;
 }
 
@@ -205,7 +229,11 @@ export function factorOption(ctx: Context): number {
 }
 
 /** The `--factor` option, shared by the commands that report git's auto-compaction. */
-export const FACTOR_OPTION: OptionSpec = { type: 'string', value: 'N', help: "git's reftable.geometricFactor for the compaction geometry, 2 to 255 (default 2)" };
+export const FACTOR_OPTION: OptionSpec = {
+  type: 'string',
+  value: 'N',
+  help: "git's reftable.geometricFactor for the compaction geometry, 2 to 255 (default 2)",
+};
 
 /** Write to stdout and wait until it is flushed (large outputs, pipes). */
 export function writeOut(b: Uint8Array | string): Promise<void> {

@@ -12,7 +12,17 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError, intOption, flag, str, writeJson, FACTOR_OPTION, type CommandSpec, type Context, type OptionSpec } from './common.ts';
+import {
+  UsageError,
+  intOption,
+  flag,
+  str,
+  writeJson,
+  FACTOR_OPTION,
+  type CommandSpec,
+  type Context,
+  type OptionSpec,
+} from './common.ts';
 import { loadPath, inputFiles, checkDeadline } from './load.ts';
 import { FormatError, displayName } from '../engine/basics.ts';
 import { GENERATOR } from '../engine/report.ts';
@@ -20,7 +30,15 @@ import { jsonName } from './refs-cmd.ts';
 import { stackLocks } from '../engine/analyze.ts';
 import { classifyInput } from '../engine/input.ts';
 import { loadFilesRepo } from '../engine/files.ts';
-import { compactAll, compactAuto, convertFilesToReftable, stackFiles, stackFilesAfter, type CompactResult, type StackFile } from '../engine/compact.ts';
+import {
+  compactAll,
+  compactAuto,
+  convertFilesToReftable,
+  stackFiles,
+  stackFilesAfter,
+  type CompactResult,
+  type StackFile,
+} from '../engine/compact.ts';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 
@@ -56,15 +74,23 @@ function describe(res: CompactResult): string {
   const s = res.stats;
   const lines = [
     `compacted tables ${start}–${end} (${n(s.tablesIn)} tables, ${n(s.bytesIn)} bytes) into ` +
-      (res.empty ? 'nothing: every record cancelled out, no table is listed' : `${res.name} (${n(res.bytes.length)} bytes)`),
+      (res.empty
+        ? 'nothing: every record cancelled out, no table is listed'
+        : `${res.name} (${n(res.bytes.length)} bytes)`),
     `  ${n(s.refsOut)} ref records and ${n(s.logsOut)} log records written; ${n(s.shadowedRefs + s.shadowedLogs)} shadowed records merged away`,
   ];
   if (res.dropsDeletions) {
-    lines.push(`  ${n(s.tombstonesDropped)} tombstones and ${n(s.logDeletionsDropped)} log deletions dropped (the segment starts at the base table)`);
+    lines.push(
+      `  ${n(s.tombstonesDropped)} tombstones and ${n(s.logDeletionsDropped)} log deletions dropped (the segment starts at the base table)`,
+    );
   } else {
     const sd = res.specDroppable;
-    lines.push(`  ${n(s.tombstonesKept)} tombstones and ${n(s.logDeletionsKept)} log deletions carried forward (git drops them only when the segment starts at the base table` +
-      (sd.tombstones + sd.logDeletions > 0 ? `; the specification would allow dropping ${n(sd.tombstones)} tombstones and ${n(sd.logDeletions)} log deletions whose key no older table has)` : ')'));
+    lines.push(
+      `  ${n(s.tombstonesKept)} tombstones and ${n(s.logDeletionsKept)} log deletions carried forward (git drops them only when the segment starts at the base table` +
+        (sd.tombstones + sd.logDeletions > 0
+          ? `; the specification would allow dropping ${n(sd.tombstones)} tombstones and ${n(sd.logDeletions)} log deletions whose key no older table has)`
+          : ')'),
+    );
   }
   return lines.join('\n');
 }
@@ -74,8 +100,16 @@ export const CONVERT_SCHEMA = 'refscope.convert/1';
 
 /** The table layout options of both commands (git's defaults when absent). */
 const LAYOUT_OPTIONS: Record<string, OptionSpec> = {
-  'block-size': { type: 'string', value: 'N', help: "block size of the new table, 256 to 16,777,215 bytes (default 4096, git's reftable.blockSize)" },
-  'restart-interval': { type: 'string', value: 'N', help: "records between restart points, 1 to 65,535 (default 16, git's reftable.restartInterval)" },
+  'block-size': {
+    type: 'string',
+    value: 'N',
+    help: "block size of the new table, 256 to 16,777,215 bytes (default 4096, git's reftable.blockSize)",
+  },
+  'restart-interval': {
+    type: 'string',
+    value: 'N',
+    help: "records between restart points, 1 to 65,535 (default 16, git's reftable.restartInterval)",
+  },
 };
 
 /** The written files as JSON: name and size, tables.list last. */
@@ -87,10 +121,15 @@ function writtenFiles(files: StackFile[]): { name: string; bytes: number }[] {
 export const compactCommand: CommandSpec = {
   name: 'compact',
   usage: '<path> --out <dir> [--all | --auto [--factor N]] [options]',
-  summary: 'Compact a reftable stack as git pack-refs (--all, the default) or git pack-refs --auto (git\'s geometric rule) would, and write the complete resulting reftable/ directory: the new table, the tables outside the segment copied byte for byte, and tables.list.',
+  summary:
+    "Compact a reftable stack as git pack-refs (--all, the default) or git pack-refs --auto (git's geometric rule) would, and write the complete resulting reftable/ directory: the new table, the tables outside the segment copied byte for byte, and tables.list.",
   args: { min: 1, max: 1 },
   options: {
-    out: { type: 'string', value: '<dir>', help: 'write <dir>/reftable/ (or <dir> itself when it is named reftable); it must not exist or be empty' },
+    out: {
+      type: 'string',
+      value: '<dir>',
+      help: 'write <dir>/reftable/ (or <dir> itself when it is named reftable); it must not exist or be empty',
+    },
     all: { type: 'boolean', help: 'everything into one table, as git pack-refs (the default)' },
     auto: { type: 'boolean', help: "only the segment git's geometric rule picks, as git pack-refs --auto" },
     factor: { ...FACTOR_OPTION, help: "with --auto: git's reftable.geometricFactor, 2 to 255 (default 2)" },
@@ -110,7 +149,12 @@ export const compactCommand: CommandSpec = {
     if (!a.stack) throw new UsageError(`${p} is not a reftable stack (${a.input.description}); use convert`);
     const err = a.stack.broken[0]?.error;
     // git cannot read the stack, so it compacts nothing: refuse, saying so first
-    if (err) throw new FormatError(err.file, err.offset, `${err.expected} (git cannot read this stack, so git pack-refs fails on it too; nothing written)`);
+    if (err)
+      throw new FormatError(
+        err.file,
+        err.offset,
+        `${err.expected} (git cannot read this stack, so git pack-refs fails on it too; nothing written)`,
+      );
     if (a.stack.tables.length === 0) throw new FormatError(a.stack.listPath || p, 0, 'a stack with at least one table');
     const opts = { blockSize, restartInterval };
     const locks = stackLocks(a);
@@ -122,22 +166,34 @@ export const compactCommand: CommandSpec = {
       summary = `nothing to compact: the table sizes already form a geometric sequence (factor ${factor}); copying the stack unchanged`;
       files = stackFiles(a.stack);
     } else {
-      summary = res.changed ? describe(res) : 'nothing to compact: a single table (git leaves it as it is); copying it unchanged';
+      summary = res.changed
+        ? describe(res)
+        : 'nothing to compact: a single table (git leaves it as it is); copying it unchanged';
       files = stackFilesAfter(a.stack, res);
     }
     // Written first, reported after: a failed write leaves no success line behind.
     writeStack(dir, files);
     if (ctx.json) {
       writeJson({
-        schema: COMPACT_SCHEMA, generator: GENERATOR, mode: auto ? 'auto' : 'all', factor: auto ? factor : null,
-        out: dir, changed: res ? res.changed : false,
-        segment: res ? res.segment : null, newTable: res && res.changed && !res.empty ? { name: res.name, bytes: res.bytes.length } : null,
-        empty: res ? res.empty : false, dropsDeletions: res ? res.dropsDeletions : false,
-        stats: res ? res.stats : null, specDroppable: res ? res.specDroppable : null,
-        files: writtenFiles(files), summary,
+        schema: COMPACT_SCHEMA,
+        generator: GENERATOR,
+        mode: auto ? 'auto' : 'all',
+        factor: auto ? factor : null,
+        out: dir,
+        changed: res ? res.changed : false,
+        segment: res ? res.segment : null,
+        newTable: res && res.changed && !res.empty ? { name: res.name, bytes: res.bytes.length } : null,
+        empty: res ? res.empty : false,
+        dropsDeletions: res ? res.dropsDeletions : false,
+        stats: res ? res.stats : null,
+        specDroppable: res ? res.specDroppable : null,
+        files: writtenFiles(files),
+        summary,
       });
     } else {
-      process.stdout.write(`${summary}\nwrote ${dir}: ${n(files.length - 1)} table${files.length === 2 ? '' : 's'} and tables.list\n`);
+      process.stdout.write(
+        `${summary}\nwrote ${dir}: ${n(files.length - 1)} table${files.length === 2 ? '' : 's'} and tables.list\n`,
+      );
     }
     return 0;
   },
@@ -147,10 +203,15 @@ export const compactCommand: CommandSpec = {
 export const convertCommand: CommandSpec = {
   name: 'convert',
   usage: '<path> --out <dir> [options]',
-  summary: 'Convert a packed-refs file or a files-backend .git directory into a one-table reftable stack, as git refs migrate --ref-format=reftable writes it.',
+  summary:
+    'Convert a packed-refs file or a files-backend .git directory into a one-table reftable stack, as git refs migrate --ref-format=reftable writes it.',
   args: { min: 1, max: 1 },
   options: {
-    out: { type: 'string', value: '<dir>', help: 'write <dir>/reftable/ (or <dir> itself when it is named reftable); it must not exist or be empty' },
+    out: {
+      type: 'string',
+      value: '<dir>',
+      help: 'write <dir>/reftable/ (or <dir> itself when it is named reftable); it must not exist or be empty',
+    },
     ...LAYOUT_OPTIONS,
     'no-reflog': { type: 'boolean', help: 'leave the reflogs out (only ref records are written)' },
   },
@@ -162,30 +223,49 @@ export const convertCommand: CommandSpec = {
     const dir = outDir(ctx);
     const files = inputFiles(p);
     const input = classifyInput(files);
-    if (input.kind === 'reftable') throw new UsageError(`${p} is already a reftable stack (${input.description}); use compact`);
-    if (input.kind === 'empty') throw new FormatError(files[0]?.path ?? p, -1, 'a packed-refs file or a files-backend .git directory');
+    if (input.kind === 'reftable')
+      throw new UsageError(`${p} is already a reftable stack (${input.description}); use compact`);
+    if (input.kind === 'empty')
+      throw new FormatError(files[0]?.path ?? p, -1, 'a packed-refs file or a files-backend .git directory');
     const repo = loadFilesRepo(input.gitFiles);
     if (repo.fatal) throw new FormatError(repo.fatal.file, repo.fatal.offset, repo.fatal.message);
     checkDeadline(ctx, p);
     const res = convertFilesToReftable(repo, { blockSize, restartInterval, noReflog: flag(ctx, 'no-reflog') });
     checkDeadline(ctx, p);
-    for (const s of res.skipped) process.stderr.write(`refscope: warning: left out ${displayName(s.name)}: ${s.reason}\n`);
-    const written: StackFile[] = [{ name: res.name, bytes: res.bytes }, { name: 'tables.list', bytes: new TextEncoder().encode(res.tablesList) }];
+    for (const s of res.skipped)
+      process.stderr.write(`refscope: warning: left out ${displayName(s.name)}: ${s.reason}\n`);
+    const written: StackFile[] = [
+      { name: res.name, bytes: res.bytes },
+      { name: 'tables.list', bytes: new TextEncoder().encode(res.tablesList) },
+    ];
     writeStack(dir, written);
     const r = res.refs;
     if (ctx.json) {
       writeJson({
-        schema: CONVERT_SCHEMA, generator: GENERATOR, input: { kind: input.kind, description: input.description }, out: dir,
-        table: { name: res.name, bytes: res.bytes.length, minUpdateIndex: res.minUpdateIndex, maxUpdateIndex: res.maxUpdateIndex },
-        refs: { ...r }, logs: res.logs, unpeeled: res.unpeeled,
-        skipped: res.skipped.map((s) => ({ ...jsonName(s.name), reason: s.reason })), files: writtenFiles(written),
+        schema: CONVERT_SCHEMA,
+        generator: GENERATOR,
+        input: { kind: input.kind, description: input.description },
+        out: dir,
+        table: {
+          name: res.name,
+          bytes: res.bytes.length,
+          minUpdateIndex: res.minUpdateIndex,
+          maxUpdateIndex: res.maxUpdateIndex,
+        },
+        refs: { ...r },
+        logs: res.logs,
+        unpeeled: res.unpeeled,
+        skipped: res.skipped.map((s) => ({ ...jsonName(s.name), reason: s.reason })),
+        files: writtenFiles(written),
       });
       return 0;
     }
     process.stdout.write(
       `converted ${input.description}: ${n(r.direct + r.peeled + r.symref)} refs (${n(r.peeled)} with a peeled value, ${n(r.symref)} symrefs) and ${n(res.logs)} reflog entries\n` +
         `wrote ${dir}: ${res.name} (${n(res.bytes.length)} bytes, update indexes ${res.minUpdateIndex}–${res.maxUpdateIndex}) and tables.list\n` +
-        (res.unpeeled ? `  ${n(res.unpeeled)} refs without a known peeled value: git peels them through the object database, so refs to annotated tags among them would carry one in git's table\n` : ''),
+        (res.unpeeled
+          ? `  ${n(res.unpeeled)} refs without a known peeled value: git peels them through the object database, so refs to annotated tags among them would carry one in git's table\n`
+          : ''),
     );
     return 0;
   },

@@ -15,16 +15,24 @@ export function formatReport(r: Report): string {
   out.push(`refscope — ${oneLine(r.input.description)}`);
   // Said first: when git refuses the input, nothing below is git's behaviour.
   if (r.verdict && !r.verdict.gitReadable) {
-    out.push(`GIT CANNOT READ THIS ${r.stack ? 'STACK' : 'REPOSITORY'}: ${oneLine(r.verdict.reason ?? '')}. What follows is refscope's reading of the intact parts, not what git sees or does.`);
+    out.push(
+      `GIT CANNOT READ THIS ${r.stack ? 'STACK' : 'REPOSITORY'}: ${oneLine(r.verdict.reason ?? '')}. What follows is refscope's reading of the intact parts, not what git sees or does.`,
+    );
   }
   if (r.stack) {
     const s = r.stack;
-    out.push(`${n(s.tables)} table${s.tables === 1 ? '' : 's'}, ${bytes(s.totalBytes)}; ${n(s.live)} live ref${s.live === 1 ? '' : 's'}, ${n(s.tombstones)} tombstone${s.tombstones === 1 ? '' : 's'} (${n(s.tombstonesHiding)} hide${s.tombstonesHiding === 1 ? 's' : ''} an older record)${s.incomplete ? '; INCOMPLETE: some tables could not be read' : ''}`);
+    out.push(
+      `${n(s.tables)} table${s.tables === 1 ? '' : 's'}, ${bytes(s.totalBytes)}; ${n(s.live)} live ref${s.live === 1 ? '' : 's'}, ${n(s.tombstones)} tombstone${s.tombstones === 1 ? '' : 's'} (${n(s.tombstonesHiding)} hide${s.tombstonesHiding === 1 ? 's' : ''} an older record)${s.incomplete ? '; INCOMPLETE: some tables could not be read' : ''}`,
+    );
     out.push('');
-    out.push('  #  table                                         bytes    refs  tomb  shadowed  logs  blocks  upd-index');
+    out.push(
+      '  #  table                                         bytes    refs  tomb  shadowed  logs  blocks  upd-index',
+    );
     r.tables.forEach((t, i) => {
       const rec = t.records;
-      out.push(`${String(i).padStart(3)}  ${oneLine(t.name).padEnd(44).slice(0, 44)} ${String(t.fileSize).padStart(8)} ${String(rec.ref + rec.peeled + rec.symref).padStart(7)} ${String(rec.tombstone).padStart(5)} ${String(t.shadowed).padStart(9)} ${String(rec.log + rec.logDeletion).padStart(5)} ${String(t.blocks.length).padStart(7)}  ${t.error ? 'ERROR' : `${t.minUpdateIndex}..${t.maxUpdateIndex}`}`);
+      out.push(
+        `${String(i).padStart(3)}  ${oneLine(t.name).padEnd(44).slice(0, 44)} ${String(t.fileSize).padStart(8)} ${String(rec.ref + rec.peeled + rec.symref).padStart(7)} ${String(rec.tombstone).padStart(5)} ${String(t.shadowed).padStart(9)} ${String(rec.log + rec.logDeletion).padStart(5)} ${String(t.blocks.length).padStart(7)}  ${t.error ? 'ERROR' : `${t.minUpdateIndex}..${t.maxUpdateIndex}`}`,
+      );
       if (t.error) out.push(`     error: offset ${t.error.offset}: expected ${oneLine(t.error.expected)}`);
     });
     const ns = Object.entries(s.namespaces).sort((a, b) => b[1] - a[1]);
@@ -33,11 +41,15 @@ export function formatReport(r: Report): string {
       out.push('live refs by namespace: ' + ns.map(([k, v]) => `${oneLine(k)} ${n(v)}`).join(', '));
     }
     const bad = s.continuity.filter((c) => c.status !== 'ok');
-    for (const c of bad) out.push(`update-index ${c.status} before table ${c.table}: expected min ${c.expectedMin}, found ${c.actualMin}`);
+    for (const c of bad)
+      out.push(`update-index ${c.status} before table ${c.table}: expected min ${c.expectedMin}, found ${c.actualMin}`);
   }
   if (r.findings.length) {
     out.push('');
-    for (const f of r.findings) out.push(`${f.severity}: ${oneLine(f.file)}${f.offset >= 0 ? `: offset ${f.offset}` : ''}: ${oneLine(f.message)}`);
+    for (const f of r.findings)
+      out.push(
+        `${f.severity}: ${oneLine(f.file)}${f.offset >= 0 ? `: offset ${f.offset}` : ''}: ${oneLine(f.message)}`,
+      );
   }
   if (r.diagnosis) {
     out.push('');

@@ -4,7 +4,14 @@
  * it the engine); main.ts and common.ts do not, so `--version` and `--help` stay quick.
  */
 import fs from 'node:fs';
-import { FormatError, analyzeFiles, classifyInput, memorySource, type Analysis, type InputFile } from '../engine/index.ts';
+import {
+  FormatError,
+  analyzeFiles,
+  classifyInput,
+  memorySource,
+  type Analysis,
+  type InputFile,
+} from '../engine/index.ts';
 import { collectInput, readInputCapped } from './node-input.ts';
 import { watchTables } from './progress.ts';
 import { UsageError, type Context } from './common.ts';
@@ -51,7 +58,11 @@ export function inputFiles(p: string | undefined): InputFile[] {
 export function loadPath(p: string | undefined, ctx?: Context, open: { logs?: boolean } = {}): Analysis {
   const files = inputFiles(p);
   if (classifyInput(files).kind === 'empty' && !files.some((f) => f.path.split('/').pop() === 'config')) {
-    throw new FormatError(p!, 0, 'a reftable/ directory with tables.list, a .ref file, a packed-refs file or a .git directory; found none of these');
+    throw new FormatError(
+      p!,
+      0,
+      'a reftable/ directory with tables.list, a .ref file, a packed-refs file or a .git directory; found none of these',
+    );
   }
   if (!ctx) return analyzeFiles(files);
   const watched = watchTables(files, ctx.progress);
@@ -72,6 +83,10 @@ export function firstError(a: Analysis): FormatError | null {
 
 /** Throws the deadline's error between steps that have no budget check of their own. */
 export function checkDeadline(ctx: Context, where: string): void {
-  if (Date.now() > ctx.deadline) throw new FormatError(where, 0, `the command to finish within its ${ctx.budgetMs / 1000} s budget (--budget); stopped here`);
+  if (Date.now() > ctx.deadline)
+    throw new FormatError(
+      where,
+      0,
+      `the command to finish within its ${ctx.budgetMs / 1000} s budget (--budget); stopped here`,
+    );
 }
-

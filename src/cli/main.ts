@@ -30,14 +30,23 @@ Exit codes: 0 success, 2 usage error, 3 invalid input or budget exceeded, 141 cl
 function systemExpectation(err: NodeJS.ErrnoException): string {
   const op = err.syscall ? `, ${err.syscall}` : '';
   switch (err.code) {
-    case 'ENOENT': return `an existing file or directory (none there${op})`;
-    case 'EACCES': case 'EPERM': return `a file or directory refscope may ${err.syscall === 'open' || err.syscall === 'read' || err.syscall === 'scandir' ? 'read' : 'use'} (permission denied${op})`;
-    case 'EISDIR': return `a file, found a directory${op ? ` (${err.syscall})` : ''}`;
-    case 'ENOTDIR': return `a directory on this path, found a file${op ? ` (${err.syscall})` : ''}`;
-    case 'EEXIST': return `a path that does not exist yet (it exists${op})`;
-    case 'ENOSPC': return `room on the device to write (no space left${op})`;
-    case 'EADDRINUSE': return `a free port (in use${op})`;
-    default: return `a readable input and a writable output (${err.code}${op})`;
+    case 'ENOENT':
+      return `an existing file or directory (none there${op})`;
+    case 'EACCES':
+    case 'EPERM':
+      return `a file or directory refscope may ${err.syscall === 'open' || err.syscall === 'read' || err.syscall === 'scandir' ? 'read' : 'use'} (permission denied${op})`;
+    case 'EISDIR':
+      return `a file, found a directory${op ? ` (${err.syscall})` : ''}`;
+    case 'ENOTDIR':
+      return `a directory on this path, found a file${op ? ` (${err.syscall})` : ''}`;
+    case 'EEXIST':
+      return `a path that does not exist yet (it exists${op})`;
+    case 'ENOSPC':
+      return `room on the device to write (no space left${op})`;
+    case 'EADDRINUSE':
+      return `a free port (in use${op})`;
+    default:
+      return `a readable input and a writable output (${err.code}${op})`;
   }
 }
 
@@ -61,8 +70,11 @@ export async function main(argv: string[]): Promise<number> {
     const name = cmd === 'help' ? rest[0] : cmd;
     const entry = COMMANDS.find((c) => c.name === name);
     if (!entry) {
-      if (cmd.startsWith('-')) throw new UsageError(`unknown option ${cmd} (before a command only --help and --version)`);
-      throw new UsageError(`unknown command ${JSON.stringify(name)}; the commands are ${COMMANDS.map((c) => c.name).join(', ')}`);
+      if (cmd.startsWith('-'))
+        throw new UsageError(`unknown option ${cmd} (before a command only --help and --version)`);
+      throw new UsageError(
+        `unknown command ${JSON.stringify(name)}; the commands are ${COMMANDS.map((c) => c.name).join(', ')}`,
+      );
     }
     const spec = await entry.load();
     const ctx = parseCommand(spec, cmd === 'help' ? ['--help'] : rest);
@@ -74,7 +86,9 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`refscope: ${oneLine(e.message)}\nrun 'refscope ${COMMANDS.some((c) => c.name === cmd) ? `${cmd} ` : ''}--help' for the options\n`);
+      process.stderr.write(
+        `refscope: ${oneLine(e.message)}\nrun 'refscope ${COMMANDS.some((c) => c.name === cmd) ? `${cmd} ` : ''}--help' for the options\n`,
+      );
       return EXIT_USAGE;
     }
     if (e instanceof FormatError) {
@@ -91,12 +105,16 @@ export async function main(argv: string[]): Promise<number> {
     if (err && err.code === 'EPIPE') return EXIT_EPIPE;
     if (err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code)) {
       // A system error on a path (unreadable input, an output directory that cannot be made, …).
-      process.stderr.write(`refscope: ${oneLine(String(err.path ?? (err.code === 'EADDRINUSE' ? '(port)' : '(output)')))}: offset 0: expected ${systemExpectation(err)}\n`);
+      process.stderr.write(
+        `refscope: ${oneLine(String(err.path ?? (err.code === 'EADDRINUSE' ? '(port)' : '(output)')))}: offset 0: expected ${systemExpectation(err)}\n`,
+      );
       return EXIT_INPUT;
     }
     if (e instanceof RangeError) {
       // Allocation failures on absurd inputs: say so in one line rather than with a stack trace.
-      process.stderr.write(`refscope: (input): offset 0: expected an input that fits in memory (${oneLine(e.message)})\n`);
+      process.stderr.write(
+        `refscope: (input): offset 0: expected an input that fits in memory (${oneLine(e.message)})\n`,
+      );
       return EXIT_INPUT;
     }
     throw e;

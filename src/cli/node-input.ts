@@ -114,8 +114,14 @@ export const MAX_TABLES_LIST_BYTES = 64 * 1024 * 1024;
  * refuses them rather than leaving them out.
  */
 function mustBeRegular(name: string): boolean {
-  return name === 'tables.list' || name === 'packed-refs' || name === 'HEAD' || name === 'config' || name === 'commondir'
-    || name.endsWith('.ref');
+  return (
+    name === 'tables.list' ||
+    name === 'packed-refs' ||
+    name === 'HEAD' ||
+    name === 'config' ||
+    name === 'commondir' ||
+    name.endsWith('.ref')
+  );
 }
 
 /** Where the walk is: the input's real path (links must stay inside it). */
@@ -147,7 +153,8 @@ function linkText(full: string): string {
 export function collectInput(p: string): InputFile[] {
   const lst = fs.lstatSync(p);
   const st = lst.isSymbolicLink() ? fs.statSync(p) : lst;
-  if (!st.isFile() && !st.isDirectory()) throw new FormatError(p, 0, `a regular file or a directory, found ${kindOf(st)}`);
+  if (!st.isFile() && !st.isDirectory())
+    throw new FormatError(p, 0, `a regular file or a directory, found ${kindOf(st)}`);
   if (st.isFile()) {
     // A tables.list names its tables: take the .ref files beside it too. The directory is then
     // the input: tables.list itself must not lead out of it either.
@@ -174,7 +181,12 @@ export function collectInput(p: string): InputFile[] {
   let root: WalkRoot = { real: fs.realpathSync(p) };
   const walk = (dir: string, rel: string, depth: number, ancestors: Set<string>) => {
     if (depth > MAX_DEPTH) throw new FormatError(rel || dir, 0, `directories nested at most ${MAX_DEPTH} deep`);
-    if (++dirs > MAX_DIRECTORIES) throw new FormatError(rel || dir, 0, `at most ${MAX_DIRECTORIES.toLocaleString('en-US')} directories in one input (refscope's limit; symlinked directories count each time they are entered)`);
+    if (++dirs > MAX_DIRECTORIES)
+      throw new FormatError(
+        rel || dir,
+        0,
+        `at most ${MAX_DIRECTORIES.toLocaleString('en-US')} directories in one input (refscope's limit; symlinked directories count each time they are entered)`,
+      );
     for (const name of fs.readdirSync(dir)) {
       const full = path.join(dir, name);
       const r = rel ? `${rel}/${name}` : name;
@@ -193,7 +205,12 @@ export function collectInput(p: string): InputFile[] {
         continue;
       }
       out.push(e);
-      if (out.length > MAX_FILES) throw new FormatError(r, 0, `at most ${MAX_FILES.toLocaleString('en-US')} files in one input (refscope's limit)`);
+      if (out.length > MAX_FILES)
+        throw new FormatError(
+          r,
+          0,
+          `at most ${MAX_FILES.toLocaleString('en-US')} files in one input (refscope's limit)`,
+        );
     }
   };
   walk(p, '', 0, new Set([devIno(fs.statSync(p))]));
@@ -218,11 +235,17 @@ export function collectInput(p: string): InputFile[] {
 function commonDirOf(p: string, files: InputFile[]): { dir: string; prefix: string } | null {
   const f = files.find((x) => x.path === 'commondir');
   if (!f || f.source.size > 4096) return null;
-  const line = Buffer.from(f.source.read(0, f.source.size)).toString('utf8').replace(/\r?\n$/, '');
+  const line = Buffer.from(f.source.read(0, f.source.size))
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   if (!line) return null;
   const dir = path.resolve(p, line);
   let st: fs.Stats;
-  try { st = fs.statSync(dir); } catch { return null; }
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    return null;
+  }
   if (!st.isDirectory()) return null;
   const rel = path.relative(p, dir).split(path.sep).join('/');
   if (rel === '' || !rel.startsWith('..')) return null;
@@ -233,7 +256,13 @@ function commonDirOf(p: string, files: InputFile[]): { dir: string; prefix: stri
  * One directory entry: an `InputFile`, 'dir' (walk it), or null (left out, as git leaves it out
  * of its listing: a dangling link, a FIFO/socket/device under an ordinary name).
  */
-function entry(root: WalkRoot, full: string, rel: string, name: string, ancestors?: Set<string>): InputFile | 'dir' | null {
+function entry(
+  root: WalkRoot,
+  full: string,
+  rel: string,
+  name: string,
+  ancestors?: Set<string>,
+): InputFile | 'dir' | null {
   let st = fs.lstatSync(full);
   if (st.isSymbolicLink()) {
     const text = linkText(full);
@@ -242,32 +271,49 @@ function entry(root: WalkRoot, full: string, rel: string, name: string, ancestor
       target = fs.statSync(full);
     } catch {
       // Dangling (or a link loop the kernel gives up on): git's stat fails and it lists nothing.
-      if (mustBeRegular(name)) throw new FormatError(rel, 0, `${name} to be a regular file, found a symbolic link that leads nowhere`);
+      if (mustBeRegular(name))
+        throw new FormatError(rel, 0, `${name} to be a regular file, found a symbolic link that leads nowhere`);
       return null;
     }
     // git: a link whose text is a ref name is a symref, its target is not read. It is listed
     // only when stat() found a regular file there (then get_dtype says DT_REG).
-    if (target.isFile() && text.startsWith('refs/') && checkRefnameFormat(text) && (name === 'HEAD' || !mustBeRegular(name))) {
+    if (
+      target.isFile() &&
+      text.startsWith('refs/') &&
+      checkRefnameFormat(text) &&
+      (name === 'HEAD' || !mustBeRegular(name))
+    ) {
       return { path: rel, source: bytesSource(Uint8Array.from(Buffer.from(`ref: ${text}\n`, 'latin1'))) };
     }
     const real = fs.realpathSync(full);
     if (!inside(root, real)) {
-      throw new FormatError(rel, 0,
-        `files and directories inside the input, found a symbolic link to ${kindOf(target)} outside it: refscope does not follow it (git would)`);
+      throw new FormatError(
+        rel,
+        0,
+        `files and directories inside the input, found a symbolic link to ${kindOf(target)} outside it: refscope does not follow it (git would)`,
+      );
     }
     if (target.isDirectory() && ancestors?.has(devIno(target))) {
-      throw new FormatError(rel, 0,
-        'a directory tree without loops, found a symbolic link to a directory that contains it: git\'s loose-ref walk would follow it until the path passes PATH_MAX (with two such links it never ends)');
+      throw new FormatError(
+        rel,
+        0,
+        "a directory tree without loops, found a symbolic link to a directory that contains it: git's loose-ref walk would follow it until the path passes PATH_MAX (with two such links it never ends)",
+      );
     }
     st = target;
   }
   if (st.isDirectory()) {
-    if (mustBeRegular(name) && name !== 'HEAD' && name !== 'config' && name !== 'commondir') throw new FormatError(rel, 0, `${name} to be a regular file, found a directory`);
+    if (mustBeRegular(name) && name !== 'HEAD' && name !== 'config' && name !== 'commondir')
+      throw new FormatError(rel, 0, `${name} to be a regular file, found a directory`);
     return 'dir';
   }
   if (st.isFile()) {
     if (name === 'tables.list' && st.size > MAX_TABLES_LIST_BYTES) {
-      throw new FormatError(rel, MAX_TABLES_LIST_BYTES, `a tables.list of at most ${MAX_TABLES_LIST_BYTES.toLocaleString('en-US')} bytes (refscope's limit: it is read whole), found ${st.size.toLocaleString('en-US')} bytes`);
+      throw new FormatError(
+        rel,
+        MAX_TABLES_LIST_BYTES,
+        `a tables.list of at most ${MAX_TABLES_LIST_BYTES.toLocaleString('en-US')} bytes (refscope's limit: it is read whole), found ${st.size.toLocaleString('en-US')} bytes`,
+      );
     }
     return { path: rel, source: fileSource(full, rel) };
   }
@@ -311,8 +357,14 @@ export function readInputCapped(file: string, max = MAX_STDIN_BYTES, what = 'inp
   const fd = file === '-' ? 0 : fs.openSync(file, 'r');
   try {
     const st = fs.fstatSync(fd);
-    if (st.isDirectory() || st.isBlockDevice()) throw new FormatError(label, 0, `${what} in a regular file, a pipe or a socket, found ${kindOf(st)}`);
-    if (st.isFile() && st.size > max) throw new FormatError(label, max, `${what} of at most ${max.toLocaleString('en-US')} bytes (refscope's limit), found ${st.size.toLocaleString('en-US')} bytes`);
+    if (st.isDirectory() || st.isBlockDevice())
+      throw new FormatError(label, 0, `${what} in a regular file, a pipe or a socket, found ${kindOf(st)}`);
+    if (st.isFile() && st.size > max)
+      throw new FormatError(
+        label,
+        max,
+        `${what} of at most ${max.toLocaleString('en-US')} bytes (refscope's limit), found ${st.size.toLocaleString('en-US')} bytes`,
+      );
     const chunks: Buffer[] = [];
     let total = 0;
     const chunk = Buffer.allocUnsafe(1 << 20);
@@ -322,13 +374,21 @@ export function readInputCapped(file: string, max = MAX_STDIN_BYTES, what = 'inp
         n = fs.readSync(fd, chunk, 0, chunk.length, null);
       } catch (e) {
         // A non-blocking standard input with nothing yet: wait a little and try again.
-        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10); continue; }
+        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') {
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+          continue;
+        }
         if ((e as NodeJS.ErrnoException).code === 'EOF') break;
         throw e;
       }
       if (n <= 0) break;
       total += n;
-      if (total > max) throw new FormatError(label, max, `${what} of at most ${max.toLocaleString('en-US')} bytes (refscope's limit), found more (a stream that does not end, such as /dev/zero, stops here)`);
+      if (total > max)
+        throw new FormatError(
+          label,
+          max,
+          `${what} of at most ${max.toLocaleString('en-US')} bytes (refscope's limit), found more (a stream that does not end, such as /dev/zero, stops here)`,
+        );
       chunks.push(Buffer.from(chunk.subarray(0, n)));
     }
     return new Uint8Array(Buffer.concat(chunks, total));

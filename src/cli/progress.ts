@@ -8,7 +8,9 @@
 import type { InputFile } from '../engine/index.ts';
 
 /** A step shows progress once it has run this long (ms); `REFSCOPE_PROGRESS_AFTER_MS` changes it (tests). */
-export const PROGRESS_AFTER_MS = /^[0-9]+$/.test(process.env.REFSCOPE_PROGRESS_AFTER_MS ?? '') ? Number(process.env.REFSCOPE_PROGRESS_AFTER_MS) : 1000;
+export const PROGRESS_AFTER_MS = /^[0-9]+$/.test(process.env.REFSCOPE_PROGRESS_AFTER_MS ?? '')
+  ? Number(process.env.REFSCOPE_PROGRESS_AFTER_MS)
+  : 1000;
 /** Redraw at most this often (ms). */
 const REDRAW_MS = 100;
 
@@ -60,11 +62,12 @@ export function watchTables(files: InputFile[], p: Progress): { files: InputFile
   const total = (tables.length ? tables : files).reduce((s, f) => s + f.source.size, 0);
   const started = new Set<string>();
   let bytes = 0;
-  const line = (): string => (bytes >= total && total > 0
-    ? `merging the records of ${fmt(tables.length)} table${tables.length === 1 ? '' : 's'} (${mib(total)})…`
-    : tables.length
-      ? `reading tables: ${fmt(Math.max(1, started.size))} of ${fmt(tables.length)} (${mib(bytes)} of ${mib(total)})`
-      : `reading refs: ${mib(bytes)} of ${mib(total)}`);
+  const line = (): string =>
+    bytes >= total && total > 0
+      ? `merging the records of ${fmt(tables.length)} table${tables.length === 1 ? '' : 's'} (${mib(total)})…`
+      : tables.length
+        ? `reading tables: ${fmt(Math.max(1, started.size))} of ${fmt(tables.length)} (${mib(bytes)} of ${mib(total)})`
+        : `reading refs: ${mib(bytes)} of ${mib(total)}`;
   const watched = files.map((f): InputFile => {
     if (!f.path.endsWith('.ref')) return f;
     const src = f.source;

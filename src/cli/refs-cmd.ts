@@ -29,7 +29,13 @@ async function run(ctx: Context): Promise<number> {
   if (err) throw err;
   if (ctx.json) {
     const refs = analysisRefs(a).map((r) => ({ ...jsonName(r.name), oid: r.oid }));
-    writeJson({ schema: REFS_SCHEMA, generator: GENERATOR, input: { kind: a.input.kind, description: a.input.description }, count: refs.length, refs });
+    writeJson({
+      schema: REFS_SCHEMA,
+      generator: GENERATOR,
+      input: { kind: a.input.kind, description: a.input.description },
+      count: refs.length,
+      refs,
+    });
     return 0;
   }
   if (a.stack && a.merged) {
@@ -46,7 +52,8 @@ async function run(ctx: Context): Promise<number> {
 export const refsCommand: CommandSpec = {
   name: 'refs',
   usage: '[options] <path>',
-  summary: 'The live refs, one "<object id> <refname>" per line, byte-sorted, as git for-each-ref --include-root-refs prints them.',
+  summary:
+    'The live refs, one "<object id> <refname>" per line, byte-sorted, as git for-each-ref --include-root-refs prints them.',
   args: { min: 1, max: 1 },
   options: {},
   schema: REFS_SCHEMA,

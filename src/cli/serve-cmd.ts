@@ -28,8 +28,9 @@ export const SERVE_HEADER = 'x-refscope';
 
 /** Where `serve` records its URL while it runs. */
 export function stateFile(): string {
-  const dir = process.env.REFSCOPE_STATE_DIR
-    || path.join(process.env.XDG_STATE_HOME || path.join(os.homedir(), '.local', 'state'), 'refscope');
+  const dir =
+    process.env.REFSCOPE_STATE_DIR ||
+    path.join(process.env.XDG_STATE_HOME || path.join(os.homedir(), '.local', 'state'), 'refscope');
   return path.join(dir, 'serve.json');
 }
 
@@ -115,17 +116,26 @@ function cspOf(dir: string): string | null {
   const html = fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
   const m = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]*)"/i.exec(html);
   if (!m) return null;
-  const policy = m[1].replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  const policy = m[1]
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
   return `${policy}; frame-ancestors 'none'`;
 }
 
 /** Cache-Control for a path: hashed assets forever, everything else revalidated. */
 export function cacheControl(pathname: string): string {
-  return /^\/assets\/[^/]+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/.test(pathname) ? 'public, max-age=31536000, immutable' : 'no-cache';
+  return /^\/assets\/[^/]+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/.test(pathname)
+    ? 'public, max-age=31536000, immutable'
+    : 'no-cache';
 }
 
 /** Start the server on the first free port from `port` (only `port` when `strict`). */
-export async function startServer(dir: string, port: number, strict: boolean): Promise<{ server: http.Server; url: string; port: number }> {
+export async function startServer(
+  dir: string,
+  port: number,
+  strict: boolean,
+): Promise<{ server: http.Server; url: string; port: number }> {
   const { default: sirv } = await import('sirv');
   const csp = cspOf(dir);
   const files = sirv(dir, {
@@ -165,10 +175,17 @@ export async function startServer(dir: string, port: number, strict: boolean): P
 
 /** Open `url` in the desktop's browser (best effort: no browser is not an error). */
 function openBrowser(url: string): void {
-  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const [cmd, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', url]]
+        : ['xdg-open', [url]];
   try {
     const child = spawn(cmd, args as string[], { stdio: 'ignore', detached: true });
-    child.on('error', () => process.stderr.write(`refscope: could not open a browser (${cmd}); open ${url} yourself\n`));
+    child.on('error', () =>
+      process.stderr.write(`refscope: could not open a browser (${cmd}); open ${url} yourself\n`),
+    );
     child.unref();
   } catch {
     // reported by the error handler above where spawn gets that far
@@ -179,7 +196,12 @@ async function run(ctx: Context): Promise<number> {
   const given = str(ctx, 'port');
   const port = intOption(ctx, 'port', 0, 65535) ?? DEFAULT_PORT;
   const dir = appDir() ?? (process.env.REFSCOPE_APP_DIR ? null : await buildInCheckout());
-  if (!dir) throw new FormatError('dist/app', 0, 'the built web app (index.html) in the package; reinstall refscope, or run npm run build in a checkout');
+  if (!dir)
+    throw new FormatError(
+      'dist/app',
+      0,
+      'the built web app (index.html) in the package; reinstall refscope, or run npm run build in a checkout',
+    );
   const { server, url, port: actual } = await startServer(dir, port, given !== undefined);
   const state = stateFile();
   const record = { url, port: actual, pid: process.pid, root: dir, started: new Date().toISOString() };
@@ -192,7 +214,9 @@ async function run(ctx: Context): Promise<number> {
   if (ctx.json) writeJson({ schema: SERVE_SCHEMA, generator: GENERATOR, ...record, stateFile: state });
   else {
     process.stdout.write(`refscope is running at ${url}\n`);
-    process.stderr.write('Drop a reftable/ folder, a .git folder or .ref files onto the page. Nothing leaves this machine. Press Ctrl+C to stop.\n');
+    process.stderr.write(
+      'Drop a reftable/ folder, a .git folder or .ref files onto the page. Nothing leaves this machine. Press Ctrl+C to stop.\n',
+    );
   }
   if (flag(ctx, 'open')) openBrowser(url);
   return await new Promise<number>((resolve) => {
@@ -216,14 +240,20 @@ async function run(ctx: Context): Promise<number> {
 export const serveCommand: CommandSpec = {
   name: 'serve',
   usage: '[--port N] [--open]',
-  summary: "Serve refscope's web app from the package on 127.0.0.1 and print its URL. Files you drop onto the page are read there, in the browser; nothing is uploaded.",
+  summary:
+    "Serve refscope's web app from the package on 127.0.0.1 and print its URL. Files you drop onto the page are read there, in the browser; nothing is uploaded.",
   args: { min: 0, max: 0 },
   options: {
-    port: { type: 'string', value: 'N', help: `listen on port N only (default: ${DEFAULT_PORT} or the next free one; 0: any free port)` },
+    port: {
+      type: 'string',
+      value: 'N',
+      help: `listen on port N only (default: ${DEFAULT_PORT} or the next free one; 0: any free port)`,
+    },
     open: { type: 'boolean', help: "open the URL in the desktop's browser" },
   },
   schema: SERVE_SCHEMA,
-  details: '--budget <seconds> stops the server after that time; without it, it serves until Ctrl+C.\n`refscope share` links point at the running server (its URL is kept in serve.json in\n$REFSCOPE_STATE_DIR, else $XDG_STATE_HOME/refscope, else ~/.local/state/refscope).',
+  details:
+    '--budget <seconds> stops the server after that time; without it, it serves until Ctrl+C.\n`refscope share` links point at the running server (its URL is kept in serve.json in\n$REFSCOPE_STATE_DIR, else $XDG_STATE_HOME/refscope, else ~/.local/state/refscope).',
   run: (ctx) => {
     if (ctx.positionals.length) throw new UsageError('serve takes no path');
     return run(ctx);

@@ -83,9 +83,17 @@ export function analyzeFiles(files: InputFile[], opts: OpenOptions = {}): Analys
   if (input.kind === 'empty') {
     const config = files.find((f) => f.path.split('/').pop() === 'config');
     if (configSaysReftable(config)) {
-      throw new FormatError(config!.path, -1, 'a reftable/ directory with tables.list next to this config (it says refStorage = reftable)');
+      throw new FormatError(
+        config!.path,
+        -1,
+        'a reftable/ directory with tables.list next to this config (it says refStorage = reftable)',
+      );
     }
-    throw new FormatError(files[0]?.path ?? '(input)', -1, 'a reftable directory (tables.list), .ref files, a packed-refs file or a .git directory');
+    throw new FormatError(
+      files[0]?.path ?? '(input)',
+      -1,
+      'a reftable directory (tables.list), .ref files, a packed-refs file or a .git directory',
+    );
   }
   return input.kind === 'reftable' ? analyzeReftable(input, opts) : analyzeFilesBackend(input);
 }
@@ -102,7 +110,8 @@ function analyzeReftable(input: ClassifiedInput, opts: OpenOptions): ReftableAna
   const orphans = orphanTables(input, stack, findings);
   ignoredGitDirFiles(input, findings);
   const live: string[] = [];
-  for (let i = 0; i < merged.count; i++) if (stack.tables[merged.table[i]]!.refs.types[merged.rec[i]] !== 0) live.push(merged.key(i));
+  for (let i = 0; i < merged.count; i++)
+    if (stack.tables[merged.table[i]]!.refs.types[merged.rec[i]] !== 0) live.push(merged.key(i));
   caseCollisions(live, findings, stack.listPath || input.root || '(stack)');
   return { input, stack, merged, files: null, findings, locks, orphans };
 }
@@ -112,14 +121,26 @@ function analyzeFilesBackend(input: ClassifiedInput): FilesAnalysis {
   for (const f of input.gitFiles) {
     const limit = f.path === 'packed-refs' ? MAX_PACKED_REFS : MAX_LOOSE_FILE;
     if (f.source.size > limit) {
-      throw new FormatError(f.path, limit, `${f.path === 'packed-refs' ? 'a packed-refs file' : 'a loose ref, reflog or config file'} of at most ${limit / 1048576} MiB, found one of ${f.source.size.toLocaleString('en-US')} bytes`);
+      throw new FormatError(
+        f.path,
+        limit,
+        `${f.path === 'packed-refs' ? 'a packed-refs file' : 'a loose ref, reflog or config file'} of at most ${limit / 1048576} MiB, found one of ${f.source.size.toLocaleString('en-US')} bytes`,
+      );
     }
   }
   const repo = loadFilesRepo(input.gitFiles);
   const findings: Finding[] = [...(repo.packed?.findings ?? []), ...repo.findings].map((f) => ({
-    severity: f.severity, file: f.file, offset: f.offset, message: f.message,
+    severity: f.severity,
+    file: f.file,
+    offset: f.offset,
+    message: f.message,
   }));
-  if (!repo.fatal) caseCollisions(filesRefs(repo).map((r) => r.name), findings, input.root || (repo.kind === 'packed-refs' ? 'packed-refs' : '.git'));
+  if (!repo.fatal)
+    caseCollisions(
+      filesRefs(repo).map((r) => r.name),
+      findings,
+      input.root || (repo.kind === 'packed-refs' ? 'packed-refs' : '.git'),
+    );
   return { input, stack: null, merged: null, files: repo, findings };
 }
 
@@ -144,15 +165,21 @@ function deletionTablesWithNothingUnder(tables: (Table | null)[], merged: Merged
     if (tables.slice(0, i).some((o) => !o)) return;
     if (over) {
       if (over[i] > 0) return;
-    } else for (let r = 0; r < t.refs.count; r++) {
-      const key = t.refs.name(r);
-      for (let j = i - 1; j >= 0; j--) {
-        const names = tables[j]!.refs.names;
-        const k = lowerBound(names, key);
-        if (k < names.length && names[k] === key) return;
+    } else
+      for (let r = 0; r < t.refs.count; r++) {
+        const key = t.refs.name(r);
+        for (let j = i - 1; j >= 0; j--) {
+          const names = tables[j]!.refs.names;
+          const k = lowerBound(names, key);
+          if (k < names.length && names[k] === key) return;
+        }
       }
-    }
-    findings.push({ severity: 'warning', file: t.path, offset: -1, message: `all ${t.counts.tombstone} records are tombstones and none hides an older record (a deletion table with nothing under it)` });
+    findings.push({
+      severity: 'warning',
+      file: t.path,
+      offset: -1,
+      message: `all ${t.counts.tombstone} records are tombstones and none hides an older record (a deletion table with nothing under it)`,
+    });
   });
 }
 
@@ -168,14 +195,30 @@ function lockFiles(input: ClassifiedInput, stack: Stack, findings: Finding[]): L
     const target = name.slice(0, -'.lock'.length);
     if (target === 'tables.list') {
       out.push({ path: f.path, kind: 'tables.list' });
-      findings.push({ severity: 'warning', file: f.path, offset: -1, message: 'tables.list.lock exists: git refuses every ref update ("cannot lock references") and every compaction ("unable to compact stack: data is locked") until it is removed; if no git process is running, a crashed one left it behind' });
+      findings.push({
+        severity: 'warning',
+        file: f.path,
+        offset: -1,
+        message:
+          'tables.list.lock exists: git refuses every ref update ("cannot lock references") and every compaction ("unable to compact stack: data is locked") until it is removed; if no git process is running, a crashed one left it behind',
+      });
     } else if (index.has(target)) {
       const i = index.get(target)!;
       out.push({ path: f.path, kind: 'table', table: i });
-      findings.push({ severity: 'warning', file: f.path, offset: -1, message: `table ${i} (${target}) is locked: git's auto-compaction merges only tables above it, and \`git pack-refs\` without --auto fails ("data is locked")` });
+      findings.push({
+        severity: 'warning',
+        file: f.path,
+        offset: -1,
+        message: `table ${i} (${target}) is locked: git's auto-compaction merges only tables above it, and \`git pack-refs\` without --auto fails ("data is locked")`,
+      });
     } else {
       out.push({ path: f.path, kind: 'stale' });
-      findings.push({ severity: 'info', file: f.path, offset: -1, message: `a lock file for ${JSON.stringify(target)}, which is not a table listed in tables.list: git takes no notice of it` });
+      findings.push({
+        severity: 'info',
+        file: f.path,
+        offset: -1,
+        message: `a lock file for ${JSON.stringify(target)}, which is not a table listed in tables.list: git takes no notice of it`,
+      });
     }
   }
   return out;
@@ -226,7 +269,9 @@ function orphanTables(input: ClassifiedInput, stack: Stack, findings: Finding[])
     const del = out.filter((o) => o.gitDeletes);
     const bytes = del.reduce((s, o) => s + o.bytes, 0);
     findings.push({
-      severity: 'warning', file: stack.listPath, offset: -1,
+      severity: 'warning',
+      file: stack.listPath,
+      offset: -1,
       message: `${out.length} table file${out.length === 1 ? ' is' : 's are'} not listed in tables.list (orphans); git's next \`git pack-refs\` deletes ${del.length} of them, reclaiming ${bytes.toLocaleString('en-US')} bytes${del.length < out.length ? ` (the others are newer than the stack or do not open as tables: git keeps them)` : ''}`,
     });
   }
@@ -257,9 +302,19 @@ function ignoredGitDirFiles(input: ClassifiedInput, findings: Finding[]): void {
     if (f.path === 'HEAD') {
       const t = text(f);
       if (t === PLACEHOLDER_HEAD) {
-        findings.push({ severity: 'info', file: root + f.path, offset: -1, message: `HEAD is git's placeholder ("${PLACEHOLDER_HEAD}"): git reads HEAD from the reftable stack; the file only keeps older gits from taking this for a files-backend repository` });
+        findings.push({
+          severity: 'info',
+          file: root + f.path,
+          offset: -1,
+          message: `HEAD is git's placeholder ("${PLACEHOLDER_HEAD}"): git reads HEAD from the reftable stack; the file only keeps older gits from taking this for a files-backend repository`,
+        });
       } else {
-        findings.push({ severity: 'warning', file: root + f.path, offset: -1, message: `the HEAD file says ${JSON.stringify(t.slice(0, 200))} where git writes "${PLACEHOLDER_HEAD}": git ignores it in a reftable repository (HEAD comes from the stack), but an older git may read it` });
+        findings.push({
+          severity: 'warning',
+          file: root + f.path,
+          offset: -1,
+          message: `the HEAD file says ${JSON.stringify(t.slice(0, 200))} where git writes "${PLACEHOLDER_HEAD}": git ignores it in a reftable repository (HEAD comes from the stack), but an older git may read it`,
+        });
       }
     } else if (f.path === 'refs/heads' && text(f) === PLACEHOLDER_REFS_HEADS) {
       continue;
@@ -268,8 +323,16 @@ function ignoredGitDirFiles(input: ClassifiedInput, findings: Finding[]): void {
     }
   }
   if (ignored.length) {
-    const shown = ignored.slice(0, 5).map((p) => JSON.stringify(p)).join(', ');
-    findings.push({ severity: 'warning', file: root + ignored[0], offset: -1, message: `${ignored.length} loose ref or packed-refs file${ignored.length === 1 ? '' : 's'} in a reftable repository (${shown}${ignored.length > 5 ? ', …' : ''}): git ignores ${ignored.length === 1 ? 'it' : 'them'}, refs come from the reftable stack only` });
+    const shown = ignored
+      .slice(0, 5)
+      .map((p) => JSON.stringify(p))
+      .join(', ');
+    findings.push({
+      severity: 'warning',
+      file: root + ignored[0],
+      offset: -1,
+      message: `${ignored.length} loose ref or packed-refs file${ignored.length === 1 ? '' : 's'} in a reftable repository (${shown}${ignored.length > 5 ? ', …' : ''}): git ignores ${ignored.length === 1 ? 'it' : 'them'}, refs come from the reftable stack only`,
+    });
   }
 }
 
@@ -292,9 +355,14 @@ function caseCollisions(names: string[], findings: Finding[], file: string): voi
   }
   const hit = [...groups.values()].filter((g) => g.length > 1);
   if (!hit.length) return;
-  const shown = hit.slice(0, MAX_COLLISIONS_SHOWN).map((g) => g.map((n) => JSON.stringify(n.length > 120 ? n.slice(0, 120) + '…' : n)).join(' vs ')).join('; ');
+  const shown = hit
+    .slice(0, MAX_COLLISIONS_SHOWN)
+    .map((g) => g.map((n) => JSON.stringify(n.length > 120 ? n.slice(0, 120) + '…' : n)).join(' vs '))
+    .join('; ');
   findings.push({
-    severity: 'warning', file, offset: -1,
+    severity: 'warning',
+    file,
+    offset: -1,
     message: `${hit.length} group${hit.length === 1 ? '' : 's'} of ref names differ only in case (${shown}${hit.length > MAX_COLLISIONS_SHOWN ? '; …' : ''}): on a case-insensitive file system the files backend keeps only one of each, so a conversion or a files-backend clone loses refs`,
   });
 }

@@ -80,14 +80,25 @@ export class BudgetError extends FormatError {
 export class Budget {
   /** Records decoded so far. */
   records = 0;
-  constructor(readonly deadline: number = Infinity, readonly maxRecords: number = Infinity) {}
+  constructor(
+    readonly deadline: number = Infinity,
+    readonly maxRecords: number = Infinity,
+  ) {}
   /** Throws `BudgetError` (at `file`, `offset`) when a limit is exceeded. */
   check(file: string, offset: number): void {
     if (this.records > this.maxRecords) {
-      throw new BudgetError(file, offset, `at most ${this.maxRecords} records in this analysis (maxRecords budget); stopped here`);
+      throw new BudgetError(
+        file,
+        offset,
+        `at most ${this.maxRecords} records in this analysis (maxRecords budget); stopped here`,
+      );
     }
     if (this.deadline !== Infinity && Date.now() > this.deadline) {
-      throw new BudgetError(file, offset, `the analysis to finish before its deadline (time budget exceeded); stopped here after ${this.records} records`);
+      throw new BudgetError(
+        file,
+        offset,
+        `the analysis to finish before its deadline (time budget exceeded); stopped here after ${this.records} records`,
+      );
     }
   }
 }
@@ -219,7 +230,7 @@ export function encodeVarint(v: number): Uint8Array {
   v = Math.floor(v / 128);
   while (v > 0) {
     v -= 1;
-    tmp.push(0x80 | v % 128);
+    tmp.push(0x80 | (v % 128));
     v = Math.floor(v / 128);
   }
   tmp.reverse();
@@ -239,7 +250,7 @@ export function putVarint(b: Uint8Array, o: number, v: number): number {
   v = Math.floor(v / 128);
   while (v > 0) {
     v -= 1;
-    b[--p] = 0x80 | v % 128;
+    b[--p] = 0x80 | (v % 128);
     v = Math.floor(v / 128);
   }
   return o + n;
@@ -322,7 +333,9 @@ export function displayName(k: string): string {
   const text = utf8.decode(keyToBytes(k));
   // Direction controls would let a name reorder what is shown around it (U+202E makes
   // "gnp.exe" read "exe.png"): show them as visible code points instead.
-  return BIDI.test(text) ? text.replace(BIDI_ALL, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`) : text;
+  return BIDI.test(text)
+    ? text.replace(BIDI_ALL, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`)
+    : text;
 }
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const BIDI_ALL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;

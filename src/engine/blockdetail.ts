@@ -15,7 +15,14 @@
 import { cursor, getVarint, u16, u24, toHex, displayName } from './basics.ts';
 import type { BlockInfo, BlockType, SectionName, Table, TableHeader } from './reftable/table.ts';
 import { inflateLogBlock, restartLayout, restartAt } from './reftable/block.ts';
-import { RecordReader, KEY_PREFIX, KEY_SUFFIX, KEY_VARINT_BIG, isLogKey, logKeyUpdateIndex } from './reftable/record.ts';
+import {
+  RecordReader,
+  KEY_PREFIX,
+  KEY_SUFFIX,
+  KEY_VARINT_BIG,
+  isLogKey,
+  logKeyUpdateIndex,
+} from './reftable/record.ts';
 import { BLOCK_HEADER_SIZE, MAX_BLOCK_SIZE } from './reftable/constants.ts';
 
 /** What a byte is, for colouring a hex view. */
@@ -43,7 +50,18 @@ export const ROLE = {
 } as const;
 export type Role = (typeof ROLE)[keyof typeof ROLE];
 /** Role names in `ROLE` order (for legends and class names). */
-export const ROLE_NAMES = ['unknown', 'fileHeader', 'blockHeader', 'prefix', 'suffixLen', 'suffix', 'value', 'restartTable', 'restartCount', 'padding'] as const;
+export const ROLE_NAMES = [
+  'unknown',
+  'fileHeader',
+  'blockHeader',
+  'prefix',
+  'suffixLen',
+  'suffix',
+  'value',
+  'restartTable',
+  'restartCount',
+  'padding',
+] as const;
 
 /** A byte range within `BlockDetail.bytes`: [start, end). */
 export interface Span {
@@ -179,7 +197,14 @@ export function decodeBlockDetail(t: BlockSourceTable, blockIndex: number, table
   if (b.type === 'log') {
     inflated = true;
     const hl = hdrAt + BLOCK_HEADER_SIZE;
-    const r = inflateLogBlock((o, len) => t.source.read(o, len), b.offset, hl, Math.min(b.blockLen, MAX_SHOWN), b.offset + b.fileBytes, b.section);
+    const r = inflateLogBlock(
+      (o, len) => t.source.read(o, len),
+      b.offset,
+      hl,
+      Math.min(b.blockLen, MAX_SHOWN),
+      b.offset + b.fileBytes,
+      b.section,
+    );
     bytes = r.block.slice();
     if (r.error) error = { offset: r.error.offset, expected: r.error.expected };
   } else {
@@ -190,7 +215,8 @@ export function decodeBlockDetail(t: BlockSourceTable, blockIndex: number, table
   const roles = new Uint8Array(n);
   const recordOf = new Int32Array(n).fill(-1);
   const mark = (s: number, e: number, role: Role, rec = -1) => {
-    const a = Math.max(0, s), z = Math.min(n, e);
+    const a = Math.max(0, s),
+      z = Math.min(n, e);
     for (let i = a; i < z; i++) {
       roles[i] = role;
       if (rec >= 0) recordOf[i] = rec;
@@ -248,9 +274,22 @@ export function decodeBlockDetail(t: BlockSourceTable, blockIndex: number, table
     const code = rec.parseKey();
     const prefixLength = rec.prefixLength;
     const suffixLength = rec.suffixLength;
-    if (code === KEY_PREFIX) { fail(recStart, `prefix length ≤ previous key length ${key.length}, found ${prefixLength}`, base); break; }
-    if (code === KEY_SUFFIX) { fail(rec.errorAt, `key suffix of ${suffixLength} bytes inside the records`, base); break; }
-    if (code < 0) { fail(rec.errorAt, code === KEY_VARINT_BIG ? 'a varint below 2^53' : 'a varint that ends inside the records', base); break; }
+    if (code === KEY_PREFIX) {
+      fail(recStart, `prefix length ≤ previous key length ${key.length}, found ${prefixLength}`, base);
+      break;
+    }
+    if (code === KEY_SUFFIX) {
+      fail(rec.errorAt, `key suffix of ${suffixLength} bytes inside the records`, base);
+      break;
+    }
+    if (code < 0) {
+      fail(
+        rec.errorAt,
+        code === KEY_VARINT_BIG ? 'a varint below 2^53' : 'a varint that ends inside the records',
+        base,
+      );
+      break;
+    }
     const prefixEnd = rec.prefixEnd;
     const swEnd = rec.suffixAt;
     const valueType = rec.valueType;
@@ -261,13 +300,19 @@ export function decodeBlockDetail(t: BlockSourceTable, blockIndex: number, table
     let kind: RecordKind = 'ref';
     const varintField = (label: string): number => {
       const v = getVarint(bytes, pos, rt);
-      if (v < 0) { fail(pos, `${label}: a varint that ends inside the records`, base); return -1; }
+      if (v < 0) {
+        fail(pos, `${label}: a varint that ends inside the records`, base);
+        return -1;
+      }
       fields.push({ label, start: pos, end: cursor.pos, text: String(v) });
       pos = cursor.pos;
       return v;
     };
     const rawField = (label: string, len: number, text: (s: number, e: number) => string): boolean => {
-      if (len < 0 || pos + len > rt) { fail(pos, `${label} of ${len} bytes inside the records`, base); return false; }
+      if (len < 0 || pos + len > rt) {
+        fail(pos, `${label} of ${len} bytes inside the records`, base);
+        return false;
+      }
       fields.push({ label, start: pos, end: pos + len, text: text(pos, pos + len) });
       pos += len;
       return true;
@@ -279,9 +324,13 @@ export function decodeBlockDetail(t: BlockSourceTable, blockIndex: number, table
       if (delta >= 0) {
         fields[fields.length - 1].text = `${delta} (update_index ${h.minUpdateIndex + delta})`;
         if (valueType === 0) kind = 'tombstone';
-        else if (valueType === 1) { kind = 'ref'; rawField('object id', hs, hex); }
-        else if (valueType === 2) { kind = 'peeled'; if (rawField('object id', hs, hex)) rawField('peeled id', hs, hex); }
-        else if (valueType === 3) {
+        else if (valueType === 1) {
+          kind = 'ref';
+          rawField('object id', hs, hex);
+        } else if (valueType === 2) {
+          kind = 'peeled';
+          if (rawField('object id', hs, hex)) rawField('peeled id', hs, hex);
+        } else if (valueType === 3) {
           kind = 'symref';
           const tl = varintField('target length');
           if (tl >= 0) rawField('target', tl, text);
@@ -328,16 +377,28 @@ export function decodeBlockDetail(t: BlockSourceTable, blockIndex: number, table
     const idx = records.length;
     const restart = restartSet.has(recStart);
     records.push({
-      index: idx, start: recStart, end: pos, restart, prefixLength, suffixLength, valueType,
-      prefix: spanOf(recStart, prefixEnd), suffixLen: spanOf(prefixEnd, swEnd), suffix: spanOf(swEnd, swEnd + suffixLength),
-      value: spanOf(valueStart, pos), key: keyText(key, section), kind, fields,
+      index: idx,
+      start: recStart,
+      end: pos,
+      restart,
+      prefixLength,
+      suffixLength,
+      valueType,
+      prefix: spanOf(recStart, prefixEnd),
+      suffixLen: spanOf(prefixEnd, swEnd),
+      suffix: spanOf(swEnd, swEnd + suffixLength),
+      value: spanOf(valueStart, pos),
+      key: keyText(key, section),
+      kind,
+      fields,
     });
     mark(recStart, prefixEnd, ROLE.prefix, idx);
     mark(prefixEnd, swEnd, ROLE.suffixLen, idx);
     mark(swEnd, swEnd + suffixLength, ROLE.suffix, idx);
     mark(valueStart, pos, ROLE.value, idx);
     if (restart && prefixLength !== 0) fail(recStart, 'prefix length 0 at a restart point', base);
-    if (idx === 0 && !restart && restartOffsets.length) fail(recStart, 'the first record of a block at a restart point', base);
+    if (idx === 0 && !restart && restartOffsets.length)
+      fail(recStart, 'the first record of a block at a restart point', base);
   }
   if (!error) {
     const starts = new Set(records.map((r) => r.start));
@@ -349,8 +410,26 @@ export function decodeBlockDetail(t: BlockSourceTable, blockIndex: number, table
     }
   }
   return {
-    tableIndex, blockIndex, tableName: t.name, type, section, fileOffset: b.offset, bytes, inflated,
-    fileBytes: b.fileBytes, blockLen, hashSize: hs, fileHeader, blockHeader, records, restartOffsets,
-    restartTable, restartCount, padding, roles, recordOf, error,
+    tableIndex,
+    blockIndex,
+    tableName: t.name,
+    type,
+    section,
+    fileOffset: b.offset,
+    bytes,
+    inflated,
+    fileBytes: b.fileBytes,
+    blockLen,
+    hashSize: hs,
+    fileHeader,
+    blockHeader,
+    records,
+    restartOffsets,
+    restartTable,
+    restartCount,
+    padding,
+    roles,
+    recordOf,
+    error,
   };
 }

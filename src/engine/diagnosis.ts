@@ -25,7 +25,9 @@ const kb = sizeText;
  * compaction section, null when a table is unreadable) or for a files-backend input (`p`).
  */
 export function diagnose(r: Report, a: Analysis, c: CompactionReport | null, p: PackedRefsJson | null): string {
-  const first = r.verdict.gitReadable ? '' : `Git cannot read this ${a.stack ? 'stack' : 'repository'}: ${r.verdict.reason}. `;
+  const first = r.verdict.gitReadable
+    ? ''
+    : `Git cannot read this ${a.stack ? 'stack' : 'repository'}: ${r.verdict.reason}. `;
   if (a.stack) {
     let d = diagnoseStack(r, c);
     const sim = simulationSentence(r, a);
@@ -39,7 +41,11 @@ export function diagnose(r: Report, a: Analysis, c: CompactionReport | null, p: 
 export const DIAGNOSIS_SIMULATION_MAX_RECORDS = 120_000;
 
 function secs(x: number): string {
-  return x >= 100 ? `${fmt(Math.round(x))} s` : x >= 1 ? `${x.toFixed(1)} s` : `${Math.max(1, Math.round(x * 1000))} ms`;
+  return x >= 100
+    ? `${fmt(Math.round(x))} s`
+    : x >= 1
+      ? `${x.toFixed(1)} s`
+      : `${Math.max(1, Math.round(x * 1000))} ms`;
 }
 
 /**
@@ -54,9 +60,15 @@ function simulationSentence(r: Report, a: ReftableAnalysis): string {
   }
   try {
     const sim = Simulator.fromAnalysis(a);
-    const res = sim.run(sim.parseSpec('recreate'), { models: ['git-2.49', 'git-2.55', 'git-2.56'], fixes: false, curve: false });
+    const res = sim.run(sim.parseSpec('recreate'), {
+      models: ['git-2.49', 'git-2.55', 'git-2.56'],
+      fixes: false,
+      curve: false,
+    });
     const by = new Map(res.results.map((x) => [x.model, x.seconds ?? undefined]));
-    const old = by.get('git-2.49'), mid = by.get('git-2.55'), neu = by.get('git-2.56');
+    const old = by.get('git-2.49'),
+      mid = by.get('git-2.55'),
+      neu = by.get('git-2.56');
     if (old === undefined || mid === undefined || neu === undefined) return '';
     return `Re-creating the ${plural(st.tombstonesHiding, 'hidden ref')} in one \`git update-ref --stdin\` would take about ${secs(old)} with git ≤ 2.49, ${secs(mid)} with git 2.50–2.55 and ${secs(neu)} with git 2.56 (refscope's simulator; see the Simulator for the breakdown and for the time after \`git pack-refs\`).`;
   } catch {
@@ -74,10 +86,14 @@ function diagnoseStack(r: Report, c: CompactionReport | null): string {
   const n = r.tables.length;
   const refRecs = st.refRecords;
   const dangling = st.danglingSymrefs ?? 0;
-  parts.push(`${plural(n, 'table')}, ${kb(st.totalBytes)}: ${plural(st.live, 'live ref')}${dangling ? ` (${dangling === st.live ? (dangling === 1 ? 'a symref' : 'all symrefs') : `${fmt(dangling)} of them ${dangling === 1 ? 'a symref' : 'symrefs'}`} to a deleted ref, which \`git for-each-ref\` leaves out)` : ''} in ${plural(refRecs, 'ref record')}.`);
+  parts.push(
+    `${plural(n, 'table')}, ${kb(st.totalBytes)}: ${plural(st.live, 'live ref')}${dangling ? ` (${dangling === st.live ? (dangling === 1 ? 'a symref' : 'all symrefs') : `${fmt(dangling)} of them ${dangling === 1 ? 'a symref' : 'symrefs'}`} to a deleted ref, which \`git for-each-ref\` leaves out)` : ''} in ${plural(refRecs, 'ref record')}.`,
+  );
   if (st.incomplete) {
     const bad = r.tables.filter((t) => t.error).map((t) => t.name);
-    parts.push(`${plural(bad.length, 'table')} could not be read (${bad.join(', ')}): these figures are refscope's reading of the intact tables, not what git sees, and what compaction would do cannot be judged.`);
+    parts.push(
+      `${plural(bad.length, 'table')} could not be read (${bad.join(', ')}): these figures are refscope's reading of the intact tables, not what git sees, and what compaction would do cannot be judged.`,
+    );
     return parts.join(' ');
   }
   // What makes it slow: records that lookups must step over.
@@ -88,10 +104,14 @@ function diagnoseStack(r: Report, c: CompactionReport | null): string {
     const heavy = tombTables.sort((x, y) => y.t.records.tombstone - x.t.records.tombstone)[0];
     const where = heavy.i === n - 1 ? 'the newest table' : `table ${heavy.i}`;
     // Every tombstone record counts here (a lookup steps over each one), not only the winning ones.
-    parts.push(`${where[0].toUpperCase() + where.slice(1)} holds ${plural(heavy.t.records.tombstone, 'tombstone')} (deletion records)${tombTables.length > 1 ? `, ${fmt(st.tombstoneRecords)} in ${fmt(tombTables.length)} tables of the stack` : ''}; they hide ${plural(hidden, 'older ref')}, and every lookup and scan still steps over both.`);
+    parts.push(
+      `${where[0].toUpperCase() + where.slice(1)} holds ${plural(heavy.t.records.tombstone, 'tombstone')} (deletion records)${tombTables.length > 1 ? `, ${fmt(st.tombstoneRecords)} in ${fmt(tombTables.length)} tables of the stack` : ''}; they hide ${plural(hidden, 'older ref')}, and every lookup and scan still steps over both.`,
+    );
   }
   if (shadowed > hidden && refRecs) {
-    parts.push(`${fmt(shadowed)} of the ${fmt(refRecs)} ref records (${((100 * shadowed) / refRecs).toFixed(0)} %) are old values that newer tables override.`);
+    parts.push(
+      `${fmt(shadowed)} of the ${fmt(refRecs)} ref records (${((100 * shadowed) / refRecs).toFixed(0)} %) are old values that newer tables override.`,
+    );
   }
   if (c && c.locks.outcome === 'list-locked') {
     parts.push(`A tables.list.lock is present: ${c.locks.reason}.`);
@@ -103,23 +123,40 @@ function diagnoseStack(r: Report, c: CompactionReport | null): string {
       // nothing merged; the rule's reasons follow for what would happen once the lock is gone
     } else if (c.segment) {
       const { start, end } = c.segment;
-      parts.push(`git's next auto-compaction merges tables ${start}–${end}${c.dropsTombstones ? ' (it starts at the base table, so their tombstones go)' : ' (not from the base table, so tombstones are carried forward)'}.`);
+      parts.push(
+        `git's next auto-compaction merges tables ${start}–${end}${c.dropsTombstones ? ' (it starts at the base table, so their tombstones go)' : ' (not from the base table, so tombstones are carried forward)'}.`,
+      );
     } else {
       const last = c.bySize.values.length - 1;
-      parts.push(`git's auto-compaction will not merge anything: it compares file sizes (less header and footer), and each table is at least ${c.factor}× the next newer one (${fmt(c.bySize.values[last - 1])} vs ${fmt(c.bySize.values[last])} bytes for the two newest).`);
+      parts.push(
+        `git's auto-compaction will not merge anything: it compares file sizes (less header and footer), and each table is at least ${c.factor}× the next newer one (${fmt(c.bySize.values[last - 1])} vs ${fmt(c.bySize.values[last])} bytes for the two newest).`,
+      );
       if (c.byRecords.segment) {
         const { start, end } = c.byRecords.segment;
-        parts.push(`Counted in records the picture differs: tables ${start}–${end} hold ${c.byRecords.values.slice(start, end + 1).map(fmt).join(' and ')} records; tombstones look small in bytes only because they carry no object id.`);
+        parts.push(
+          `Counted in records the picture differs: tables ${start}–${end} hold ${c.byRecords.values
+            .slice(start, end + 1)
+            .map(fmt)
+            .join(' and ')} records; tombstones look small in bytes only because they carry no object id.`,
+        );
       }
     }
     const tomb = st.tombstoneRecords;
     if (tomb || shadowed) {
-      parts.push(`Fix: \`git pack-refs\` merges everything into one table of ${plural(st.live, 'ref')}${tomb ? `, dropping the ${plural(tomb, 'tombstone')} and the ${fmt(hidden)} refs they hide` : ''}.`);
+      parts.push(
+        `Fix: \`git pack-refs\` merges everything into one table of ${plural(st.live, 'ref')}${tomb ? `, dropping the ${plural(tomb, 'tombstone')} and the ${fmt(hidden)} refs they hide` : ''}.`,
+      );
     } else {
-      parts.push(`Nothing to fix: no tombstones and no overridden records; \`git pack-refs\` would only merge the ${fmt(n)} tables into one.`);
+      parts.push(
+        `Nothing to fix: no tombstones and no overridden records; \`git pack-refs\` would only merge the ${fmt(n)} tables into one.`,
+      );
     }
   } else if (n === 1) {
-    parts.push(st.tombstoneRecords ? `A single table: \`git pack-refs\` would drop its ${plural(st.tombstoneRecords, 'tombstone')}.` : 'A single table: nothing to compact.');
+    parts.push(
+      st.tombstoneRecords
+        ? `A single table: \`git pack-refs\` would drop its ${plural(st.tombstoneRecords, 'tombstone')}.`
+        : 'A single table: nothing to compact.',
+    );
   }
   return parts.join(' ');
 }
@@ -128,27 +165,44 @@ function diagnoseStack(r: Report, c: CompactionReport | null): string {
 function diagnoseFiles(p: PackedRefsJson): string {
   const parts: string[] = [];
   if (p.present) {
-    parts.push(`packed-refs: ${plural(p.records, 'record')} in ${kb(p.bytes)}, ${plural(p.peeled, 'peeled value')}, header ${p.header === null ? 'absent' : `"${p.traits.join(' ')}"`}.`);
-    if (p.gitDies) parts.push(`git dies on this file (${p.gitDies.when}): line ${p.gitDies.line}, offset ${p.gitDies.offset}: ${p.gitDies.message}.`);
+    parts.push(
+      `packed-refs: ${plural(p.records, 'record')} in ${kb(p.bytes)}, ${plural(p.peeled, 'peeled value')}, header ${p.header === null ? 'absent' : `"${p.traits.join(' ')}"`}.`,
+    );
+    if (p.gitDies)
+      parts.push(
+        `git dies on this file (${p.gitDies.when}): line ${p.gitDies.line}, offset ${p.gitDies.offset}: ${p.gitDies.message}.`,
+      );
     if (p.claimsSorted && !p.sorted) {
-      parts.push(`The header claims "sorted" but the records are not byte-sorted, so git's binary search over the file misses ${plural(p.unfoundByBinarySearch.length, 'ref')} that are in it.`);
+      parts.push(
+        `The header claims "sorted" but the records are not byte-sorted, so git's binary search over the file misses ${plural(p.unfoundByBinarySearch.length, 'ref')} that are in it.`,
+      );
     } else if (!p.claimsSorted && !p.sorted && p.records > 1) {
-      parts.push(`Without the "sorted" trait and out of order, the file makes git sort a copy of all ${fmt(p.records)} records on every load.`);
+      parts.push(
+        `Without the "sorted" trait and out of order, the file makes git sort a copy of all ${fmt(p.records)} records on every load.`,
+      );
     }
     if (p.duplicates.length) parts.push(`${plural(p.duplicates.length, 'name')} appear twice (git lists them twice).`);
     const pc = p.peelCoverage;
-    parts.push(`Peeling: ${fmt(pc.tagsWithPeeled)} of ${fmt(pc.tags)} tags carry their peeled value; the ref advertisement must open ${plural(pc.mustOpen, 'object')} (${pc.rule}).`);
+    parts.push(
+      `Peeling: ${fmt(pc.tagsWithPeeled)} of ${fmt(pc.tags)} tags carry their peeled value; the ref advertisement must open ${plural(pc.mustOpen, 'object')} (${pc.rule}).`,
+    );
   } else {
     parts.push('No packed-refs file.');
   }
   if (p.loose) {
-    parts.push(`${plural(p.loose.looseRefs, 'loose ref')} (${fmt(p.loose.shadowing)} shadow a packed ref) in ${plural(p.loose.directories, 'directory', 'directories')}.`);
+    parts.push(
+      `${plural(p.loose.looseRefs, 'loose ref')} (${fmt(p.loose.shadowing)} shadow a packed ref) in ${plural(p.loose.directories, 'directory', 'directories')}.`,
+    );
   }
   if (p.packRefsAuto) {
     const a = p.packRefsAuto;
-    parts.push(`\`git pack-refs --auto\` ${a.wouldPack ? 'would pack now' : 'would not pack yet'}: ${fmt(a.candidatesTags)} loose tags against a limit of ${fmt(a.limit)}${a.wouldPackAll !== a.wouldPack ? ` (with --all: ${fmt(a.candidatesAll)} loose refs, ${a.wouldPackAll ? 'would pack' : 'would not'})` : ''}.`);
+    parts.push(
+      `\`git pack-refs --auto\` ${a.wouldPack ? 'would pack now' : 'would not pack yet'}: ${fmt(a.candidatesTags)} loose tags against a limit of ${fmt(a.limit)}${a.wouldPackAll !== a.wouldPack ? ` (with --all: ${fmt(a.candidatesAll)} loose refs, ${a.wouldPackAll ? 'would pack' : 'would not'})` : ''}.`,
+    );
   }
   const e = p.reftableEstimate;
-  parts.push(`As a reftable these ${plural(e.refs, 'ref')} would take about ${kb(e.bytes)} in ${plural(e.blocks, 'block')} (estimate).`);
+  parts.push(
+    `As a reftable these ${plural(e.refs, 'ref')} would take about ${kb(e.bytes)} in ${plural(e.blocks, 'block')} (estimate).`,
+  );
   return parts.join(' ');
 }

@@ -12,8 +12,17 @@
 import type { Report, TableReport } from './report.ts';
 import type { CompactionReport } from './extensions.ts';
 import {
-  shapePlan, shareFigures, synthName, planFiller, safeNamespaces, DANGLING_TARGET, MAX_SHARE_OIDS, ShareLinkError,
-  type SharePayload, type RefKind, type PlanSegment,
+  shapePlan,
+  shareFigures,
+  synthName,
+  planFiller,
+  safeNamespaces,
+  DANGLING_TARGET,
+  MAX_SHARE_OIDS,
+  ShareLinkError,
+  type SharePayload,
+  type RefKind,
+  type PlanSegment,
 } from './share/index.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -88,7 +97,10 @@ export function exportMarkdown(report: Report): string {
   const out: string[] = [];
   const shared = (report as { shared?: { label: string; generator: string } }).shared;
   out.push('# refscope report', '');
-  out.push(`Input: ${mdCode(report.input.description, false)} (${mdCode(report.input.kind, false)}), by ${mdCode(report.generator, false)}${shared ? `; ${mdText(shared.label)}, shared by ${mdCode(shared.generator, false)}: figures from a link, table names synthetic` : ''}.`, '');
+  out.push(
+    `Input: ${mdCode(report.input.description, false)} (${mdCode(report.input.kind, false)}), by ${mdCode(report.generator, false)}${shared ? `; ${mdText(shared.label)}, shared by ${mdCode(shared.generator, false)}: figures from a link, table names synthetic` : ''}.`,
+    '',
+  );
   const st = report.stack;
   if (st) {
     const c = st.compaction as CompactionReport | undefined;
@@ -110,39 +122,58 @@ export function exportMarkdown(report: Report): string {
   if (report.diagnosis) out.push('## Diagnosis', '', mdText(report.diagnosis), '');
   if (report.tables.length) {
     out.push('## Tables (oldest first)', '');
-    out.push('| # | table | bytes | format | block size | update indexes | refs | peeled | symrefs | tombstones | logs | shadowed | hidden by tombstones | blocks |');
+    out.push(
+      '| # | table | bytes | format | block size | update indexes | refs | peeled | symrefs | tombstones | logs | shadowed | hidden by tombstones | blocks |',
+    );
     out.push('|---:|---|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     report.tables.forEach((t: TableReport, i) => {
       const r = t.records;
-      const fmtv = t.error ? `unreadable: ${mdCode(t.error.expected)}` : `v${t.version} ${t.hashId === 's256' ? 'SHA-256' : 'SHA-1'}`;
-      out.push(`| ${i} | ${mdCode(t.name)} | ${n(t.fileSize)} | ${fmtv} | ${n(t.blockSize)} | ${t.minUpdateIndex ?? '–'}..${t.maxUpdateIndex ?? '–'} | ${n(r.ref)} | ${n(r.peeled)} | ${n(r.symref)} | ${n(r.tombstone)} | ${n(r.log + r.logDeletion)} | ${n(t.shadowed)} | ${n(t.hiddenByTombstone)} | ${n(t.blocks.length)} |`);
+      const fmtv = t.error
+        ? `unreadable: ${mdCode(t.error.expected)}`
+        : `v${t.version} ${t.hashId === 's256' ? 'SHA-256' : 'SHA-1'}`;
+      out.push(
+        `| ${i} | ${mdCode(t.name)} | ${n(t.fileSize)} | ${fmtv} | ${n(t.blockSize)} | ${t.minUpdateIndex ?? '–'}..${t.maxUpdateIndex ?? '–'} | ${n(r.ref)} | ${n(r.peeled)} | ${n(r.symref)} | ${n(r.tombstone)} | ${n(r.log + r.logDeletion)} | ${n(t.shadowed)} | ${n(t.hiddenByTombstone)} | ${n(t.blocks.length)} |`,
+      );
     });
     out.push('');
   }
   if (st && Object.keys(st.namespaces).length) {
     out.push('## Live refs by namespace', '', '| namespace | live refs |', '|---|---:|');
-    for (const [ns, v] of Object.entries(st.namespaces).sort((a, b) => b[1] - a[1])) out.push(`| ${mdCode(ns)} | ${n(v)} |`);
+    for (const [ns, v] of Object.entries(st.namespaces).sort((a, b) => b[1] - a[1]))
+      out.push(`| ${mdCode(ns)} | ${n(v)} |`);
     out.push('');
   }
   const c = st?.compaction as CompactionReport | undefined;
   if (c && c.bySize && report.tables.length > 1) {
     out.push(`## Compaction geometry (factor ${n(c.factor)})`, '');
-    out.push('Git compares net byte sizes (file size − 91, or − 99 for SHA-256 tables); the same rule on record counts shows what lookups pay for.', '');
+    out.push(
+      'Git compares net byte sizes (file size − 91, or − 99 for SHA-256 tables); the same rule on record counts shows what lookups pay for.',
+      '',
+    );
     out.push('| # | net bytes | git (bytes) | records | by records | live records |', '|---:|---:|---|---:|---|---:|');
-    const inSeg = (s: { start: number; end: number } | null, i: number) => (s && i >= s.start && i <= s.end ? 'merged' : '');
+    const inSeg = (s: { start: number; end: number } | null, i: number) =>
+      s && i >= s.start && i <= s.end ? 'merged' : '';
     report.tables.forEach((_, i) => {
-      out.push(`| ${i} | ${n(c.bySize.values?.[i])} | ${inSeg(c.segment, i)} | ${n(c.byRecords?.values?.[i])} | ${inSeg(c.byRecords?.segment ?? null, i)} | ${n(c.byLive?.values?.[i])} |`);
+      out.push(
+        `| ${i} | ${n(c.bySize.values?.[i])} | ${inSeg(c.segment, i)} | ${n(c.byRecords?.values?.[i])} | ${inSeg(c.byRecords?.segment ?? null, i)} | ${n(c.byLive?.values?.[i])} |`,
+      );
     });
     out.push('');
   }
   if (report.findings.length) {
     out.push('## Findings', '');
     for (const f of report.findings) {
-      out.push(`- **${mdText(f.severity)}** ${mdCode(f.file, false)}${f.offset >= 0 ? ` at offset ${n(f.offset)}` : ''}: ${mdCode(f.message, false)}`);
+      out.push(
+        `- **${mdText(f.severity)}** ${mdCode(f.file, false)}${f.offset >= 0 ? ` at offset ${n(f.offset)}` : ''}: ${mdCode(f.message, false)}`,
+      );
     }
     out.push('');
   }
-  out.push('---', `Schema ${mdCode(report.schema, false)}; made with refscope from the files alone (nothing uploaded).`, '');
+  out.push(
+    '---',
+    `Schema ${mdCode(report.schema, false)}; made with refscope from the files alone (nothing uploaded).`,
+    '',
+  );
   return out.join('\n');
 }
 
@@ -166,7 +197,8 @@ export function shQuote(s: string): string {
 }
 /** A number from a payload, checked to be a non-negative integer before it is written into the script. */
 function int(v: number, what = 'a figure'): string {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new ShareLinkError('damaged', `link is damaged: ${what} is not a non-negative integer`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+    throw new ShareLinkError('damaged', `link is damaged: ${what} is not a non-negative integer`);
   return String(v);
 }
 function comment(s: string): string {
@@ -196,9 +228,21 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
   const hash = base?.hashId === 's256' ? 'sha256' : 'sha1';
   const commits = Math.max(2, ...p.tables.map((t) => t.distinctOids));
   // NC drives the fast-import loop: checkPayload (in shapePlan) caps it; check again where it is written
-  if (!Number.isSafeInteger(commits) || commits > MAX_SHARE_OIDS) throw new ShareLinkError('damaged', `link is damaged: ${commits} distinct object ids`);
+  if (!Number.isSafeInteger(commits) || commits > MAX_SHARE_OIDS)
+    throw new ShareLinkError('damaged', `link is damaged: ${commits} distinct object ids`);
   for (const t of p.tables) {
-    for (const k of ['fileSize', 'blockSize', 'restartInterval', 'minUpdateIndex', 'maxUpdateIndex', 'logs', 'logDeletions', 'refIndexLevels', 'objRecords'] as const) int(t[k], `table ${k}`);
+    for (const k of [
+      'fileSize',
+      'blockSize',
+      'restartInterval',
+      'minUpdateIndex',
+      'maxUpdateIndex',
+      'logs',
+      'logDeletions',
+      'refIndexLevels',
+      'objRecords',
+    ] as const)
+      int(t[k], `table ${k}`);
   }
   int(plan.idWidth, 'the id width');
   const anyPeeled = plan.tables.some((t) => t.records.peeled > 0);
@@ -211,7 +255,9 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
   L.push(`# refscope repro script (refscope.repro/1), made by ${comment(p.generator)}.`);
   if (opts.source) L.push(`# Shape of: ${comment(opts.source)}`);
   L.push(`# Rebuilds a reftable stack of the same shape with synthetic ref names: ${total} tables,`);
-  L.push(`# ${f.refRecords.toLocaleString('en-US')} ref records, ${f.live.toLocaleString('en-US')} live refs, ${f.tombstones.toLocaleString('en-US')} winning tombstones; one`);
+  L.push(
+    `# ${f.refRecords.toLocaleString('en-US')} ref records, ${f.live.toLocaleString('en-US')} live refs, ${f.tombstones.toLocaleString('en-US')} winning tombstones; one`,
+  );
   L.push('# `git update-ref --stdin` transaction per table, in the original order. How to check the');
   L.push('# result (table count, record counts within 1 %): docs/share.md in refscope.');
   L.push('#');
@@ -228,15 +274,24 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
   L.push('export GIT_TEST_REFTABLE_AUTOCOMPACTION');
   L.push('GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null');
   L.push("GIT_AUTHOR_NAME=refscope GIT_AUTHOR_EMAIL=refscope@example.invalid GIT_AUTHOR_DATE='1700000000 +0000'");
-  L.push("GIT_COMMITTER_NAME=refscope GIT_COMMITTER_EMAIL=refscope@example.invalid GIT_COMMITTER_DATE='1700000000 +0000'");
-  L.push('export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE');
+  L.push(
+    "GIT_COMMITTER_NAME=refscope GIT_COMMITTER_EMAIL=refscope@example.invalid GIT_COMMITTER_DATE='1700000000 +0000'",
+  );
+  L.push(
+    'export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE',
+  );
   L.push('if [ -e "$DIR" ]; then echo "repro: $DIR exists; name a new directory" >&2; exit 1; fi');
   // HEAD (root key 0) in the first table: git init writes it, pointing at the initial branch
   const firstReadable = p.tables.findIndex((t) => !t.unreadable);
-  const headSeg = firstReadable < 0 ? undefined : plan.tables[firstReadable].segments.find((x) => x.ns === rootNs && x.start === 0 && x.kind === 3);
+  const headSeg =
+    firstReadable < 0
+      ? undefined
+      : plan.tables[firstReadable].segments.find((x) => x.ns === rootNs && x.start === 0 && x.kind === 3);
   const headTarget = headSeg?.dangling ? DANGLING_TARGET : target;
   const initBranch = headTarget.startsWith('refs/heads/') ? headTarget.slice(11) : 'main';
-  L.push(`"$GIT" init --quiet --bare \${REF_FORMAT:+--ref-format="$REF_FORMAT"} --object-format=${hash} --initial-branch=${shQuote(initBranch)} "$DIR"`);
+  L.push(
+    `"$GIT" init --quiet --bare \${REF_FORMAT:+--ref-format="$REF_FORMAT"} --object-format=${hash} --initial-branch=${shQuote(initBranch)} "$DIR"`,
+  );
   L.push('cd "$DIR"');
   if (!headTarget.startsWith('refs/heads/')) L.push(`"$GIT" symbolic-ref HEAD ${shQuote(headTarget)}`);
   const cfg = (t: SharePayload['tables'][number]) => {
@@ -251,18 +306,26 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
     const [k, v] = c.split('=');
     L.push(`"$GIT" config ${k} ${v}`); // k fixed, v an integer checked by int()
   }
-  L.push(`"$GIT" config core.logAllRefUpdates ${anyLogs ? 'always' : 'false'}${anyLogs ? '   # the original has reflog records (their counts are not reproduced)' : ''}`);
+  L.push(
+    `"$GIT" config core.logAllRefUpdates ${anyLogs ? 'always' : 'false'}${anyLogs ? '   # the original has reflog records (their counts are not reproduced)' : ''}`,
+  );
   L.push('');
-  L.push(`# ${commits.toLocaleString('en-US')} commits to point refs at (the most distinct object ids of any table); no ref keeps them.`);
+  L.push(
+    `# ${commits.toLocaleString('en-US')} commits to point refs at (the most distinct object ids of any table); no ref keeps them.`,
+  );
   L.push('MARKS=$PWD/refscope-marks');
   L.push(`NC=${int(commits)}`);
-  L.push(`awk -v n="$NC" 'BEGIN { for (i = 1; i <= n; i++) printf "commit refs/refscope-tmp\\nmark :%d\\ncommitter refscope <refscope@example.invalid> %d +0000\\ndata <<EOT\\nsynthetic %d\\nEOT\\n\\n", i, 1700000000 + i, i }' |`);
+  L.push(
+    `awk -v n="$NC" 'BEGIN { for (i = 1; i <= n; i++) printf "commit refs/refscope-tmp\\nmark :%d\\ncommitter refscope <refscope@example.invalid> %d +0000\\ndata <<EOT\\nsynthetic %d\\nEOT\\n\\n", i, 1700000000 + i, i }' |`,
+  );
   L.push('  "$GIT" fast-import --quiet --export-marks="$MARKS"');
   L.push('"$GIT" update-ref -d refs/refscope-tmp');
   L.push('TAG=');
   if (anyPeeled) {
     L.push('# one annotated tag for the peeled records');
-    L.push(`TAG=$(printf 'object %s\\ntype commit\\ntag refscope-synthetic\\ntagger refscope <refscope@example.invalid> 1700000000 +0000\\n\\nsynthetic\\n' "$(awk 'NR == 1 { print $2 }' "$MARKS")" | "$GIT" mktag)`);
+    L.push(
+      `TAG=$(printf 'object %s\\ntype commit\\ntag refscope-synthetic\\ntagger refscope <refscope@example.invalid> 1700000000 +0000\\n\\nsynthetic\\n' "$(awk 'NR == 1 { print $2 }' "$MARKS")" | "$GIT" mktag)`,
+    );
   }
   L.push(`TARGET=${shQuote(target)}`);
   L.push(`DANGLING=${shQuote(DANGLING_TARGET)}   # no ref of this script has this name`);
@@ -270,9 +333,11 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
   L.push(`# refs CMD PREFIX FIRST COUNT SUFFIX SHIFT: one update-ref command for each of the COUNT refs`);
   L.push(`# PREFIX<FIRST..FIRST+COUNT-1, ${plan.idWidth} digits>SUFFIX. CMD update: to commit (id + SHIFT) mod NC;`);
   L.push('# peeled: to the annotated tag; symref: symref-update to $TARGET; dangling: symref-update to');
-  L.push('# $DANGLING (as the original\'s symrefs whose target does not exist); delete: a deletion (tombstone).');
+  L.push("# $DANGLING (as the original's symrefs whose target does not exist); delete: a deletion (tombstone).");
   L.push('refs() {');
-  L.push(`  awk -v cmd="$1" -v pre="$2" -v first="$3" -v n="$4" -v suf="$5" -v shift="$6" -v w=${int(plan.idWidth)} \\`);
+  L.push(
+    `  awk -v cmd="$1" -v pre="$2" -v first="$3" -v n="$4" -v suf="$5" -v shift="$6" -v w=${int(plan.idWidth)} \\`,
+  );
   L.push('      -v marks="$MARKS" -v tag="$TAG" -v target="$TARGET" -v dangling="$DANGLING" \'');
   L.push('    BEGIN {');
   L.push('      if (cmd == "update") while ((getline line < marks) > 0) { split(line, f, " "); c[nc++] = f[2] }');
@@ -296,7 +361,9 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
   L.push('    delete) echo "delete $2" ;;');
   L.push('  esac');
   L.push('}');
-  L.push('tables() { if [ -f reftable/tables.list ]; then wc -l < reftable/tables.list | tr -d " "; else echo "?"; fi; }');
+  L.push(
+    'tables() { if [ -f reftable/tables.list ]; then wc -l < reftable/tables.list | tr -d " "; else echo "?"; fi; }',
+  );
   L.push('');
   let tableNo = 0;
   let first = true;
@@ -310,7 +377,9 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
     }
     tableNo++;
     const logs = t.logs + t.logDeletions ? `; ${t.logs + t.logDeletions} log records in the original` : '';
-    L.push(`# table ${ti + 1} of ${total} (update indexes ${t.minUpdateIndex}..${t.maxUpdateIndex}, ${t.fileSize.toLocaleString('en-US')} bytes): ${what}${logs}`);
+    L.push(
+      `# table ${ti + 1} of ${total} (update indexes ${t.minUpdateIndex}..${t.maxUpdateIndex}, ${t.fileSize.toLocaleString('en-US')} bytes): ${what}${logs}`,
+    );
     let headFromInit = false;
     const lines: string[] = [];
     for (const s of pt.segments) {
@@ -318,8 +387,15 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
       if (s.ns === rootNs) {
         for (let id = s.start; id < s.start + s.count; id++) {
           const name = synthName('(root)', id, plan.idWidth, 0);
-          if (first && name === 'HEAD' && s.kind === 3) { headFromInit = true; lines.push('# HEAD (symref): written by git init above'); continue; }
-          if (name === 'HEAD' && s.kind === 0) { lines.push('# HEAD deletion: not reproduced (git needs HEAD)'); continue; }
+          if (first && name === 'HEAD' && s.kind === 3) {
+            headFromInit = true;
+            lines.push('# HEAD (symref): written by git init above');
+            continue;
+          }
+          if (name === 'HEAD' && s.kind === 0) {
+            lines.push('# HEAD deletion: not reproduced (git needs HEAD)');
+            continue;
+          }
           lines.push(`one ${cmd} ${shQuote(name)} ${int(ti)}`);
         }
         continue;
@@ -329,21 +405,23 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
       const suffix = fill > 0 ? '-' + 'x'.repeat(fill - 1) : '';
       lines.push(`refs ${cmd} ${shQuote(prefix)} ${int(s.start)} ${int(s.count)} ${shQuote(suffix)} ${int(ti)}`);
     }
-    if (first && !headFromInit) lines.unshift('# + 1 symref: git init\'s HEAD (the original table has no HEAD symref)');
+    if (first && !headFromInit) lines.unshift("# + 1 symref: git init's HEAD (the original table has no HEAD symref)");
     const tcfg = cfg(t).filter((c) => !baseCfg.includes(c));
     const gitc = tcfg.map((c) => `-c ${shQuote(c)} `).join('');
     L.push('{');
     L.push(...lines.map((l) => '  ' + l));
     L.push(`} | "$GIT" ${gitc}update-ref --no-deref --stdin`);
     if (first) {
-      L.push('# one table for the first: git init\'s, fast-import\'s and this transaction\'s tables merged');
+      L.push("# one table for the first: git init's, fast-import's and this transaction's tables merged");
       L.push('"$GIT" pack-refs --all');
       first = false;
     }
     L.push(`echo "table ${tableNo}/${total - p.tables.filter((x) => x.unreadable).length}: $(tables) tables"`);
     L.push('');
   });
-  L.push(`echo "repro: $(tables) tables in $DIR (the original: ${total - p.tables.filter((x) => x.unreadable).length} readable tables);"`);
+  L.push(
+    `echo "repro: $(tables) tables in $DIR (the original: ${total - p.tables.filter((x) => x.unreadable).length} readable tables);"`,
+  );
   L.push('echo "compare per-table record counts with: refscope analyze $DIR --json"');
   // optional timed step: re-create every ref hidden by a tombstone
   const hiddenLines: string[] = [];
@@ -352,15 +430,20 @@ export function exportScript(p: SharePayload, opts: ScriptOptions = {}): string 
     const seg = plan.tables[h.table].segments.find((s) => s.ns === h.ns && s.kind === 0);
     if (!seg) continue;
     if (h.ns === rootNs) {
-      for (let id = seg.start; id < seg.start + h.count; id++) hiddenLines.push(`one update ${shQuote(synthName('(root)', id, plan.idWidth, 0))} ${int(total)}`);
+      for (let id = seg.start; id < seg.start + h.count; id++)
+        hiddenLines.push(`one update ${shQuote(synthName('(root)', id, plan.idWidth, 0))} ${int(total)}`);
     } else {
       const fill = planFiller(plan, h.ns, seg.start);
-      hiddenLines.push(`refs update ${shQuote(`${plan.namespaces[h.ns]}/r`)} ${int(seg.start)} ${int(h.count)} ${shQuote(fill > 0 ? '-' + 'x'.repeat(fill - 1) : '')} ${int(total)}`);
+      hiddenLines.push(
+        `refs update ${shQuote(`${plan.namespaces[h.ns]}/r`)} ${int(seg.start)} ${int(h.count)} ${shQuote(fill > 0 ? '-' + 'x'.repeat(fill - 1) : '')} ${int(total)}`,
+      );
     }
   }
   L.push('');
-  L.push(`# TIME_RECREATE=1: re-create the ${f.tombstonesHiding.toLocaleString('en-US')} refs hidden by tombstones in one transaction, auto-compaction on`);
-  L.push('# (the case of a deletion table that git\'s byte-size rule never compacts).');
+  L.push(
+    `# TIME_RECREATE=1: re-create the ${f.tombstonesHiding.toLocaleString('en-US')} refs hidden by tombstones in one transaction, auto-compaction on`,
+  );
+  L.push("# (the case of a deletion table that git's byte-size rule never compacts).");
   L.push('if [ "${TIME_RECREATE:-}" = 1 ]; then');
   L.push('  unset GIT_TEST_REFTABLE_AUTOCOMPACTION');
   if (hiddenLines.length) {

@@ -6,7 +6,14 @@
  */
 import type { Report } from './report.ts';
 import { stackLocks, type Analysis, type FilesAnalysis, type ReftableAnalysis } from './analyze.ts';
-import { gitAutoCompaction, gitAutoCompactionWithLocks, geometryByCount, jgitCompaction, type LockedCompaction, type Segment } from './reftable/auto-compaction.ts';
+import {
+  gitAutoCompaction,
+  gitAutoCompactionWithLocks,
+  geometryByCount,
+  jgitCompaction,
+  type LockedCompaction,
+  type Segment,
+} from './reftable/auto-compaction.ts';
 import { filesRepoSection, packedRefsSection, type PackedRefsJson } from './files.ts';
 import { compactAll, compactSegment, type CompactResult } from './reftable/compact.ts';
 
@@ -76,14 +83,16 @@ function fmt(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-
 function compactionReport(r: Report, a: ReftableAnalysis, factor: number): CompactionReport {
   const ok = r.tables;
   const sizes = ok.map((t) => t.fileSize);
   const versions = ok.map((t) => (t.version ?? 1) as 1 | 2);
   const locked = gitAutoCompactionWithLocks(sizes, versions, factor, stackLocks(a));
   const git = { ...gitAutoCompaction(sizes, versions, factor), segment: locked.segment };
-  const recs = ok.map((t) => t.records.ref + t.records.peeled + t.records.symref + t.records.tombstone + t.records.log + t.records.logDeletion);
+  const recs = ok.map(
+    (t) =>
+      t.records.ref + t.records.peeled + t.records.symref + t.records.tombstone + t.records.log + t.records.logDeletion,
+  );
   const byRec = geometryByCount(recs, factor);
   const live = liveWinners(a, ok.length);
   const byLive = geometryByCount(live, factor);
@@ -93,27 +102,34 @@ function compactionReport(r: Report, a: ReftableAnalysis, factor: number): Compa
   let afterSkipped: string | undefined;
   const total = recs.reduce((s, x) => s + x, 0);
   if (a.stack.tables.some((t) => !t)) afterSkipped = 'a table could not be read';
-  else if (total > AFTER_COMPACTION_MAX_RECORDS) afterSkipped = `more than ${fmt(AFTER_COMPACTION_MAX_RECORDS)} records`;
+  else if (total > AFTER_COMPACTION_MAX_RECORDS)
+    afterSkipped = `more than ${fmt(AFTER_COMPACTION_MAX_RECORDS)} records`;
   else if (ok.length > 0) {
     try {
       const all = compactAll(a.stack, { random: 0 });
       afterPackRefs = afterOf(all, sizes, recs);
       // A segment spanning the whole stack is the same compaction: measured once.
       const whole = git.segment && git.segment.start === 0 && git.segment.end === ok.length - 1;
-      if (git.segment) afterAuto = whole ? afterPackRefs : afterOf(compactSegment(a.stack, git.segment, { random: 0 }), sizes, recs);
+      if (git.segment)
+        afterAuto = whole ? afterPackRefs : afterOf(compactSegment(a.stack, git.segment, { random: 0 }), sizes, recs);
     } catch (e) {
       afterPackRefs = afterAuto = null;
       afterSkipped = `git's compaction would fail: ${(e as Error).message}`;
     }
   }
   return {
-    factor, segment: git.segment, ruleSegment: locked.rule, locks: { outcome: locked.outcome, reason: locked.reason },
+    factor,
+    segment: git.segment,
+    ruleSegment: locked.rule,
+    locks: { outcome: locked.outcome, reason: locked.reason },
     bySize: { values: git.netSizes, reasons: git.reasons },
     byRecords: { values: recs, segment: byRec.segment, reasons: byRec.reasons },
     byLive: { values: live, segment: byLive.segment },
     jgit: { segment: jg.segment, reasons: jg.reasons, ...(jg.error ? { error: jg.error } : {}) },
     dropsTombstones: git.segment?.start === 0,
-    afterPackRefs, afterAuto, ...(afterSkipped ? { afterSkipped } : {}),
+    afterPackRefs,
+    afterAuto,
+    ...(afterSkipped ? { afterSkipped } : {}),
   };
 }
 
@@ -145,9 +161,16 @@ export function addCompactionSection(r: Report, a: ReftableAnalysis, factor = 2)
   if (!r.stack) return null;
   // A worktree's tables are two stacks (its own and the main repository's) that compact apart.
   const c = r.stack.incomplete || a.input.worktree ? null : compactionReport(r, a, factor);
-  r.stack.compaction = c ?? ({ factor, segment: null, incomplete: true, reason: a.input.worktree
-    ? "a worktree: its own stack and the main repository's compact separately; analyze each reftable/ directory for its compaction"
-    : 'a table could not be read: git would fail to read or compact this stack' } satisfies CompactionUnknown);
+  r.stack.compaction =
+    c ??
+    ({
+      factor,
+      segment: null,
+      incomplete: true,
+      reason: a.input.worktree
+        ? "a worktree: its own stack and the main repository's compact separately; analyze each reftable/ directory for its compaction"
+        : 'a table could not be read: git would fail to read or compact this stack',
+    } satisfies CompactionUnknown);
   return c;
 }
 
@@ -163,4 +186,3 @@ export function filesSection(a: FilesAnalysis): PackedRefsJson {
   const repo = a.files;
   return repo.kind === 'packed-refs' && repo.packed ? packedRefsSection(repo.packed) : filesRepoSection(repo);
 }
-

@@ -55,7 +55,11 @@ function baseOf(p: string): string {
  */
 function isReflog(f: InputFile): boolean {
   let head: Uint8Array;
-  try { head = f.source.read(0, 160); } catch { return false; }
+  try {
+    head = f.source.read(0, 160);
+  } catch {
+    return false;
+  }
   let t = '';
   for (let i = 0; i < head.length; i++) t += String.fromCharCode(head[i]);
   return /^(?:[0-9a-f]{40}|[0-9a-f]{64}) (?:[0-9a-f]{40}|[0-9a-f]{64}) /.test(t);
@@ -80,27 +84,46 @@ function isReflog(f: InputFile): boolean {
  * A git `config` saying `refStorage = reftable` without a `reftable/` directory is reported by the caller.
  */
 export function classifyInput(files: InputFile[]): ClassifiedInput {
-  const norm = files.map((f) => ({ ...f, path: f.path.replace(/^(\.\/)+/, '').replace(/^\//, '').replace(/\\/g, '/') }));
+  const norm = files.map((f) => ({
+    ...f,
+    path: f.path
+      .replace(/^(\.\/)+/, '')
+      .replace(/^\//, '')
+      .replace(/\\/g, '/'),
+  }));
   const depth = (p: string) => p.split('/').length;
   const byPath = new Map(norm.map((f) => [f.path, f]));
   const inLogs = (dir: string) => dir.split('/').includes('logs');
   const gitDirs = norm
     .filter((f) => baseOf(f.path) === 'HEAD' && !inLogs(dirOf(f.path)) && !isReflog(f))
     .map((f) => dirOf(f.path))
-    .filter((d) => byPath.has(d + 'config') || byPath.has(d + 'packed-refs') || byPath.has(d + 'reftable/tables.list') || byPath.has(d + 'commondir')
-      || norm.some((g) => g.path.startsWith(d + 'refs/')))
+    .filter(
+      (d) =>
+        byPath.has(d + 'config') ||
+        byPath.has(d + 'packed-refs') ||
+        byPath.has(d + 'reftable/tables.list') ||
+        byPath.has(d + 'commondir') ||
+        norm.some((g) => g.path.startsWith(d + 'refs/')),
+    )
     .sort((a, b) => depth(a) - depth(b));
   const reftableAt = (dir: string, list: InputFile, what: string, gitDir?: string): ClassifiedInput => {
     // git opens whatever tables.list names, `.ref` or not (reftable/stack.c stack_filename).
     const listed = listedNames(list);
     const isTable = (f: InputFile) => f.path.endsWith('.ref') || listed.has(baseOf(f.path));
     return {
-      kind: 'reftable', root: dir, tablesList: list,
-      tableFiles: norm.filter((f) => dirOf(f.path) === dir && isTable(f)), gitFiles: [],
+      kind: 'reftable',
+      root: dir,
+      tablesList: list,
+      tableFiles: norm.filter((f) => dirOf(f.path) === dir && isTable(f)),
+      gitFiles: [],
       description: `${what} (${list.path})`,
       reftableOther: norm.filter((f) => dirOf(f.path) === dir && !isTable(f) && f !== list),
       ...(gitDir !== undefined
-        ? { gitDirOther: norm.filter((f) => f.path.startsWith(gitDir) && !f.path.startsWith(dir)).map((f) => ({ ...f, path: f.path.slice(gitDir.length) })) }
+        ? {
+            gitDirOther: norm
+              .filter((f) => f.path.startsWith(gitDir) && !f.path.startsWith(dir))
+              .map((f) => ({ ...f, path: f.path.slice(gitDir.length) })),
+          }
         : {}),
     };
   };
@@ -111,30 +134,71 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
     const list = byPath.get(root + 'reftable/tables.list');
     if (list) return reftableAt(root + 'reftable/', list, 'reftable repository', root);
     if (!configSaysReftable(byPath.get(root + 'config'))) {
-      const gitFiles = norm.filter((f) => f.path.startsWith(root)).map((f) => ({ ...f, path: f.path.slice(root.length) }));
-      return { kind: 'files', root, tablesList: null, tableFiles: [], gitFiles, description: `files backend (${root ? root.replace(/\/$/, '') : '.git directory'})` };
+      const gitFiles = norm
+        .filter((f) => f.path.startsWith(root))
+        .map((f) => ({ ...f, path: f.path.slice(root.length) }));
+      return {
+        kind: 'files',
+        root,
+        tablesList: null,
+        tableFiles: [],
+        gitFiles,
+        description: `files backend (${root ? root.replace(/\/$/, '') : '.git directory'})`,
+      };
     }
   }
   const lists = norm.filter((f) => baseOf(f.path) === 'tables.list').sort((a, b) => depth(a.path) - depth(b.path));
   if (lists.length) return reftableAt(dirOf(lists[0].path), lists[0], 'reftable stack');
   const refs = norm.filter((f) => f.path.endsWith('.ref'));
   if (refs.length) {
-    return { kind: 'reftable', root: '', tablesList: null, tableFiles: refs, gitFiles: [], description: `${refs.length} reftable file(s) without tables.list` };
+    return {
+      kind: 'reftable',
+      root: '',
+      tablesList: null,
+      tableFiles: refs,
+      gitFiles: [],
+      description: `${refs.length} reftable file(s) without tables.list`,
+    };
   }
   const packed = norm.filter((f) => baseOf(f.path) === 'packed-refs').sort((a, b) => depth(a.path) - depth(b.path));
   if (packed.length) {
     const f = packed[0];
-    return { kind: 'packed-refs', root: dirOf(f.path), tablesList: null, tableFiles: [], gitFiles: [{ ...f, path: 'packed-refs' }], description: `packed-refs file (${f.path})` };
+    return {
+      kind: 'packed-refs',
+      root: dirOf(f.path),
+      tablesList: null,
+      tableFiles: [],
+      gitFiles: [{ ...f, path: 'packed-refs' }],
+      description: `packed-refs file (${f.path})`,
+    };
   }
-  const sniffed = norm.filter((f) => baseOf(f.path).includes('packed-refs')).sort((a, b) => depth(a.path) - depth(b.path));
-  const byContent = [...sniffed, ...(norm.length <= 16 ? norm.filter((f) => !sniffed.includes(f)) : [])].find(looksLikePackedRefs);
+  const sniffed = norm
+    .filter((f) => baseOf(f.path).includes('packed-refs'))
+    .sort((a, b) => depth(a.path) - depth(b.path));
+  const byContent = [...sniffed, ...(norm.length <= 16 ? norm.filter((f) => !sniffed.includes(f)) : [])].find(
+    looksLikePackedRefs,
+  );
   if (byContent) {
     const f = byContent;
     // Read as `packed-refs` (what the files backend looks for), reported under its own name.
     const asPacked = Object.assign({ path: 'packed-refs', source: f.source }, { displayPath: f.path });
-    return { kind: 'packed-refs', root: dirOf(f.path), tablesList: null, tableFiles: [], gitFiles: [asPacked], description: `packed-refs file, recognised by its content (${f.path})` };
+    return {
+      kind: 'packed-refs',
+      root: dirOf(f.path),
+      tablesList: null,
+      tableFiles: [],
+      gitFiles: [asPacked],
+      description: `packed-refs file, recognised by its content (${f.path})`,
+    };
   }
-  return { kind: 'empty', root: '', tablesList: null, tableFiles: [], gitFiles: [], description: 'no reftable, packed-refs or .git files found' };
+  return {
+    kind: 'empty',
+    root: '',
+    tablesList: null,
+    tableFiles: [],
+    gitFiles: [],
+    description: 'no reftable, packed-refs or .git files found',
+  };
 }
 
 /**
@@ -143,7 +207,11 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
  */
 export function looksLikePackedRefs(f: InputFile): boolean {
   let head: Uint8Array;
-  try { head = f.source.read(0, 128); } catch { return false; }
+  try {
+    head = f.source.read(0, 128);
+  } catch {
+    return false;
+  }
   let t = '';
   for (let i = 0; i < head.length; i++) t += String.fromCharCode(head[i]);
   return t.startsWith('# pack-refs with:') || /^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64}) refs\//.test(t);
@@ -166,7 +234,10 @@ function worktreeOf(root: string, norm: InputFile[], byPath: Map<string, InputFi
   if (line && !line.startsWith('/')) prefix = normalizeDir(root + line);
   if (prefix === null || !byPath.has(prefix + 'HEAD')) {
     // An absolute commondir: its files are under the shortest "../…" directory holding a HEAD.
-    const heads = norm.map((f) => f.path).filter((p) => /^(\.\.\/)+HEAD$/.test(p)).sort((a, b) => a.length - b.length);
+    const heads = norm
+      .map((f) => f.path)
+      .filter((p) => /^(\.\.\/)+HEAD$/.test(p))
+      .sort((a, b) => a.length - b.length);
     prefix = heads.length ? heads[0].slice(0, -4) : null;
   }
   if (prefix === null || prefix === root || !byPath.has(prefix + 'HEAD')) return null;
@@ -179,29 +250,49 @@ function worktreeOf(root: string, norm: InputFile[], byPath: Map<string, InputFi
       return norm.filter((f) => dirOf(f.path) === dir && (f.path.endsWith('.ref') || listed.has(baseOf(f.path))));
     };
     return {
-      kind: 'reftable', root: root + 'reftable/', tablesList: ownList, tableFiles: refsIn(root + 'reftable/', ownList), gitFiles: [],
+      kind: 'reftable',
+      root: root + 'reftable/',
+      tablesList: ownList,
+      tableFiles: refsIn(root + 'reftable/', ownList),
+      gitFiles: [],
       description: `reftable worktree (${ownList.path}) with its main repository's stack (${commonList.path})`,
-      worktree: { commonRoot: common, commonTablesList: commonList, commonTableFiles: refsIn(common + 'reftable/', commonList) },
+      worktree: {
+        commonRoot: common,
+        commonTablesList: commonList,
+        commonTableFiles: refsIn(common + 'reftable/', commonList),
+      },
     };
   }
   if (ownList || commonList) return null;
   const gitFiles: InputFile[] = [];
-  const perWorktree = (rel: string) => !rel.includes('/') || isPerWorktreeRefName(rel)
-    || (rel.startsWith('logs/') && (!rel.slice(5).includes('/') || isPerWorktreeRefName(rel.slice(5))));
+  const perWorktree = (rel: string) =>
+    !rel.includes('/') ||
+    isPerWorktreeRefName(rel) ||
+    (rel.startsWith('logs/') && (!rel.slice(5).includes('/') || isPerWorktreeRefName(rel.slice(5))));
   for (const f of norm) {
     if (f.path.startsWith(common)) {
       const rel = f.path.slice(common.length);
-      if (rel === 'packed-refs' || rel === 'config') gitFiles.push(Object.assign({ path: rel, source: f.source }, { displayPath: f.path }));
-      else if ((rel.startsWith('refs/') || rel.startsWith('logs/refs/')) && !perWorktree(rel)) gitFiles.push({ path: rel, source: f.source });
+      if (rel === 'packed-refs' || rel === 'config')
+        gitFiles.push(Object.assign({ path: rel, source: f.source }, { displayPath: f.path }));
+      else if ((rel.startsWith('refs/') || rel.startsWith('logs/refs/')) && !perWorktree(rel))
+        gitFiles.push({ path: rel, source: f.source });
     } else if (f.path.startsWith(root)) {
       const rel = f.path.slice(root.length);
-      if ((rel.startsWith('refs/') || rel.startsWith('logs/')) ? perWorktree(rel) : !rel.includes('/') && rel !== 'packed-refs' && rel !== 'config') {
+      if (
+        rel.startsWith('refs/') || rel.startsWith('logs/')
+          ? perWorktree(rel)
+          : !rel.includes('/') && rel !== 'packed-refs' && rel !== 'config'
+      ) {
         gitFiles.push({ path: rel, source: f.source });
       }
     }
   }
   return {
-    kind: 'files', root, tablesList: null, tableFiles: [], gitFiles,
+    kind: 'files',
+    root,
+    tablesList: null,
+    tableFiles: [],
+    gitFiles,
     description: `files-backend worktree (${root ? root.replace(/\/$/, '') : '.'}) with its main repository (${common.replace(/\/$/, '')})`,
   };
 }
@@ -222,7 +313,11 @@ function listedNames(list: InputFile): Set<string> {
   const out = new Set<string>();
   if (list.source.size > 64 * 1048576) return out;
   let bytes: Uint8Array;
-  try { bytes = readAll(list.source); } catch { return out; }
+  try {
+    bytes = readAll(list.source);
+  } catch {
+    return out;
+  }
   const text = new TextDecoder().decode(bytes);
   for (const line of text.split('\n')) if (line && line !== 'tables.list') out.add(line);
   return out;

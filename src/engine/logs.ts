@@ -37,20 +37,39 @@ export function readLogs(t: Table, limit = Infinity): LogRecord[] {
   const out: LogRecord[] = [];
   const hs = t.header.hashSize;
   const rec = new RecordReader();
-  const v: LogValue = { oldAt: 0, newAt: 0, nameAt: 0, nameLen: 0, emailAt: 0, emailLen: 0, time: 0, tz: 0, messageAt: 0, messageLen: 0 };
+  const v: LogValue = {
+    oldAt: 0,
+    newAt: 0,
+    nameAt: 0,
+    nameLen: 0,
+    emailAt: 0,
+    emailLen: 0,
+    time: 0,
+    tz: 0,
+    messageAt: 0,
+    messageLen: 0,
+  };
   const logEnd = t.fileSize - t.header.footerSize;
   for (const b of t.blocks) {
     if (b.type !== 'log' || out.length >= limit) continue;
     const hl = firstRecordOffset(b.offset, t.header.headerSize);
     // The stream ends where openTable found it (fileBytes); reading to it suffices.
-    const r = inflateLogBlock((o, n) => t.source.read(o, n), b.offset, hl, b.blockLen, Math.min(logEnd, b.offset + b.fileBytes), b.section);
+    const r = inflateLogBlock(
+      (o, n) => t.source.read(o, n),
+      b.offset,
+      hl,
+      b.blockLen,
+      Math.min(logEnd, b.offset + b.fileBytes),
+      b.section,
+    );
     if (r.error) throw new FormatError(t.path, r.error.offset, r.error.expected);
     const blk = r.block;
     rec.reset(blk, hl, b.restartTableOffset);
     while (rec.more && out.length < limit) {
       const at = rec.pos;
       if (rec.parseKey() !== 0 || !isLogKey(rec.key, rec.keyLen)) throw bad(t, b.offset, at);
-      const key = rec.key, kl = rec.keyLen;
+      const key = rec.key,
+        kl = rec.keyLen;
       let refname = '';
       for (let i = 0; i < kl - LOG_KEY_SUFFIX; i++) refname += String.fromCharCode(key[i]);
       const type = rec.valueType === LOG_UPDATE ? 'update' : 'deletion';

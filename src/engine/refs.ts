@@ -13,7 +13,14 @@ import { checkRefnameBytes, checkRefnameFormat, refnameIsSafe } from './files/re
 import { keyString, type Table } from './reftable/table.ts';
 import type { MergedView } from './reftable/merged.ts';
 
-const IRREGULAR_ROOT_REFS = new Set(['HEAD', 'AUTO_MERGE', 'BISECT_EXPECTED_REV', 'NOTES_MERGE_PARTIAL', 'NOTES_MERGE_REF', 'MERGE_AUTOSTASH']);
+const IRREGULAR_ROOT_REFS = new Set([
+  'HEAD',
+  'AUTO_MERGE',
+  'BISECT_EXPECTED_REV',
+  'NOTES_MERGE_PARTIAL',
+  'NOTES_MERGE_REF',
+  'MERGE_AUTOSTASH',
+]);
 
 /** git's root-ref rule (refs.c `is_root_ref`): see the module comment. */
 export function isRootRef(name: string): boolean {
@@ -93,7 +100,9 @@ function startsWithRefs(kb: Uint8Array, st: number, en: number): boolean {
  */
 export function namespaceCounts(tables: (Table | null)[], m: MergedView): Record<string, number> {
   const out: Record<string, number> = {};
-  const add = (ns: string, n: number) => { if (n) out[ns] = (out[ns] ?? 0) + n; };
+  const add = (ns: string, n: number) => {
+    if (n) out[ns] = (out[ns] ?? 0) + n;
+  };
   if (tables.some((t) => t && !t.refs.keyBytes)) {
     // Stand-in tables without key bytes (a report rebuilt from a share link): by name.
     for (let i = 0; i < m.count; i++) {
@@ -102,7 +111,8 @@ export function namespaceCounts(tables: (Table | null)[], m: MergedView): Record
     }
     return out;
   }
-  const mt = m.table, mr = m.rec;
+  const mt = m.table,
+    mr = m.rec;
   const types = tables.map((t) => t?.refs.types ?? new Uint8Array(0));
   /** Live entries in [from, to). */
   const live = (from: number, to: number): number => {
@@ -110,16 +120,27 @@ export function namespaceCounts(tables: (Table | null)[], m: MergedView): Record
     for (let i = from; i < to; i++) if (types[mt[i]][mr[i]] !== 0) n++;
     return n;
   };
-  const refsFrom = m.lowerBound('refs/'), refsTo = m.lowerBound('refs0');
+  const refsFrom = m.lowerBound('refs/'),
+    refsTo = m.lowerBound('refs0');
   add('(root)', live(0, refsFrom));
   let i = refsFrom;
   while (i < refsTo) {
     const r = tables[mt[i]]!.refs;
-    const kb = r.keyBytes, st = r.keyStart[mr[i]], en = r.keyStart[mr[i] + 1];
+    const kb = r.keyBytes,
+      st = r.keyStart[mr[i]],
+      en = r.keyStart[mr[i] + 1];
     let nsEnd = en;
-    for (let j = st + 5; j < en; j++) if (kb[j] === 0x2f) { nsEnd = j; break; }
+    for (let j = st + 5; j < en; j++)
+      if (kb[j] === 0x2f) {
+        nsEnd = j;
+        break;
+      }
     const ns = keyString(kb, st, nsEnd);
-    if (nsEnd === en) { add(ns, live(i, i + 1)); i++; continue; } // the name is its namespace
+    if (nsEnd === en) {
+      add(ns, live(i, i + 1));
+      i++;
+      continue;
+    } // the name is its namespace
     const to = Math.max(i + 1, Math.min(refsTo, m.lowerBound(ns + '0')));
     add(ns, live(i, to));
     i = to;
@@ -134,7 +155,12 @@ function hex4Table(): Uint32Array {
   if (!hex4) {
     hex4 = new Uint32Array(65536);
     for (let v = 0; v < 65536; v++) {
-      hex4[v] = ((HEX_DIGITS[v >> 12] << 24) | (HEX_DIGITS[(v >> 8) & 15] << 16) | (HEX_DIGITS[(v >> 4) & 15] << 8) | HEX_DIGITS[v & 15]) >>> 0;
+      hex4[v] =
+        ((HEX_DIGITS[v >> 12] << 24) |
+          (HEX_DIGITS[(v >> 8) & 15] << 16) |
+          (HEX_DIGITS[(v >> 4) & 15] << 8) |
+          HEX_DIGITS[v & 15]) >>>
+        0;
     }
   }
   return hex4;
@@ -147,15 +173,19 @@ function hex4Table(): Uint32Array {
  * four bytes at a time.
  */
 export function listRefsBytes(tables: (Table | null)[], m: MergedView): Uint8Array {
-  let cap = 0, maxHs = 0;
+  let cap = 0,
+    maxHs = 0;
   for (const t of tables) if (t) maxHs = Math.max(maxHs, t.header.hashSize);
   for (const t of tables) if (t) cap += t.refs.keyStart[t.refs.count] + t.refs.count * (2 * maxHs + 2);
   const out = new Uint8Array(cap);
   const dv = new DataView(out.buffer);
   const H4 = hex4Table();
-  const kdvs = tables.map((t) => (t ? new DataView(t.refs.keyBytes.buffer, t.refs.keyBytes.byteOffset, t.refs.keyBytes.length) : null));
+  const kdvs = tables.map((t) =>
+    t ? new DataView(t.refs.keyBytes.buffer, t.refs.keyBytes.byteOffset, t.refs.keyBytes.length) : null,
+  );
   let o = 0;
-  const mt = m.table, mr = m.rec;
+  const mt = m.table,
+    mr = m.rec;
   for (let i = 0; i < m.count; i++) {
     const ti = mt[i];
     const t = tables[ti]!;
@@ -164,19 +194,27 @@ export function listRefsBytes(tables: (Table | null)[], m: MergedView): Uint8Arr
     const type = refs.types[r];
     if (type === 0) continue;
     const kb = refs.keyBytes;
-    const st = refs.keyStart[r], en = refs.keyStart[r + 1];
+    const st = refs.keyStart[r],
+      en = refs.keyStart[r + 1];
     if (!startsWithRefs(kb, st, en) && !isRootRef(refs.name(r))) continue;
     if (!checkRefnameBytes(kb, st, en)) continue;
     // The id: own value, or the target's through the merged view.
-    let src = t, sr = r;
+    let src = t,
+      sr = r;
     if (type === 3) {
-      let j = i, ok = false;
+      let j = i,
+        ok = false;
       for (let depth = 0; depth <= SYMREF_MAXDEPTH; depth++) {
         const tt = tables[mt[j]]!;
         const rr = mr[j];
         const ty = tt.refs.types[rr];
         if (ty === 0) break;
-        if (ty !== 3) { src = tt; sr = rr; ok = true; break; }
+        if (ty !== 3) {
+          src = tt;
+          sr = rr;
+          ok = true;
+          break;
+        }
         j = m.find(tt.refs.targets.get(rr)!);
         if (j < 0) break;
       }
@@ -224,7 +262,8 @@ export function invalidRefNames(tables: (Table | null)[], m: MergedView): Invali
     const r = m.rec[i];
     if (t.refs.types[r] === 0) continue;
     const kb = t.refs.keyBytes;
-    const st = t.refs.keyStart[r], en = t.refs.keyStart[r + 1];
+    const st = t.refs.keyStart[r],
+      en = t.refs.keyStart[r + 1];
     if (checkRefnameBytes(kb, st, en)) continue;
     const name = m.key(i);
     if (!name.startsWith('refs/') && !isRootRef(name)) continue;

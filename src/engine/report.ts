@@ -15,7 +15,10 @@ import type { PackedRefsJson } from './files.ts';
 export { REPORT_SCHEMA, GENERATOR } from './version.ts';
 
 /** One block in the report: the block's summary fields from the parser, without its keys. */
-export type BlockReport = Pick<BlockInfo, 'offset' | 'type' | 'section' | 'blockLen' | 'restartCount' | 'recordCount' | 'padding' | 'fileBytes'>;
+export type BlockReport = Pick<
+  BlockInfo,
+  'offset' | 'type' | 'section' | 'blockLen' | 'restartCount' | 'recordCount' | 'padding' | 'fileBytes'
+>;
 
 /** One table in the report (`tables[]`, oldest first). */
 export interface TableReport {
@@ -28,7 +31,16 @@ export interface TableReport {
   minUpdateIndex: number | null;
   maxUpdateIndex: number | null;
   blocks: BlockReport[];
-  records: { ref: number; peeled: number; symref: number; tombstone: number; log: number; logDeletion: number; obj: number; index: number };
+  records: {
+    ref: number;
+    peeled: number;
+    symref: number;
+    tombstone: number;
+    log: number;
+    logDeletion: number;
+    obj: number;
+    index: number;
+  };
   sectionBytes: Record<SectionName, number>;
   refIndexLevels: number;
   /** Records of this table that a newer table's record of the same key overrides. */
@@ -105,20 +117,33 @@ export interface Report {
 /** Most rows of `prefixes`. */
 export const PREFIX_ROWS = 50;
 
-
 function tableReport(t: Table, i: number, m: MergedView): TableReport {
   return {
-    name: t.name, fileSize: t.fileSize, version: t.header.version, hashId: t.header.hashId,
-    blockSize: t.header.blockSize, minUpdateIndex: t.header.minUpdateIndex, maxUpdateIndex: t.header.maxUpdateIndex,
+    name: t.name,
+    fileSize: t.fileSize,
+    version: t.header.version,
+    hashId: t.header.hashId,
+    blockSize: t.header.blockSize,
+    minUpdateIndex: t.header.minUpdateIndex,
+    maxUpdateIndex: t.header.maxUpdateIndex,
     blocks: t.blocks.map((b) => ({
-      offset: b.offset, type: b.type, section: b.section, blockLen: b.blockLen, restartCount: b.restartCount,
-      recordCount: b.recordCount, padding: b.padding, fileBytes: b.fileBytes,
+      offset: b.offset,
+      type: b.type,
+      section: b.section,
+      blockLen: b.blockLen,
+      restartCount: b.restartCount,
+      recordCount: b.recordCount,
+      padding: b.padding,
+      fileBytes: b.fileBytes,
     })),
     records: { ...t.counts },
     sectionBytes: { ...t.sectionBytes },
     refIndexLevels: t.refIndexLevels,
-    shadowed: m.shadowed[i], hiddenByTombstone: m.hiddenByTombstone[i], tombstonesHiding: m.tombstonesHidingBy[i],
-    winners: m.winners[i], error: null,
+    shadowed: m.shadowed[i],
+    hiddenByTombstone: m.hiddenByTombstone[i],
+    tombstonesHiding: m.tombstonesHidingBy[i],
+    winners: m.winners[i],
+    error: null,
   };
 }
 
@@ -133,7 +158,9 @@ function markIncomplete(tables: TableReport[]): void {
   const firstBroken = tables.findIndex((t) => t.error);
   if (firstBroken < 0) return;
   let lastBroken = firstBroken;
-  tables.forEach((t, i) => { if (t.error) lastBroken = i; });
+  tables.forEach((t, i) => {
+    if (t.error) lastBroken = i;
+  });
   tables.forEach((t, i) => {
     if (t.error) return;
     const figs: string[] = [];
@@ -156,9 +183,15 @@ function countDangling(tables: (Table | null)[], m: MergedView): number {
 /** Build the `refscope.report/1` document for an analysis. */
 export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
   const r: Report = {
-    schema: REPORT_SCHEMA, generator: GENERATOR,
+    schema: REPORT_SCHEMA,
+    generator: GENERATOR,
     input: { kind: a.input.kind, description: a.input.description },
-    tables: [], stack: null, findings: [...a.findings], verdict: { gitReadable: true, reason: null }, prefixes: [], diagnosis: '',
+    tables: [],
+    stack: null,
+    findings: [...a.findings],
+    verdict: { gitReadable: true, reason: null },
+    prefixes: [],
+    diagnosis: '',
   };
   if (a.stack && a.merged) {
     const s = a.stack;
@@ -170,10 +203,21 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
       const b = broken.get(name)!;
       r.findings.push({ severity: 'error', file: b.error.file, offset: b.error.offset, message: b.error.expected });
       return {
-        name, fileSize: b.fileSize, version: null, hashId: null, blockSize: null, minUpdateIndex: null, maxUpdateIndex: null,
-        blocks: [], records: { ref: 0, peeled: 0, symref: 0, tombstone: 0, log: 0, logDeletion: 0, obj: 0, index: 0 },
-        sectionBytes: { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 }, refIndexLevels: 0,
-        shadowed: 0, hiddenByTombstone: 0, tombstonesHiding: 0, winners: 0,
+        name,
+        fileSize: b.fileSize,
+        version: null,
+        hashId: null,
+        blockSize: null,
+        minUpdateIndex: null,
+        maxUpdateIndex: null,
+        blocks: [],
+        records: { ref: 0, peeled: 0, symref: 0, tombstone: 0, log: 0, logDeletion: 0, obj: 0, index: 0 },
+        sectionBytes: { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 },
+        refIndexLevels: 0,
+        shadowed: 0,
+        hiddenByTombstone: 0,
+        tombstonesHiding: 0,
+        winners: 0,
         error: { file: b.error.file, offset: b.error.offset, expected: b.error.expected },
       };
     });
@@ -185,19 +229,46 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
       if (prev) {
         const expectedMin = prev.header.maxUpdateIndex + 1;
         const actualMin = t.header.minUpdateIndex;
-        continuity.push({ table: i, expectedMin, actualMin, status: actualMin === expectedMin ? 'ok' : actualMin < expectedMin ? 'overlap' : 'gap' });
+        continuity.push({
+          table: i,
+          expectedMin,
+          actualMin,
+          status: actualMin === expectedMin ? 'ok' : actualMin < expectedMin ? 'overlap' : 'gap',
+        });
       }
       prev = t;
     });
-    let refRecords = 0, logRecords = 0;
-    for (const t of s.tables) if (t) { refRecords += t.refs.count; logRecords += t.counts.log + t.counts.logDeletion; }
+    let refRecords = 0,
+      logRecords = 0;
+    for (const t of s.tables)
+      if (t) {
+        refRecords += t.refs.count;
+        logRecords += t.counts.log + t.counts.logDeletion;
+      }
     r.stack = {
       tables: s.names.length,
       totalBytes: r.tables.reduce((x, t) => x + t.fileSize, 0),
-      live: m.live, tombstones: m.tombstones, tombstonesHiding: m.tombstonesHiding,
+      live: m.live,
+      tombstones: m.tombstones,
+      tombstonesHiding: m.tombstonesHiding,
       danglingSymrefs: countDangling(s.tables, m),
-      refRecords, logRecords, namespaces, continuity, incomplete: s.broken.length > 0,
-      incompleteFigures: s.broken.length ? ['live', 'tombstones', 'tombstonesHiding', 'refRecords', 'logRecords', 'namespaces', 'continuity', 'tombstoneRecords'] : [],
+      refRecords,
+      logRecords,
+      namespaces,
+      continuity,
+      incomplete: s.broken.length > 0,
+      incompleteFigures: s.broken.length
+        ? [
+            'live',
+            'tombstones',
+            'tombstonesHiding',
+            'refRecords',
+            'logRecords',
+            'namespaces',
+            'continuity',
+            'tombstoneRecords',
+          ]
+        : [],
       tombstoneRecords: m.allTombstones ?? s.tables.reduce((n, t) => n + (t ? t.counts.tombstone : 0), 0),
       locks: a.locks ?? [],
       orphans: {
@@ -232,12 +303,26 @@ export function gitVerdict(a: Analysis, p?: PackedRefsJson): Report['verdict'] {
     const s = a.stack;
     const b = s.broken[0];
     if (!b) return { gitReadable: true, reason: null };
-    const what = b.fileSize === 0 && /to exist/.test(b.error.expected) ? 'is missing' : `is damaged (${b.error.file}: offset ${Math.max(0, b.error.offset)}: expected ${b.error.expected})`;
-    return { gitReadable: false, reason: `${s.broken.length === 1 ? 'table' : `${s.broken.length} tables, the first`} ${b.name} ${what}, and git cannot open a stack with an unreadable table: it lists no ref at all and fails every update and compaction ("corrupt reftable file")` };
+    const what =
+      b.fileSize === 0 && /to exist/.test(b.error.expected)
+        ? 'is missing'
+        : `is damaged (${b.error.file}: offset ${Math.max(0, b.error.offset)}: expected ${b.error.expected})`;
+    return {
+      gitReadable: false,
+      reason: `${s.broken.length === 1 ? 'table' : `${s.broken.length} tables, the first`} ${b.name} ${what}, and git cannot open a stack with an unreadable table: it lists no ref at all and fails every update and compaction ("corrupt reftable file")`,
+    };
   }
-  if (a.files.fatal) return { gitReadable: false, reason: `${a.files.fatal.file}: offset ${Math.max(0, a.files.fatal.offset)}: ${a.files.fatal.message}` };
+  if (a.files.fatal)
+    return {
+      gitReadable: false,
+      reason: `${a.files.fatal.file}: offset ${Math.max(0, a.files.fatal.offset)}: ${a.files.fatal.message}`,
+    };
   const dies = (p ?? filesSection(a)).gitDies;
-  if (dies) return { gitReadable: false, reason: `git dies on packed-refs (${dies.when}): line ${dies.line}, offset ${dies.offset}: ${dies.message}` };
+  if (dies)
+    return {
+      gitReadable: false,
+      reason: `git dies on packed-refs (${dies.when}): line ${dies.line}, offset ${dies.offset}: ${dies.message}`,
+    };
   return { gitReadable: true, reason: null };
 }
 
@@ -269,5 +354,7 @@ function prefixRows(tables: (Table | null)[], m: MergedView): Report['prefixes']
     }
   }
   for (let i = 0; i < m.count; i++) if (tables[m.table[i]]!.refs.types[m.rec[i]] !== 0) row(prefixOf(m.key(i))).live++;
-  return [...rows.values()].sort((x, y) => y.records - x.records || (x.prefix < y.prefix ? -1 : 1)).slice(0, PREFIX_ROWS);
+  return [...rows.values()]
+    .sort((x, y) => y.records - x.records || (x.prefix < y.prefix ? -1 : 1))
+    .slice(0, PREFIX_ROWS);
 }

@@ -26,16 +26,27 @@ import { worktreeRefType } from './files/refname.ts';
  * worktree's (`tables` indexes match `merged.table`); compaction figures of such a stack mean
  * nothing (each stack compacts on its own), which its info finding says.
  */
-export function loadWorktreeStacks(input: ClassifiedInput, opts: OpenOptions = {}): { stack: Stack; merged: MergedView } {
+export function loadWorktreeStacks(
+  input: ClassifiedInput,
+  opts: OpenOptions = {},
+): { stack: Stack; merged: MergedView } {
   const wt = input.worktree!;
   const budget = opts.budget ?? new Budget(opts.deadline, opts.maxRecords);
   const common = loadStack(wt.commonTablesList, wt.commonTableFiles, { ...opts, budget });
   const own = loadStack(input.tablesList, input.tableFiles, { ...opts, budget });
   const mc = mergeTables(common.tables);
   const mw = mergeTables(own.tables);
-  const merged = mergeWorktreeViews(common.tables.length, mc, mw, (ti, r) => (ti < common.tables.length ? common.tables[ti] : own.tables[ti - common.tables.length])!.refs.types[r] === 0);
+  const merged = mergeWorktreeViews(
+    common.tables.length,
+    mc,
+    mw,
+    (ti, r) =>
+      (ti < common.tables.length ? common.tables[ti] : own.tables[ti - common.tables.length])!.refs.types[r] === 0,
+  );
   const note: Finding = {
-    severity: 'info', file: input.tablesList?.path ?? '', offset: -1,
+    severity: 'info',
+    file: input.tablesList?.path ?? '',
+    offset: -1,
     message: `a worktree: its ${own.tables.length} table(s) hold its own refs (HEAD, refs/worktree/, refs/bisect/, refs/rewritten/, …), the ${common.tables.length} table(s) of ${wt.commonTablesList.path} (the main repository, named by commondir) the shared refs; listed together as git lists them. The two stacks compact separately: analyze each one for its compaction`,
   };
   const stack: Stack = {
@@ -54,7 +65,12 @@ export function loadWorktreeStacks(input: ClassifiedInput, opts: OpenOptions = {
  * entry wins; a main-stack entry is kept only for a shared name (`worktreeRefType`); a tombstone
  * never shadows the other stack's live ref (git's iterators skip tombstones before merging).
  */
-export function mergeWorktreeViews(k: number, mc: MergedView, mw: MergedView, isTombstone: (table: number, rec: number) => boolean): MergedView {
+export function mergeWorktreeViews(
+  k: number,
+  mc: MergedView,
+  mw: MergedView,
+  isTombstone: (table: number, rec: number) => boolean,
+): MergedView {
   const tab: number[] = [];
   const rec: number[] = [];
   const keys: string[] = [];

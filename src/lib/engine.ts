@@ -11,13 +11,43 @@
  */
 export * from '../engine/index.ts';
 export {
-  simulate, Simulator, SIMULATION_SCHEMA, MODEL_NAMES, MODELS, SpecError, SimulationLimitError, parseWorkloadSpec,
+  simulate,
+  Simulator,
+  SIMULATION_SCHEMA,
+  MODEL_NAMES,
+  MODELS,
+  SpecError,
+  SimulationLimitError,
+  parseWorkloadSpec,
   parseUpdateRefStdin,
-  type SimulateOptions, type SimulationResult, type ModelResult, type FixResult, type ModelName, type Workload, type SimInput,
+  type SimulateOptions,
+  type SimulationResult,
+  type ModelResult,
+  type FixResult,
+  type ModelName,
+  type Workload,
+  type SimInput,
 } from '../engine/simulate/index.ts';
 export {
-  compactAll, compactAuto, compactSegment, convertFilesToReftable, stackFiles, stackFilesAfter, tableRefRecords, tableLogRecords,
-  type CompactResult, type CompactOptions, type ConvertOptions, type ConvertResult, type StackFile,
+  compactAll,
+  compactAuto,
+  compactSegment,
+  convertFilesToReftable,
+  stackFiles,
+  stackFilesAfter,
+  tableRefRecords,
+  tableLogRecords,
+  type CompactResult,
+  type CompactOptions,
+  type ConvertOptions,
+  type ConvertResult,
+  type StackFile,
 } from '../engine/compact.ts';
-export { gitAutoCompaction, geometryByCount, jgitCompaction, type Segment, type GeometryResult } from '../engine/compaction.ts';
+export {
+  gitAutoCompaction,
+  geometryByCount,
+  jgitCompaction,
+  type Segment,
+  type GeometryResult,
+} from '../engine/compaction.ts';
 export { writeTable, tableFileName, type WriterOptions, type RefRecordIn, type LogRecordIn } from '../engine/writer.ts';

@@ -7,7 +7,15 @@
  *   console.log(buildReport(a).stack?.live);  // the refscope.report/1 document (docs/report.md)
  *   const sim = simulate(a, 'recreate');      // refscope.simulation/1 (docs/simulation.md)
  */
-import { analyzeFiles, buildReport, FormatError, type Analysis, type BuildOptions, type OpenOptions, type Report } from '../engine/index.ts';
+import {
+  analyzeFiles,
+  buildReport,
+  FormatError,
+  type Analysis,
+  type BuildOptions,
+  type OpenOptions,
+  type Report,
+} from '../engine/index.ts';
 import { collectInput } from '../cli/node-input.ts';
 
 export * from './engine.ts';
@@ -25,7 +33,12 @@ export type AnalyzePathOptions = Pick<OpenOptions, 'deadline' | 'maxRecords' | '
  */
 export function analyzePath(path: string, opts: AnalyzePathOptions = {}): Analysis {
   const files = collectInput(path);
-  if (files.length === 0) throw new FormatError(path, 0, 'a reftable/ directory with tables.list, a .ref file, a packed-refs file or a .git directory; found an empty directory');
+  if (files.length === 0)
+    throw new FormatError(
+      path,
+      0,
+      'a reftable/ directory with tables.list, a .ref file, a packed-refs file or a .git directory; found an empty directory',
+    );
   return analyzeFiles(files, opts);
 }
 

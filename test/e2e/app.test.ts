@@ -98,8 +98,12 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
       w.__longTasks = [];
       w.__progress = [];
       try {
-        new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__longTasks.push(e.duration); }).observe({ type: 'longtask', buffered: true });
-      } catch { /* not supported */ }
+        new PerformanceObserver((l) => {
+          for (const e of l.getEntries()) w.__longTasks.push(e.duration);
+        }).observe({ type: 'longtask', buffered: true });
+      } catch {
+        /* not supported */
+      }
       // Record when the progress text changes (a MutationObserver on the whole document).
       new MutationObserver(() => {
         const p = document.querySelector('[data-testid=progress]');
@@ -112,7 +116,10 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
     });
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('dialog', (d) => { pageErrors.push(`dialog: ${d.message()}`); void d.dismiss(); });
+    page.on('dialog', (d) => {
+      pageErrors.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
     cdp = await context.newCDPSession(page);
   }, 120_000);
 
@@ -140,7 +147,9 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
     await show('stack');
     expect(await page.locator('[data-testid=stack-bar]').count()).toBe(2);
     // Oldest at the bottom.
-    const names = await page.locator('[data-testid=stack-bar]').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')));
+    const names = await page
+      .locator('[data-testid=stack-bar]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-name')));
     expect(names[names.length - 1]).toBe('0x000000000001-0x000000000003-e6483b4d.ref');
     await shot('stack-light');
 
@@ -168,8 +177,10 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
     await page.check('[data-testid=refs-tombstones]');
     await page.waitForSelector('[data-testid=refs-count][data-value="50002"]');
     await page.fill('[data-testid=refs-filter]', 'refs/tags/');
-    const tags = (await import('node:fs')).readFileSync(path.join(FX, 'tombstones-50k/truth/recreate.stdin'), 'latin1')
-      .split('\n').filter((l) => / refs\/tags\//.test(l)).length;
+    const tags = (await import('node:fs'))
+      .readFileSync(path.join(FX, 'tombstones-50k/truth/recreate.stdin'), 'latin1')
+      .split('\n')
+      .filter((l) => / refs\/tags\//.test(l)).length;
     await page.waitForSelector(`[data-testid=refs-count][data-value="${tags}"]`);
     await shot('refs-light');
     await page.fill('[data-testid=refs-filter]', '');
@@ -239,7 +250,10 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
   it('the file inputs (Open files, Open folder) load what they are given', async () => {
     const dir = path.join(FX, 'recreate-2000/reftable');
     let prev = await loadId();
-    await page.setInputFiles('[data-testid=open-files-input]', fs.readdirSync(dir).map((n) => path.join(dir, n)));
+    await page.setInputFiles(
+      '[data-testid=open-files-input]',
+      fs.readdirSync(dir).map((n) => path.join(dir, n)),
+    );
     await waitLoad(prev);
     expect(await shown()).toEqual(expected(cliReport(collectInput(dir))));
     const dir2 = path.join(FX, 'basic-sha256/reftable');
@@ -286,13 +300,18 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
       `refs/heads/${'long/'.repeat(300)}end`,
       'refs/heads/\u202Egnp.exe',
       'refs/tags/ünïcödé',
-    ].map(textToKey).sort();
+    ]
+      .map(textToKey)
+      .sort();
     const oid = new Uint8Array(20).fill(0xab);
     const refs: RefRecordIn[] = names.map((name) => ({ name, updateIndex: 1, type: 1, value: oid }));
     const bytes = writeTable(refs, [], { minUpdateIndex: 1, maxUpdateIndex: 1 });
     const name = tableFileName(1, 1, 0x0badf00d);
     const prev = await loadId();
-    await dropSynthetic([{ name, bytes }, { name: 'tables.list', bytes: new TextEncoder().encode(name + '\n') }]);
+    await dropSynthetic([
+      { name, bytes },
+      { name: 'tables.list', bytes: new TextEncoder().encode(name + '\n') },
+    ]);
     await waitLoad(prev);
     await show('refs');
     await page.fill('[data-testid=refs-filter]', ''); // the filter is kept across inputs
@@ -305,7 +324,9 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
     await show('table');
     await page.locator('[data-testid=block-cell]').first().click();
     await page.waitForSelector('[data-testid=record-row]');
-    expect(await page.locator('[data-testid=record-row] .key').allTextContents()).toContain('refs/heads/<img src=x onerror="window.__xss=1">');
+    expect(await page.locator('[data-testid=record-row] .key').allTextContents()).toContain(
+      'refs/heads/<img src=x onerror="window.__xss=1">',
+    );
     expect(await page.evaluate(() => document.querySelectorAll('img').length)).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
   });
@@ -320,14 +341,21 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
       fs.mkdirSync(dir, { recursive: true });
       const refs: RefRecordIn[] = names.map((name, i) => {
         const v = new Uint8Array(20);
-        v[0] = i & 255; v[1] = (i >> 8) & 255; v[2] = (i >> 16) & 255; v[19] = 1;
+        v[0] = i & 255;
+        v[1] = (i >> 8) & 255;
+        v[2] = (i >> 16) & 255;
+        v[19] = 1;
         return { name, updateIndex: 1, type: 1, value: v };
       });
       fs.writeFileSync(path.join(dir, tname), writeTable(refs, [], { minUpdateIndex: 1, maxUpdateIndex: 1 }));
       fs.writeFileSync(path.join(dir, 'tables.list'), tname + '\n');
     }
     await show('overview');
-    await page.evaluate(() => { const w = window as unknown as { __longTasks: number[]; __progress: number[] }; w.__longTasks.length = 0; w.__progress.length = 0; });
+    await page.evaluate(() => {
+      const w = window as unknown as { __longTasks: number[]; __progress: number[] };
+      w.__longTasks.length = 0;
+      w.__progress.length = 0;
+    });
     const prev = await loadId();
     await dropPaths([dir]);
     await waitLoad(prev);
@@ -340,7 +368,9 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
     });
     const gaps = during.progress.slice(1).map((t, i) => Math.round(t - during.progress[i]));
     // For the record only (never asserted: a busy machine stretches every figure).
-    console.log(`1M refs: ${during.progress.length} progress updates, gaps ${JSON.stringify(gaps)} ms; main-thread long tasks ${JSON.stringify(during.longTasks.map(Math.round))}`);
+    console.log(
+      `1M refs: ${during.progress.length} progress updates, gaps ${JSON.stringify(gaps)} ms; main-thread long tasks ${JSON.stringify(during.longTasks.map(Math.round))}`,
+    );
     // The page showed progress while the worker parsed (a state the page went through).
     expect(during.progress.length).toBeGreaterThan(0);
 
@@ -348,22 +378,38 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
     await show('refs');
     await page.fill('[data-testid=refs-filter]', '');
     await page.waitForSelector(`[data-testid=refs-count][data-value="${n}"]`);
-    await page.evaluate(() => { (window as unknown as { __longTasks: number[] }).__longTasks.length = 0; });
+    await page.evaluate(() => {
+      (window as unknown as { __longTasks: number[] }).__longTasks.length = 0;
+    });
     const list = page.locator('[data-testid=refs-list]');
     await list.hover();
     for (let i = 0; i < 30; i++) await page.mouse.wheel(0, 4000);
-    await list.evaluate((el) => { el.scrollTop = el.scrollHeight / 2; });
+    await list.evaluate((el) => {
+      el.scrollTop = el.scrollHeight / 2;
+    });
     // Rows of the middle of the list are drawn (the virtual list followed the scroll).
-    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=ref-row]')].some((e) => Number(e.id.slice(4)) > 100_000));
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('[data-testid=ref-row]')].some((e) => Number(e.id.slice(4)) > 100_000),
+    );
     await list.focus();
     await page.keyboard.press('End');
-    await page.waitForFunction((last) => [...document.querySelectorAll('[data-testid=ref-row] .ref-name')].some((e) => e.textContent === last), names[n - 1]);
+    await page.waitForFunction(
+      (last) => [...document.querySelectorAll('[data-testid=ref-row] .ref-name')].some((e) => e.textContent === last),
+      names[n - 1],
+    );
     await page.keyboard.press('Home');
-    await page.waitForFunction((first) => [...document.querySelectorAll('[data-testid=ref-row] .ref-name')].some((e) => e.textContent === first), names[0]);
+    await page.waitForFunction(
+      (first) => [...document.querySelectorAll('[data-testid=ref-row] .ref-name')].some((e) => e.textContent === first),
+      names[0],
+    );
     await page.fill('[data-testid=refs-filter]', '99999');
-    await page.waitForSelector(`[data-testid=refs-count][data-value="${names.filter((x) => x.startsWith('99999')).length}"]`);
+    await page.waitForSelector(
+      `[data-testid=refs-count][data-value="${names.filter((x) => x.startsWith('99999')).length}"]`,
+    );
     await page.click('[data-testid=refs-mode-substring]');
-    await page.waitForSelector(`[data-testid=refs-count][data-value="${names.filter((x) => x.includes('99999')).length}"]`);
+    await page.waitForSelector(
+      `[data-testid=refs-count][data-value="${names.filter((x) => x.includes('99999')).length}"]`,
+    );
     await shot('refs-1m-light');
     const scrolling = await page.evaluate(() => [...(window as unknown as { __longTasks: number[] }).__longTasks]);
     console.log(`1M refs: long tasks while scrolling and filtering ${JSON.stringify(scrolling.map(Math.round))}`);

@@ -12,7 +12,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import { ARGS, CHROMIUM, FX, ROOT, buildInto, dropPaths, haveChromium, loadId, serveBuild, show, waitLoad } from './helpers.ts';
+import {
+  ARGS,
+  CHROMIUM,
+  FX,
+  ROOT,
+  buildInto,
+  dropPaths,
+  haveChromium,
+  loadId,
+  serveBuild,
+  show,
+  waitLoad,
+} from './helpers.ts';
 import { realGits, gitRepo } from '../lib/realgit.ts';
 import { analyzeFiles, buildReport } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
@@ -96,9 +108,14 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
   async function verdictFirst(view: string, root: string): Promise<void> {
     await show(page, view);
     await page.waitForSelector(`${root} [data-testid=git-unreadable]`, { timeout: 30_000 });
-    const first = await page.evaluate((sel) => document.querySelector(sel)?.firstElementChild?.getAttribute('data-testid') ?? null, root);
+    const first = await page.evaluate(
+      (sel) => document.querySelector(sel)?.firstElementChild?.getAttribute('data-testid') ?? null,
+      root,
+    );
     expect(first).toBe('git-unreadable');
-    expect(await page.textContent(`${root} [data-testid=git-unreadable]`)).toMatch(/Git cannot read this stack: table 0x0+3-0x0+3-\w+\.ref is damaged/);
+    expect(await page.textContent(`${root} [data-testid=git-unreadable]`)).toMatch(
+      /Git cannot read this stack: table 0x0+3-0x0+3-\w+\.ref is damaged/,
+    );
   }
 
   it('Overview: says git cannot read it, first', async () => {
@@ -106,7 +123,7 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
     expect(await page.textContent('[data-testid=diagnosis]')).toMatch(/^Git cannot read this stack/);
   });
 
-  it('Refs: says git lists nothing, first, and marks the list as refscope\'s reading', async () => {
+  it("Refs: says git lists nothing, first, and marks the list as refscope's reading", async () => {
     await verdictFirst('refs', '.refs-view');
     expect(await page.textContent('.refs-view [data-testid=git-unreadable]')).toMatch(/not git's list/);
   });

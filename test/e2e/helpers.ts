@@ -16,7 +16,15 @@ export const ROOT = path.resolve(__dirname, '../..');
 export const FX = path.join(ROOT, 'test/fixtures/reftable');
 export const OUT = path.join(ROOT, 'test-results');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 export const haveChromium = fs.existsSync(CHROMIUM);
 
 /**
@@ -26,13 +34,18 @@ export const haveChromium = fs.existsSync(CHROMIUM);
 export async function buildInto(outDir: string, base = './'): Promise<void> {
   const code = `import('./scripts/start.mjs').then((m) => m.buildApp({ outDir: ${JSON.stringify(outDir)}, base: ${JSON.stringify(base)} }))`;
   await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code], {
-    cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' }, maxBuffer: 16 << 20,
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production' },
+    maxBuffer: 16 << 20,
   });
 }
 
 /** scripts/start.mjs's static server, as the tests use it. */
 export interface StartModule {
-  serveStatic(dir: string, opts: { port?: number; base?: string; strict?: boolean }): Promise<{ server: Server; url: string }>;
+  serveStatic(
+    dir: string,
+    opts: { port?: number; base?: string; strict?: boolean },
+  ): Promise<{ server: Server; url: string }>;
 }
 
 /** Load scripts/start.mjs (the server `npm start` runs). */
@@ -41,7 +54,11 @@ export async function startModule(): Promise<StartModule> {
 }
 
 /** Serve the build in `dir` under `base` on `port` (or the next free one): server, URL and origin. */
-export async function serveBuild(dir: string, base: string, port: number): Promise<{ server: Server; url: string; origin: string }> {
+export async function serveBuild(
+  dir: string,
+  base: string,
+  port: number,
+): Promise<{ server: Server; url: string; origin: string }> {
   const { server, url } = await (await startModule()).serveStatic(dir, { port, base });
   return { server, url, origin: new URL(url).origin };
 }
@@ -53,8 +70,12 @@ export function cliReport(files: InputFile[]): Report {
 /** What the overview must show for a report. */
 export function expected(r: Report) {
   return {
-    live: r.stack!.live, tombstones: r.stack!.tombstones, tables: r.stack!.tables, totalBytes: r.stack!.totalBytes,
-    rows: r.tables.map((t) => t.name), broken: r.tables.filter((t) => t.error).map((t) => t.name),
+    live: r.stack!.live,
+    tombstones: r.stack!.tombstones,
+    tables: r.stack!.tables,
+    totalBytes: r.stack!.totalBytes,
+    rows: r.tables.map((t) => t.name),
+    broken: r.tables.filter((t) => t.error).map((t) => t.name),
   };
 }
 
@@ -64,10 +85,14 @@ export async function loadId(page: Page): Promise<number> {
 
 /** Wait until a load newer than `prev` has finished. */
 export async function waitLoad(page: Page, prev: number): Promise<void> {
-  await page.waitForFunction((p) => {
-    const m = document.querySelector('[data-testid=main]');
-    return !!m && m.getAttribute('data-status') === 'ready' && Number(m.getAttribute('data-load-id')) > p;
-  }, prev, { timeout: 60_000 });
+  await page.waitForFunction(
+    (p) => {
+      const m = document.querySelector('[data-testid=main]');
+      return !!m && m.getAttribute('data-status') === 'ready' && Number(m.getAttribute('data-load-id')) > p;
+    },
+    prev,
+    { timeout: 60_000 },
+  );
 }
 
 export async function show(page: Page, view: string): Promise<void> {
@@ -83,7 +108,10 @@ export async function shown(page: Page) {
     const v = (id: string) => Number(document.querySelector(`[data-testid=${id}]`)?.getAttribute('data-value'));
     const rows = [...document.querySelectorAll('[data-testid=table-row]')];
     return {
-      live: v('live-refs'), tombstones: v('tombstones'), tables: v('table-count'), totalBytes: v('total-bytes'),
+      live: v('live-refs'),
+      tombstones: v('tombstones'),
+      tables: v('table-count'),
+      totalBytes: v('total-bytes'),
       rows: rows.map((e) => e.getAttribute('data-name')),
       broken: rows.filter((e) => e.querySelector('[data-testid=error]')).map((e) => e.getAttribute('data-name')),
     };
@@ -100,5 +128,8 @@ export async function dropPaths(cdp: CDPSession, paths: string[]): Promise<void>
 
 /** Files of a directory as { name, base64 } for building File objects in the page. */
 export function filesOf(dir: string): { name: string; b64: string }[] {
-  return fs.readdirSync(dir).sort().map((n) => ({ name: n, b64: fs.readFileSync(path.join(dir, n)).toString('base64') }));
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .map((n) => ({ name: n, b64: fs.readFileSync(path.join(dir, n)).toString('base64') }));
 }

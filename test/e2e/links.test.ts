@@ -31,7 +31,11 @@ function fragmentOf(text: string): string | null {
 const cases = ['share-links', 'share-fuzz'].flatMap((dir) => {
   const d = path.join(HOSTILE, dir);
   if (!fs.existsSync(d)) return [];
-  return fs.readdirSync(d).filter((f) => f.endsWith('.txt')).sort().map((f) => ({ name: `${dir}/${f}`, text: fs.readFileSync(path.join(d, f), 'utf8') }));
+  return fs
+    .readdirSync(d)
+    .filter((f) => f.endsWith('.txt'))
+    .sort()
+    .map((f) => ({ name: `${dir}/${f}`, text: fs.readFileSync(path.join(d, f), 'utf8') }));
 });
 
 let browser: Browser;
@@ -42,7 +46,9 @@ let url = '';
 /** The page answers a round trip through its event loop, or the guard says it froze. */
 async function responsive(page: Page, what: string): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const guard = new Promise<string>((resolve) => { timer = setTimeout(() => resolve('frozen'), HANG_GUARD_MS); });
+  const guard = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve('frozen'), HANG_GUARD_MS);
+  });
   const answer = await Promise.race([page.evaluate(() => 'answered'), guard]);
   clearTimeout(timer);
   expect(answer, `${what}: the tab answers`).toBe('answered');
@@ -67,43 +73,66 @@ describe.skipIf(!haveChromium)('crafted share links in headless Chromium', () =>
   });
 
   for (const c of cases) {
-    it(`${c.name}: a report or the link's error, the tab responsive`, async () => {
-      const fragment = fragmentOf(c.text)!;
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      page.on('dialog', (d) => { errors.push(`dialog: ${d.message()}`); void d.dismiss(); });
-      try {
-        await page.goto(url + fragment, { waitUntil: 'domcontentloaded' });
-        // The outcome the page settles on: the shared report, or the link's error message.
-        const outcome = await page.waitForFunction(() => {
-          const main = document.querySelector('[data-testid=main]');
-          if (!main || main.getAttribute('data-status') === 'loading') return null;
-          if (document.querySelector('[data-testid=error]')) return 'error';
-          if (document.querySelector('[data-testid=shared-banner]') && main.getAttribute('data-status') === 'ready') return 'report';
-          if (document.querySelector('[data-testid=app-error]')) return 'app-error';
-          return null;
-        }, undefined, { timeout: HANG_GUARD_MS, polling: 200 }).then((h) => h.jsonValue());
-        await responsive(page, c.name);
-        // The app's error text, read without waiting (textContent would wait 30 s for a missing node).
-        const appError = await page.evaluate(() => document.querySelector('[data-testid=app-error]')?.textContent ?? '');
-        expect(['report', 'error'], `${c.name}: ${appError}`).toContain(outcome);
-        if (outcome === 'error') {
-          // A sentence saying what is wrong with the link, not a blank banner.
-          expect((await page.textContent('[data-testid=error]'))!.trim().length).toBeGreaterThan(10);
-        } else {
-          // Every view that works without files shows the report (none fails, none blanks).
-          for (const view of ['overview', 'stack', 'compaction', 'simulator', 'share']) {
-            await show(page, view);
-            await page.waitForFunction(() => (document.querySelector('[data-testid=main]')?.textContent ?? '').trim().length > 0, undefined, { timeout: HANG_GUARD_MS });
-            await responsive(page, `${c.name} ${view}`);
-            expect(await page.locator('[data-testid=view-error]').count(), `${c.name}: ${view} view`).toBe(0);
+    it(
+      `${c.name}: a report or the link's error, the tab responsive`,
+      async () => {
+        const fragment = fragmentOf(c.text)!;
+        const page = await context.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(e.message));
+        page.on('dialog', (d) => {
+          errors.push(`dialog: ${d.message()}`);
+          void d.dismiss();
+        });
+        try {
+          await page.goto(url + fragment, { waitUntil: 'domcontentloaded' });
+          // The outcome the page settles on: the shared report, or the link's error message.
+          const outcome = await page
+            .waitForFunction(
+              () => {
+                const main = document.querySelector('[data-testid=main]');
+                if (!main || main.getAttribute('data-status') === 'loading') return null;
+                if (document.querySelector('[data-testid=error]')) return 'error';
+                if (
+                  document.querySelector('[data-testid=shared-banner]') &&
+                  main.getAttribute('data-status') === 'ready'
+                )
+                  return 'report';
+                if (document.querySelector('[data-testid=app-error]')) return 'app-error';
+                return null;
+              },
+              undefined,
+              { timeout: HANG_GUARD_MS, polling: 200 },
+            )
+            .then((h) => h.jsonValue());
+          await responsive(page, c.name);
+          // The app's error text, read without waiting (textContent would wait 30 s for a missing node).
+          const appError = await page.evaluate(
+            () => document.querySelector('[data-testid=app-error]')?.textContent ?? '',
+          );
+          expect(['report', 'error'], `${c.name}: ${appError}`).toContain(outcome);
+          if (outcome === 'error') {
+            // A sentence saying what is wrong with the link, not a blank banner.
+            expect((await page.textContent('[data-testid=error]'))!.trim().length).toBeGreaterThan(10);
+          } else {
+            // Every view that works without files shows the report (none fails, none blanks).
+            for (const view of ['overview', 'stack', 'compaction', 'simulator', 'share']) {
+              await show(page, view);
+              await page.waitForFunction(
+                () => (document.querySelector('[data-testid=main]')?.textContent ?? '').trim().length > 0,
+                undefined,
+                { timeout: HANG_GUARD_MS },
+              );
+              await responsive(page, `${c.name} ${view}`);
+              expect(await page.locator('[data-testid=view-error]').count(), `${c.name}: ${view} view`).toBe(0);
+            }
           }
+          expect(errors, c.name).toEqual([]);
+        } finally {
+          await page.close();
         }
-        expect(errors, c.name).toEqual([]);
-      } finally {
-        await page.close();
-      }
-    }, 4 * HANG_GUARD_MS);
+      },
+      4 * HANG_GUARD_MS,
+    );
   }
 });

@@ -29,7 +29,22 @@ import { Simulator } from '../../src/engine/simulate/index.ts';
 import { simulationForShare } from '../../src/app/simshare.ts';
 import { workloadCode } from '../../src/app/simspec.ts';
 import {
-  ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, cliReport, dropPaths, expected, filesOf, haveChromium, loadId, shown, startModule, waitLoad, type StartModule,
+  ARGS,
+  CHROMIUM,
+  FX,
+  OUT,
+  ROOT,
+  buildInto,
+  cliReport,
+  dropPaths,
+  expected,
+  filesOf,
+  haveChromium,
+  loadId,
+  shown,
+  startModule,
+  waitLoad,
+  type StartModule,
 } from './helpers.ts';
 
 const TMP = path.join(ROOT, '.tmp');
@@ -38,7 +53,6 @@ const DIST_B = path.join(TMP, 'pwa-dist-b');
 /** What the server serves: a symlink to DIST_A, later to DIST_B. */
 const LIVE = path.join(TMP, 'pwa-live');
 const BASE = '/some/sub/path/';
-
 
 let start: StartModule;
 let browser: Browser;
@@ -86,8 +100,13 @@ async function serverDown(): Promise<void> {
 
 function track(page: Page): Page {
   page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
-  page.on('dialog', (d) => { pageErrors.push(`dialog: ${d.message()}`); void d.dismiss(); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
+  });
+  page.on('dialog', (d) => {
+    pageErrors.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
   return page;
 }
 
@@ -106,8 +125,9 @@ function precached(dist: string): string[] {
 }
 
 function walk(dir: string, rel = ''): string[] {
-  return fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? walk(dir, path.posix.join(rel, e.name)) : [path.posix.join(rel, e.name)]);
+  return fs
+    .readdirSync(path.join(dir, rel), { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(dir, path.posix.join(rel, e.name)) : [path.posix.join(rel, e.name)]));
 }
 
 /** Width and height of a PNG (IHDR). */
@@ -123,7 +143,9 @@ async function waitControlled(page: Page): Promise<void> {
 
 /** Marks the page so a reload (which would lose the mark) is noticed. */
 async function mark(page: Page): Promise<void> {
-  await page.evaluate(() => { (window as unknown as { __mark: string }).__mark = 'never reloaded'; });
+  await page.evaluate(() => {
+    (window as unknown as { __mark: string }).__mark = 'never reloaded';
+  });
 }
 async function marked(page: Page): Promise<boolean> {
   return page.evaluate(() => (window as unknown as { __mark?: string }).__mark === 'never reloaded');
@@ -182,7 +204,11 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
       expect(m.theme_color).toMatch(/^#[0-9a-f]{6}$/i);
       expect(m.background_color).toMatch(/^#[0-9a-f]{6}$/i);
       const icons = m.icons as { src: string; sizes: string; type: string; purpose?: string }[];
-      for (const [sizes, purpose] of [['192x192', 'any'], ['512x512', 'any'], ['512x512', 'maskable']]) {
+      for (const [sizes, purpose] of [
+        ['192x192', 'any'],
+        ['512x512', 'any'],
+        ['512x512', 'maskable'],
+      ]) {
         const icon = icons.find((i) => i.sizes === sizes && (i.purpose ?? 'any').split(' ').includes(purpose));
         expect(icon, `${purpose} icon ${sizes}`).toBeTruthy();
         expect(icon!.src).not.toMatch(/^\/|:/);
@@ -192,7 +218,8 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
       const handlers = m.file_handlers as { action: string; accept: Record<string, string[]> }[];
       const exts = handlers.flatMap((h) => Object.values(h.accept).flat());
       expect(exts).toEqual(expect.arrayContaining(['.ref', '.list']));
-      for (const h of handlers) expect(new URL(h.action, 'https://x.test/app/').href.startsWith('https://x.test/app/')).toBe(true);
+      for (const h of handlers)
+        expect(new URL(h.action, 'https://x.test/app/').href.startsWith('https://x.test/app/')).toBe(true);
       expect(m.launch_handler?.client_mode).toBeTruthy();
 
       // Every precached URL is a file of the build; the build's scripts, styles, icons, manifest,
@@ -204,9 +231,14 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
         expect(fs.statSync(path.join(dist, decodeURIComponent(u))).isFile(), u).toBe(true);
       }
       const files = walk(dist);
-      const samples = JSON.parse(fs.readFileSync(path.join(dist, 'samples/index.json'), 'utf8')).samples as { name: string; files: string[] }[];
+      const samples = JSON.parse(fs.readFileSync(path.join(dist, 'samples/index.json'), 'utf8')).samples as {
+        name: string;
+        files: string[];
+      }[];
       const must = [
-        'index.html', 'manifest.webmanifest', 'samples/index.json',
+        'index.html',
+        'manifest.webmanifest',
+        'samples/index.json',
         ...files.filter((f) => f.startsWith('assets/') || f.startsWith('icons/')),
         ...samples.flatMap((s) => s.files.map((f) => `samples/${s.name}/${f}`)),
       ];
@@ -221,7 +253,9 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
       expect(sw.replace(/"SKIP_WAITING"===\w+\.data\.type&&self\.skipWaiting\(\)/, '')).not.toMatch(/skipWaiting\(\)/);
     }
     // The two builds differ (B is a new version for the update test).
-    expect(fs.readFileSync(path.join(DIST_A, 'sw.js'), 'utf8')).not.toBe(fs.readFileSync(path.join(DIST_B, 'sw.js'), 'utf8'));
+    expect(fs.readFileSync(path.join(DIST_A, 'sw.js'), 'utf8')).not.toBe(
+      fs.readFileSync(path.join(DIST_B, 'sw.js'), 'utf8'),
+    );
 
     // Chromium reads the manifest without errors and finds the app installable (a persistent
     // profile: Playwright's default contexts are incognito, where nothing can be installed).
@@ -229,14 +263,20 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     fs.rmSync(profile, { recursive: true, force: true });
     const persistent = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS });
     try {
-      const page = track(persistent.pages()[0] ?? await persistent.newPage());
+      const page = track(persistent.pages()[0] ?? (await persistent.newPage()));
       const cdp = await persistent.newCDPSession(page);
       await page.goto(url);
       await waitControlled(page);
       const am = await cdp.send('Page.getAppManifest');
       expect(am.url).toBe(`${url}manifest.webmanifest`);
       expect(am.errors).toEqual([]);
-      expect(am.manifest).toMatchObject({ startUrl: url, scope: url, id: url, display: 'kStandalone', name: expect.stringMatching(/refscope/) });
+      expect(am.manifest).toMatchObject({
+        startUrl: url,
+        scope: url,
+        id: url,
+        display: 'kStandalone',
+        name: expect.stringMatching(/refscope/),
+      });
       expect(am.manifest?.icons).toHaveLength(3);
       expect((await cdp.send('Page.getInstallabilityErrors')).installabilityErrors).toEqual([]);
     } finally {
@@ -293,7 +333,10 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     // The file input (a new engine worker is started from the cache on each reload).
     const dir = fx('nocompact-s2');
     prev = await loadId(page);
-    await page.setInputFiles('[data-testid=open-files-input]', fs.readdirSync(dir).map((n) => path.join(dir, n)));
+    await page.setInputFiles(
+      '[data-testid=open-files-input]',
+      fs.readdirSync(dir).map((n) => path.join(dir, n)),
+    );
     await waitLoad(page, prev);
     expect(await shown(page)).toEqual(want(dir));
 
@@ -320,7 +363,12 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
       // Chromium has a (read-only) launchQueue of its own: shadow it.
       const w = window as unknown as { __launch?: (p: unknown) => void };
       Object.defineProperty(window, 'launchQueue', {
-        configurable: true, value: { setConsumer(c: (p: unknown) => void) { w.__launch = c; } },
+        configurable: true,
+        value: {
+          setConsumer(c: (p: unknown) => void) {
+            w.__launch = c;
+          },
+        },
       });
     });
     await launched.goto(`${url}#/overview?sample=none`);
@@ -368,7 +416,10 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     const spec = 'lookup:missing:100';
     const result = sim.run(sim.parseSpec(spec), { models: ['git-2.49', 'git-2.55', 'git-2.56', 'initial'] });
     const simulation = simulationForShare({
-      source: 'live', result, code: workloadCode(spec), tables: result.input.tables.length,
+      source: 'live',
+      result,
+      code: workloadCode(spec),
+      tables: result.input.tables.length,
       options: { warnAmbiguousRefs: true, autoCompaction: true, factor: 2 },
     });
     const link = shareLink(a, cliReport(files), { base: url, simulation });
@@ -389,9 +440,13 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
       // The sharer's simulation results, in the Simulator view.
       await page.click('[data-testid=tab-simulator]');
       await page.waitForSelector('[data-testid=sim-shared-results]');
-      const models = await page.locator('[data-testid=sim-shared-results] [data-testid=sim-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-model')));
+      const models = await page
+        .locator('[data-testid=sim-shared-results] [data-testid=sim-row]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-model')));
       expect(models).toEqual(['git-2.49', 'git-2.55', 'git-2.56', 'initial']);
-      expect(await page.textContent('[data-testid=sim-shared-results] [data-testid=sim-workload]')).toMatch(/100 reads of missing ref names/);
+      expect(await page.textContent('[data-testid=sim-shared-results] [data-testid=sim-workload]')).toMatch(
+        /100 reads of missing ref names/,
+      );
     } finally {
       await context.setOffline(false);
       await serverUp();
@@ -404,7 +459,9 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     const page = track(await context.newPage());
     const cdp = await context.newCDPSession(page);
     const navigations: string[] = [];
-    page.on('framenavigated', (f) => { if (f === page.mainFrame()) navigations.push(f.url()); });
+    page.on('framenavigated', (f) => {
+      if (f === page.mainFrame()) navigations.push(f.url());
+    });
     await page.goto(`${url}#/overview?sample=none`);
     await waitControlled(page);
     await page.waitForSelector('[data-testid=main][data-status=idle]'); // sample=none: nothing loaded
@@ -419,7 +476,9 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
 
     // Deploy build B and ask for an update.
     deploy(DIST_B);
-    await page.evaluate(async () => { await (await navigator.serviceWorker.getRegistration())!.update(); });
+    await page.evaluate(async () => {
+      await (await navigator.serviceWorker.getRegistration())!.update();
+    });
     await page.waitForSelector('[data-testid=pwa-update][data-state=prompt]', { timeout: 30_000 });
     expect(await page.textContent('[data-testid=pwa-update]')).toMatch(/new version of refscope is available/);
     expect(await page.textContent('[data-testid=pwa-reload]')).toBe('Update available — reload');

@@ -26,17 +26,33 @@ import type { Server } from 'node:http';
 import { analyzeFiles, FormatError } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
 import { decodeShare } from '../../src/engine/share.ts';
-import { Simulator, parseUpdateRefStdin, type ModelName, type SimulationResult } from '../../src/engine/simulate/index.ts';
+import {
+  Simulator,
+  parseUpdateRefStdin,
+  type ModelName,
+  type SimulationResult,
+} from '../../src/engine/simulate/index.ts';
 import { parseSeconds } from '../../src/app/simformat.ts';
 import { SIM_SHARE_MAGIC } from '../../src/app/simshare.ts';
 import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/writer.ts';
-import { ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, haveChromium, loadId, serveBuild, show, waitLoad } from './helpers.ts';
+import {
+  ARGS,
+  CHROMIUM,
+  FX,
+  OUT,
+  ROOT,
+  buildInto,
+  haveChromium,
+  loadId,
+  serveBuild,
+  show,
+  waitLoad,
+} from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/simulator-dist');
 const BASE = '/refscope/sim/';
 const REFTABLE_MODELS: ModelName[] = ['git-2.49', 'git-2.55', 'git-2.56', 'initial'];
 const OPTIONS = { models: REFTABLE_MODELS, warnAmbiguousRefs: true, autoCompaction: true, factor: 2 };
-
 
 let browser: Browser;
 let context: BrowserContext;
@@ -61,8 +77,13 @@ async function newContext(colorScheme: 'light' | 'dark' = 'light'): Promise<Brow
   });
   c.on('page', (p) => {
     p.on('pageerror', (e) => pageErrors.push(e.message));
-    p.on('console', (m) => { if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`); });
-    p.on('dialog', (d) => { pageErrors.push(`dialog: ${d.message()}`); void d.dismiss(); });
+    p.on('console', (m) => {
+      if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
+    });
+    p.on('dialog', (d) => {
+      pageErrors.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
   });
   return c;
 }
@@ -70,14 +91,20 @@ async function newContext(colorScheme: 'light' | 'dark' = 'light'): Promise<Brow
 async function shot(p: Page, name: string, fullPage = true): Promise<void> {
   // The offline-ready notice of the first visit is not part of the view; nor is the focus ring.
   for (const b of await p.locator('[data-testid=pwa-offline-ok]').all()) await b.click().catch(() => undefined);
-  await p.evaluate(() => { (document.activeElement as HTMLElement | null)?.blur(); window.scrollTo(0, 0); });
+  await p.evaluate(() => {
+    (document.activeElement as HTMLElement | null)?.blur();
+    window.scrollTo(0, 0);
+  });
   await p.waitForTimeout(250);
   await p.screenshot({ path: path.join(OUT, `simulator-${name}.png`), fullPage });
 }
 
 /** A screenshot of one element (to look at details at full size). */
 async function shotOf(p: Page, selector: string, name: string): Promise<void> {
-  await p.locator(selector).first().screenshot({ path: path.join(OUT, `simulator-${name}.png`) });
+  await p
+    .locator(selector)
+    .first()
+    .screenshot({ path: path.join(OUT, `simulator-${name}.png`) });
 }
 
 /** The engine's result for a fixture, as the test computes it (the CLI's code path). */
@@ -97,7 +124,11 @@ function bigRecreateStack(refs: number, deleted: number): string {
   fs.mkdirSync(dir, { recursive: true });
   const oid = (i: number) => {
     const v = new Uint8Array(20);
-    v[0] = i & 255; v[1] = (i >> 8) & 255; v[2] = (i >> 16) & 255; v[3] = 0x5e; v[19] = 1;
+    v[0] = i & 255;
+    v[1] = (i >> 8) & 255;
+    v[2] = (i >> 16) & 255;
+    v[3] = 0x5e;
+    v[19] = 1;
     return v;
   };
   const names: string[] = [];
@@ -109,9 +140,11 @@ function bigRecreateStack(refs: number, deleted: number): string {
   body.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const all = base.concat(body);
   const tomb: RefRecordIn[] = [{ name: 'refs/heads/main', updateIndex: 4, type: 0 }];
-  for (let k = 0; k < deleted; k++) tomb.push({ name: names[Math.floor(((k + 0.5) * refs) / deleted)], updateIndex: 4, type: 0 });
+  for (let k = 0; k < deleted; k++)
+    tomb.push({ name: names[Math.floor(((k + 0.5) * refs) / deleted)], updateIndex: 4, type: 0 });
   tomb.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const t0 = tableFileName(1, 3, 0x5eed0101), t1 = tableFileName(4, 4, 0x5eed0102);
+  const t0 = tableFileName(1, 3, 0x5eed0101),
+    t1 = tableFileName(4, 4, 0x5eed0102);
   fs.writeFileSync(path.join(dir, t0), writeTable(all, [], { minUpdateIndex: 1, maxUpdateIndex: 3 }));
   fs.writeFileSync(path.join(dir, t1), writeTable(tomb, [], { minUpdateIndex: 4, maxUpdateIndex: 4 }));
   fs.writeFileSync(path.join(dir, 'tables.list'), `${t0}\n${t1}\n`);
@@ -120,19 +153,25 @@ function bigRecreateStack(refs: number, deleted: number): string {
 
 /** Wait for a finished run newer than `prevRun` in the live simulator. */
 async function waitRun(p: Page, prevRun = 0): Promise<number> {
-  await p.waitForFunction((prev) => {
-    const v = document.querySelector('[data-testid=simulator-view]');
-    return !!v && v.getAttribute('data-state') === 'done' && Number(v.getAttribute('data-run-id')) > prev;
-  }, prevRun, { timeout: 60_000 });
+  await p.waitForFunction(
+    (prev) => {
+      const v = document.querySelector('[data-testid=simulator-view]');
+      return !!v && v.getAttribute('data-state') === 'done' && Number(v.getAttribute('data-run-id')) > prev;
+    },
+    prevRun,
+    { timeout: 60_000 },
+  );
   return Number(await p.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
 }
 
 /** The estimated seconds shown per model (text) in a results block. */
 async function shownSeconds(p: Page, scope: string): Promise<{ model: string; text: string }[]> {
-  return p.locator(`${scope} [data-testid=sim-row]`).evaluateAll((rows) => rows.map((r) => ({
-    model: r.getAttribute('data-model') ?? '',
-    text: r.querySelector('[data-testid=sim-seconds]')?.textContent ?? '',
-  })));
+  return p.locator(`${scope} [data-testid=sim-row]`).evaluateAll((rows) =>
+    rows.map((r) => ({
+      model: r.getAttribute('data-model') ?? '',
+      text: r.querySelector('[data-testid=sim-seconds]')?.textContent ?? '',
+    })),
+  );
 }
 
 /** Every model's shown seconds equal the engine's within display rounding. */
@@ -143,7 +182,10 @@ function expectSeconds(shown: { model: string; text: string }[], want: Simulatio
     const m = ok.find((x) => x.model === s.model)!;
     const parsed = parseSeconds(s.text);
     expect(parsed, `${s.model}: "${s.text}"`).not.toBeNull();
-    expect(Math.abs(parsed!.value - m.seconds!), `${s.model}: shown ${s.text}, engine ${m.seconds}`).toBeLessThanOrEqual(parsed!.tolerance * (1 + 1e-9));
+    expect(
+      Math.abs(parsed!.value - m.seconds!),
+      `${s.model}: shown ${s.text}, engine ${m.seconds}`,
+    ).toBeLessThanOrEqual(parsed!.tolerance * (1 + 1e-9));
   }
 }
 
@@ -180,7 +222,10 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     await page.goto(`${url}#/overview?sample=none`);
     await page.waitForSelector('[data-testid=main][data-status=idle]');
     const prev = await loadId(page);
-    await page.setInputFiles('[data-testid=open-files-input]', fs.readdirSync(DIR).map((n) => path.join(DIR, n)));
+    await page.setInputFiles(
+      '[data-testid=open-files-input]',
+      fs.readdirSync(DIR).map((n) => path.join(DIR, n)),
+    );
     await waitLoad(page, prev);
     await show(page, 'simulator');
     // A small stack: the default workload (re-create what the tombstones hide) runs by itself.
@@ -192,22 +237,32 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     await page.evaluate(() => {
       const w = window as unknown as { __sawBusy?: boolean };
       w.__sawBusy = false;
-      new MutationObserver(() => { if (document.querySelector('[data-testid=sim-busy]')) w.__sawBusy = true; })
-        .observe(document.body, { subtree: true, childList: true, attributes: true });
+      new MutationObserver(() => {
+        if (document.querySelector('[data-testid=sim-busy]')) w.__sawBusy = true;
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
     });
     await page.click('[data-testid=sim-run]');
     // The main thread keeps drawing frames while the worker simulates: frames counted until the
     // busy state ends (no clock: a count of frames that ran while busy, whatever the machine's speed).
-    const ticks = await page.evaluate(() => new Promise<number>((resolve) => {
-      let n = 0;
-      const f = () => {
-        if (!document.querySelector('[data-testid=sim-busy]') && n > 0) { resolve(n); return; }
-        n++;
-        if (n > 1000) { resolve(n); return; }
-        requestAnimationFrame(f);
-      };
-      requestAnimationFrame(f);
-    }));
+    const ticks = await page.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          let n = 0;
+          const f = () => {
+            if (!document.querySelector('[data-testid=sim-busy]') && n > 0) {
+              resolve(n);
+              return;
+            }
+            n++;
+            if (n > 1000) {
+              resolve(n);
+              return;
+            }
+            requestAnimationFrame(f);
+          };
+          requestAnimationFrame(f);
+        }),
+    );
     expect(ticks).toBeGreaterThan(1);
     run = await waitRun(page, run);
     expect(await page.evaluate(() => (window as unknown as { __sawBusy?: boolean }).__sawBusy)).toBe(true);
@@ -224,15 +279,26 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
 
     // The per-phase breakdown on expand.
     await page.click('[data-testid=sim-row][data-model="git-2.49"] .sim-expand');
-    const phases = await page.locator('[data-testid=sim-phases] tr[data-phase]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-phase')));
+    const phases = await page
+      .locator('[data-testid=sim-phases] tr[data-phase]')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-phase')));
     expect(phases).toEqual(want.results[0].phases.map((p) => p.phase));
 
     // The chart: one series per model, labelled quadratic (≤ 2.55) and linear (2.56+).
     const series = await page.locator('[data-testid=sim-out] [data-testid=sim-series]').evaluateAll((gs) =>
-      gs.map((g) => ({ model: g.getAttribute('data-model'), growth: g.getAttribute('data-growth'), d: g.querySelector('path.sim-line')?.getAttribute('d') ?? '' })));
+      gs.map((g) => ({
+        model: g.getAttribute('data-model'),
+        growth: g.getAttribute('data-growth'),
+        d: g.querySelector('path.sim-line')?.getAttribute('d') ?? '',
+      })),
+    );
     expect(series.map((s) => s.model)).toEqual(REFTABLE_MODELS);
     expect(series.every((s) => s.d.split('L').length === want.curve!.n.length)).toBe(true);
-    expect(Object.fromEntries(series.map((s) => [s.model, s.growth]))).toMatchObject({ 'git-2.49': 'quadratic', 'git-2.55': 'quadratic', 'git-2.56': 'linear' });
+    expect(Object.fromEntries(series.map((s) => [s.model, s.growth]))).toMatchObject({
+      'git-2.49': 'quadratic',
+      'git-2.55': 'quadratic',
+      'git-2.56': 'linear',
+    });
     expect(await page.locator('[data-testid=sim-chart] svg title').textContent()).toMatch(/log–log/);
     expect(await page.locator('[data-testid=sim-chart] svg desc').textContent()).toMatch(/quadratic/);
     // Keyboard: focus the chart, → reads the values at n = 1.
@@ -245,7 +311,9 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     expect(await page.locator('[data-testid=sim-chart-table] tbody tr').count()).toBe(want.curve!.n.length);
 
     // What would fix it: the engine's fixes and paragraph.
-    const fixes = await page.locator('[data-testid=sim-fix]').evaluateAll((els) => els.map((e) => e.getAttribute('data-fix')));
+    const fixes = await page
+      .locator('[data-testid=sim-fix]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-fix')));
     expect(fixes).toEqual(want.fixes.map((f) => f.fix));
     const pack = want.fixes.find((f) => f.fix === 'pack-refs')!;
     expect(pack.speedup!).toBeGreaterThan(10);
@@ -274,7 +342,10 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     const id = await loadId(page);
     let run = Number(await page.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
     await page.setInputFiles('[data-testid=sim-stdin-input]', stdinPath);
-    await page.waitForFunction(() => ((document.querySelector('[data-testid=sim-stdin]') as HTMLTextAreaElement | null)?.value.length ?? 0) > 1000);
+    await page.waitForFunction(
+      () =>
+        ((document.querySelector('[data-testid=sim-stdin]') as HTMLTextAreaElement | null)?.value.length ?? 0) > 1000,
+    );
     await page.click('[data-testid=sim-run]');
     run = await waitRun(page, run);
     expect(await page.textContent('[data-testid=sim-workload] strong')).toBe(capital(wantStdin.workload.description));
@@ -285,7 +356,11 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     // Malformed input: the error names the offset (as the engine's parser finds it).
     const bad = `create refs/heads/a ${'1'.repeat(40)}\nbogus line\n`;
     let offset = -1;
-    try { parseUpdateRefStdin(bad, { file: '(pasted input)' }); } catch (e) { if (e instanceof FormatError) offset = e.offset; }
+    try {
+      parseUpdateRefStdin(bad, { file: '(pasted input)' });
+    } catch (e) {
+      if (e instanceof FormatError) offset = e.offset;
+    }
     expect(offset).toBe(61);
     await page.fill('[data-testid=sim-stdin]', bad);
     await page.click('[data-testid=sim-run]');
@@ -298,15 +373,19 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     expect(await err.locator('pre').textContent()).toContain('bogus line');
     // "Show in the input" selects the line in the box.
     await err.locator('button').click();
-    expect(await page.evaluate(() => {
-      const t = document.querySelector('[data-testid=sim-stdin]') as HTMLTextAreaElement;
-      return t.value.slice(t.selectionStart, t.selectionEnd);
-    })).toBe('bogus line');
+    expect(
+      await page.evaluate(() => {
+        const t = document.querySelector('[data-testid=sim-stdin]') as HTMLTextAreaElement;
+        return t.value.slice(t.selectionStart, t.selectionEnd);
+      }),
+    ).toBe('bogus line');
     await shot(page, 'stdin-error', false);
     // Markup in the input is text.
     await page.fill('[data-testid=sim-stdin]', 'create refs/heads/<img src=x onerror=alert(1)> 1234\n');
     await page.click('[data-testid=sim-run]');
-    await page.waitForFunction(() => /extra input/.test(document.querySelector('[data-testid=simulator-view] [data-testid=error]')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /extra input/.test(document.querySelector('[data-testid=simulator-view] [data-testid=error]')?.textContent ?? ''),
+    );
     expect(await err.locator('pre').textContent()).toContain('<img src=x onerror=alert(1)>');
     expect(await page.locator('[data-testid=simulator-view] img').count()).toBe(0);
 
@@ -317,7 +396,10 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     for (const type of ['dragEnter', 'dragOver', 'drop'] as const) {
       await cdp.send('Input.dispatchDragEvent', { type, x: box!.x + box!.width / 2, y: box!.y + 40, data });
     }
-    await page.waitForFunction(() => ((document.querySelector('[data-testid=sim-stdin]') as HTMLTextAreaElement | null)?.value.length ?? 0) > 1000);
+    await page.waitForFunction(
+      () =>
+        ((document.querySelector('[data-testid=sim-stdin]') as HTMLTextAreaElement | null)?.value.length ?? 0) > 1000,
+    );
     await page.click('[data-testid=sim-run]');
     run = await waitRun(page, run);
     expectSeconds(await shownSeconds(page, '[data-testid=sim-out]'), wantStdin);
@@ -334,8 +416,10 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     run = await waitRun(page, run);
     await show(page, 'share');
     expect(await page.isChecked('[data-testid=share-with-simulation]')).toBe(true);
-    await page.waitForFunction(() => /Simulation results: \d+ numbers/.test(document.querySelector('[data-testid=share-contains]')?.textContent ?? ''));
-    const link = (await page.inputValue('[data-testid=share-link]'));
+    await page.waitForFunction(() =>
+      /Simulation results: \d+ numbers/.test(document.querySelector('[data-testid=share-contains]')?.textContent ?? ''),
+    );
+    const link = await page.inputValue('[data-testid=share-link]');
     expect(link.length).toBeLessThan(8000);
     const payload = decodeShare(link);
     expect(Array.isArray(payload.simulation) && (payload.simulation as unknown[])[0]).toBe(SIM_SHARE_MAGIC);
@@ -349,7 +433,9 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     }
     // Unticked: the link has no simulation.
     await page.click('[data-testid=share-with-simulation]');
-    await page.waitForFunction(() => /Simulation results: none/.test(document.querySelector('[data-testid=share-contains]')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /Simulation results: none/.test(document.querySelector('[data-testid=share-contains]')?.textContent ?? ''),
+    );
     expect(decodeShare(await page.inputValue('[data-testid=share-link]')).simulation).toBeNull();
     await page.click('[data-testid=share-with-simulation]');
 
@@ -361,11 +447,19 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     await show(p, 'simulator');
     await p.waitForSelector('[data-testid=sim-shared-results]');
     expectSeconds(await shownSeconds(p, '[data-testid=sim-shared-results]'), want);
-    expect(await p.locator('[data-testid=sim-shared-results] [data-testid=sim-series]').count()).toBe(REFTABLE_MODELS.length);
-    const fixes = await p.locator('[data-testid=sim-shared-results] [data-testid=sim-fix]').evaluateAll((els) => els.map((e) => e.getAttribute('data-fix')));
+    expect(await p.locator('[data-testid=sim-shared-results] [data-testid=sim-series]').count()).toBe(
+      REFTABLE_MODELS.length,
+    );
+    const fixes = await p
+      .locator('[data-testid=sim-shared-results] [data-testid=sim-fix]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-fix')));
     expect(fixes).toEqual(want.fixes.map((f) => f.fix));
-    expect(await p.textContent('[data-testid=sim-shared-results] [data-testid=sim-explanation]')).toMatch(/^The sharer simulated: re-create the 2,001 refs that tombstones hide/);
-    expect(await p.textContent('[data-testid=sim-shared-results] [data-testid=sim-workload]')).toMatch(/2,001 operations in 1 transaction/);
+    expect(await p.textContent('[data-testid=sim-shared-results] [data-testid=sim-explanation]')).toMatch(
+      /^The sharer simulated: re-create the 2,001 refs that tombstones hide/,
+    );
+    expect(await p.textContent('[data-testid=sim-shared-results] [data-testid=sim-workload]')).toMatch(
+      /2,001 operations in 1 transaction/,
+    );
     // Read-only: nothing to run.
     expect(await p.locator('[data-testid=sim-run]').count()).toBe(0);
     await shot(p, 'shared-light');
@@ -439,7 +533,10 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     const p = await context.newPage();
     await p.goto(`${url}#/overview?sample=none`);
     await p.waitForSelector('[data-testid=main][data-status=idle]');
-    await p.setInputFiles('[data-testid=open-files-input]', fs.readdirSync(dir).map((n) => path.join(dir, n)));
+    await p.setInputFiles(
+      '[data-testid=open-files-input]',
+      fs.readdirSync(dir).map((n) => path.join(dir, n)),
+    );
     await waitLoad(p, 0);
     await show(p, 'simulator');
     await p.waitForSelector('[data-testid=simulator-view][data-state=idle]');
@@ -451,11 +548,18 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     // While the worker counts, the main thread draws frames and answers clicks.
     // While the worker counts, the main thread draws frames and answers clicks: three frames
     // drawn while the view still says busy (counted, no clock).
-    const frames = await p.evaluate(() => new Promise<number>((resolve) => {
-      let n = 0;
-      const f = () => { n++; if (n >= 3) resolve(n); else requestAnimationFrame(f); };
-      requestAnimationFrame(f);
-    }));
+    const frames = await p.evaluate(
+      () =>
+        new Promise<number>((resolve) => {
+          let n = 0;
+          const f = () => {
+            n++;
+            if (n >= 3) resolve(n);
+            else requestAnimationFrame(f);
+          };
+          requestAnimationFrame(f);
+        }),
+    );
     expect(frames).toBe(3);
     expect(await p.getAttribute('[data-testid=simulator-view]', 'data-state')).toBe('busy');
     await p.click('[data-testid=sim-gen-create]');
@@ -467,7 +571,9 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     expectSeconds(await shownSeconds(p, '[data-testid=sim-out]'), big);
     console.log(`simulator, 1M refs: ${await p.textContent('.sim-run-bar')}`);
     await p.click('[data-testid=sim-mode-fixed]');
-    const growth = await p.locator('[data-testid=sim-out] [data-testid=sim-series]').evaluateAll((gs) => gs.map((g) => g.getAttribute('data-growth')));
+    const growth = await p
+      .locator('[data-testid=sim-out] [data-testid=sim-series]')
+      .evaluateAll((gs) => gs.map((g) => g.getAttribute('data-growth')));
     expect(growth.every((g) => g === 'linear')).toBe(true);
     await shotOf(p, '[data-testid=sim-chart]', 'chart-fixed-stack-light');
     await p.close();

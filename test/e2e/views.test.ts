@@ -28,12 +28,25 @@ import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/wr
 import type { CompactionReport } from '../../src/engine/extensions.ts';
 import { stackSvg, xmlText } from '../../src/app/svg.ts';
 import {
-  ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, cliReport, dropPaths, expected, haveChromium, loadId, serveBuild, show, shown, waitLoad,
+  ARGS,
+  CHROMIUM,
+  FX,
+  OUT,
+  ROOT,
+  buildInto,
+  cliReport,
+  dropPaths,
+  expected,
+  haveChromium,
+  loadId,
+  serveBuild,
+  show,
+  shown,
+  waitLoad,
 } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/views-dist');
 const BASE = '/refscope/app/';
-
 
 let browser: Browser;
 let context: BrowserContext;
@@ -57,7 +70,10 @@ async function newContext(colorScheme: 'light' | 'dark' = 'light'): Promise<Brow
   });
   c.on('page', (p) => {
     p.on('pageerror', (e) => pageErrors.push(e.message));
-    p.on('dialog', (d) => { pageErrors.push(`dialog: ${d.message()}`); void d.dismiss(); });
+    p.on('dialog', (d) => {
+      pageErrors.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
   });
   return c;
 }
@@ -74,19 +90,29 @@ async function openAt(p: Page, hash: string): Promise<void> {
 }
 
 async function compactionReady(p: Page, factor = 2): Promise<void> {
-  await p.waitForSelector(`[data-testid=compaction-view][data-ready=true][data-factor="${factor}"]`, { timeout: 30_000 });
+  await p.waitForSelector(`[data-testid=compaction-view][data-ready=true][data-factor="${factor}"]`, {
+    timeout: 30_000,
+  });
 }
 
 /** Indexes of the bars a chart highlights. */
 async function highlighted(p: Page, chart: string): Promise<number[]> {
-  return p.locator(`[data-testid=cmp-bar][data-chart=${chart}][data-in-segment=true]`).evaluateAll((els) =>
-    els.map((e) => Number(e.getAttribute('data-index'))).sort((a, b) => a - b));
+  return p
+    .locator(`[data-testid=cmp-bar][data-chart=${chart}][data-in-segment=true]`)
+    .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-index'))).sort((a, b) => a - b));
 }
 
 /** The segment git's `pack-refs --auto` merged, from a fixture's truth: tables listed before and after. */
 function truthSegment(fx: string): { start: number; end: number; newSize: number } {
-  const before = fs.readFileSync(path.join(FX, fx, 'reftable/tables.list'), 'utf8').trim().split('\n');
-  const after = fs.readFileSync(path.join(FX, fx, 'truth/after-pack-refs-auto.txt'), 'utf8').trim().split('\n').map((l) => l.split(' '));
+  const before = fs
+    .readFileSync(path.join(FX, fx, 'reftable/tables.list'), 'utf8')
+    .trim()
+    .split('\n');
+  const after = fs
+    .readFileSync(path.join(FX, fx, 'truth/after-pack-refs-auto.txt'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' '));
   const kept = after.filter(([n]) => before.includes(n)).map(([n]) => before.indexOf(n));
   const fresh = after.filter(([n]) => !before.includes(n));
   expect(fresh.length).toBe(1);
@@ -98,15 +124,26 @@ function truthSegment(fx: string): { start: number; end: number; newSize: number
 
 /** Full ref names of a fixture (truth/refs.txt: "<oid> <name>"). */
 function refNames(fx: string): string[] {
-  return fs.readFileSync(path.join(FX, fx, 'truth/refs.txt'), 'utf8').split('\n').filter(Boolean).map((l) => l.slice(l.indexOf(' ') + 1));
+  return fs
+    .readFileSync(path.join(FX, fx, 'truth/refs.txt'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.slice(l.indexOf(' ') + 1));
 }
 
 describe('stack picture (pure SVG)', () => {
   it('escapes names and stays well-formed', () => {
     const files = collectInput(fxDir('basic-sha1'));
     const r = buildReport(analyzeFiles(files));
-    const evil = { ...r, tables: r.tables.map((t, i) => (i === 0 ? { ...t, name: '<img src=x onerror=alert(1)>&"\u0001.ref' } : t)) };
-    const { svg, width, height } = stackSvg(evil, r.tables.map(() => null), { theme: 'dark', note: 'a <b>note</b>' });
+    const evil = {
+      ...r,
+      tables: r.tables.map((t, i) => (i === 0 ? { ...t, name: '<img src=x onerror=alert(1)>&"\u0001.ref' } : t)),
+    };
+    const { svg, width, height } = stackSvg(
+      evil,
+      r.tables.map(() => null),
+      { theme: 'dark', note: 'a <b>note</b>' },
+    );
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(svg).not.toContain('<img');
     expect(svg).not.toContain('<b>');
@@ -141,7 +178,9 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
     expect(await highlighted(page, 'bytes')).toEqual(Array.from({ length: truth.end + 1 }, (_, i) => i));
     expect(await page.getAttribute('[data-testid=segment-bytes]', 'data-segment')).toBe(`${truth.start}-${truth.end}`);
     const cli = cliReport(collectInput(fxDir('nocompact-s1'))).stack!.compaction as CompactionReport;
-    expect(await page.getAttribute('[data-testid=chart-records]', 'data-segment')).toBe(cli.byRecords.segment ? `${cli.byRecords.segment.start}-${cli.byRecords.segment.end}` : 'none');
+    expect(await page.getAttribute('[data-testid=chart-records]', 'data-segment')).toBe(
+      cli.byRecords.segment ? `${cli.byRecords.segment.start}-${cli.byRecords.segment.end}` : 'none',
+    );
     expect(await page.locator('[data-testid=cmp-bar][data-chart=bytes]').count()).toBe(16);
     // Every table's reason is listed under the charts, and shown on focus.
     expect(await page.locator('[data-testid=cmp-reason-row]').count()).toBe(16);
@@ -159,17 +198,23 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
     expect(await page.getAttribute('[data-testid=compact-result]', 'data-segment')).toBe(`0-${truth.end}`);
     const newRow = page.locator('[data-testid=after-row][data-new=true] td').nth(2);
     expect(Number((await newRow.textContent())!.replace(/,/g, ''))).toBe(truth.newSize);
-    expect(await page.textContent('[data-testid=after-panel]')).toMatch(/only when the merged segment starts at the base table/);
+    expect(await page.textContent('[data-testid=after-panel]')).toMatch(
+      /only when the merged segment starts at the base table/,
+    );
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=download-zip]')]);
     const zipPath = path.join(OUT, 'views-compacted.zip');
     await dl.saveAs(zipPath);
     const zip = unzipSync(new Uint8Array(fs.readFileSync(zipPath)));
     const list = new TextDecoder().decode(zip['reftable/tables.list']).trim().split('\n');
     expect(list.length).toBe(3);
-    const orig = fs.readFileSync(path.join(fxDir('nocompact-s1'), 'tables.list'), 'utf8').trim().split('\n');
+    const orig = fs
+      .readFileSync(path.join(fxDir('nocompact-s1'), 'tables.list'), 'utf8')
+      .trim()
+      .split('\n');
     expect(list.slice(1)).toEqual(orig.slice(-2));
     expect(zip[`reftable/${list[0]}`].length).toBe(truth.newSize);
-    for (const n of list.slice(1)) expect(Buffer.from(zip[`reftable/${n}`]).equals(fs.readFileSync(path.join(fxDir('nocompact-s1'), n)))).toBe(true);
+    for (const n of list.slice(1))
+      expect(Buffer.from(zip[`reftable/${n}`]).equals(fs.readFileSync(path.join(fxDir('nocompact-s1'), n)))).toBe(true);
     // The zipped stack reads back with the same merged view.
     const back = analyzeFiles([
       { path: 'reftable/tables.list', source: memory(zip['reftable/tables.list']) },
@@ -196,11 +241,20 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
       const refs: RefRecordIn[] = [];
       for (let i = 0; i < n; i++) {
         const v = new Uint8Array(20);
-        v[0] = i & 255; v[1] = (i >> 8) & 255; v[2] = (i >> 16) & 255; v[19] = 1;
+        v[0] = i & 255;
+        v[1] = (i >> 8) & 255;
+        v[2] = (i >> 16) & 255;
+        v[19] = 1;
         refs.push({ name: `refs/pull/${String(i).padStart(7, '0')}/head`, updateIndex: 1, type: 1, value: v });
       }
       fs.writeFileSync(path.join(dir, base), writeTable(refs, [], { minUpdateIndex: 1, maxUpdateIndex: 1 }));
-      fs.writeFileSync(path.join(dir, top), writeTable([{ name: 'refs/pull/0000000/head', updateIndex: 2, type: 0 }], [], { minUpdateIndex: 2, maxUpdateIndex: 2 }));
+      fs.writeFileSync(
+        path.join(dir, top),
+        writeTable([{ name: 'refs/pull/0000000/head', updateIndex: 2, type: 0 }], [], {
+          minUpdateIndex: 2,
+          maxUpdateIndex: 2,
+        }),
+      );
       fs.writeFileSync(path.join(dir, 'tables.list'), `${base}\n${top}\n`);
     }
     await openAt(page, '#/compaction?sample=none');
@@ -217,14 +271,19 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
     const rec = page.locator('[data-testid=after-row][data-new=true] td').nth(3);
     // The base's first ref is deleted by the top table's tombstone; the segment starts at the base, so it is dropped.
     expect(Number((await rec.textContent())!.replace(/,/g, ''))).toBe(n - 1);
-    const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.click('[data-testid=download-zip]')]);
+    const [dl] = await Promise.all([
+      page.waitForEvent('download', { timeout: 60_000 }),
+      page.click('[data-testid=download-zip]'),
+    ]);
     const zip = unzipSync(new Uint8Array(fs.readFileSync((await dl.path())!)));
     const list = new TextDecoder().decode(zip['reftable/tables.list']).trim().split('\n');
     expect(list.length).toBe(1);
-    const back = buildReport(analyzeFiles([
-      { path: 'reftable/tables.list', source: memory(zip['reftable/tables.list']) },
-      { path: `reftable/${list[0]}`, source: memory(zip[`reftable/${list[0]}`]) },
-    ]));
+    const back = buildReport(
+      analyzeFiles([
+        { path: 'reftable/tables.list', source: memory(zip['reftable/tables.list']) },
+        { path: `reftable/${list[0]}`, source: memory(zip[`reftable/${list[0]}`]) },
+      ]),
+    );
     expect(back.stack!.live).toBe(n - 1);
     expect(back.stack!.tombstones).toBe(0);
     await cdp.detach();
@@ -282,7 +341,10 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
     await page.emulateMedia({ colorScheme: 'light' });
     // With names (asked for): example names from the fixture.
     await page.check('[data-testid=share-with-names]');
-    await page.waitForFunction((old) => (document.querySelector('[data-testid=share-link]') as HTMLTextAreaElement | null)?.value !== old, link);
+    await page.waitForFunction(
+      (old) => (document.querySelector('[data-testid=share-link]') as HTMLTextAreaElement | null)?.value !== old,
+      link,
+    );
     const named = decodeShare(await page.inputValue('[data-testid=share-link]'));
     expect(named.withNames).toBe(true);
     expect(named.examples.length).toBeGreaterThan(0);
@@ -329,8 +391,10 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
       await waitLoad(p, 0);
       const want = expected(report);
       const got = await shown(p);
-      expect({ live: got.live, tombstones: got.tombstones, tables: got.tables, totalBytes: got.totalBytes }, fx)
-        .toEqual({ live: want.live, tombstones: want.tombstones, tables: want.tables, totalBytes: want.totalBytes });
+      expect(
+        { live: got.live, tombstones: got.tombstones, tables: got.tables, totalBytes: got.totalBytes },
+        fx,
+      ).toEqual({ live: want.live, tombstones: want.tombstones, tables: want.tables, totalBytes: want.totalBytes });
       expect(got.rows.length).toBe(report.tables.length);
       expect(await p.textContent('[data-testid=shared-banner]')).toMatch(/shared report \(no files\)/);
       // Stack and compaction views show the shared report; the views that need files say so.
@@ -339,7 +403,9 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
       await show(p, 'compaction');
       await compactionReady(p);
       const seg = (report.stack!.compaction as CompactionReport).segment;
-      expect(await p.getAttribute('[data-testid=segment-bytes]', 'data-segment')).toBe(seg ? `${seg.start}-${seg.end}` : 'none');
+      expect(await p.getAttribute('[data-testid=segment-bytes]', 'data-segment')).toBe(
+        seg ? `${seg.start}-${seg.end}` : 'none',
+      );
       expect(await p.locator('[data-testid=compact-auto]').isDisabled()).toBe(true);
       if (fx === 'nocompact-s1') {
         await shot(p, 'shared-compaction-light');
@@ -364,7 +430,11 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
         await p.waitForSelector('[data-testid=synthetic-banner]');
         expect(await p.locator('[data-testid=shared-banner]').count()).toBe(0);
         const syn = await shown(p);
-        expect({ live: syn.live, tombstones: syn.tombstones, tables: syn.tables }).toEqual({ live: want.live, tombstones: want.tombstones, tables: want.tables });
+        expect({ live: syn.live, tombstones: syn.tombstones, tables: syn.tables }).toEqual({
+          live: want.live,
+          tombstones: want.tombstones,
+          tables: want.tables,
+        });
         expect(Math.abs(syn.totalBytes - want.totalBytes) / want.totalBytes).toBeLessThan(0.05);
         await show(p, 'refs');
         await p.waitForSelector('[data-testid=refs-count]');
@@ -400,7 +470,9 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
     }
     await shot(p, 'link-error-dark');
     // The same page then gets a good link (hashchange): the report replaces the error.
-    await p.evaluate((h) => { location.hash = h; }, link.fragment);
+    await p.evaluate((h) => {
+      location.hash = h;
+    }, link.fragment);
     await p.waitForSelector('[data-testid=shared-banner]');
     expect(await p.locator('[data-testid=error]').count()).toBe(0);
     const want = expected(buildReport(a));
@@ -415,7 +487,9 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
   it('hostile ref names shared with names are text in the dialog, never markup', async () => {
     // A name git accepts (check_refname_format: no spaces), markup all the same: innerHTML would run it.
     const evil = 'refs/heads/<img/src=x/onerror=window.__xss=1>';
-    const names = [evil, 'refs/heads/main', 'refs/heads/\u202Egnp.exe', 'refs/tags/<script>window.__xss=2</script>'].map(textToKey).sort();
+    const names = [evil, 'refs/heads/main', 'refs/heads/\u202Egnp.exe', 'refs/tags/<script>window.__xss=2</script>']
+      .map(textToKey)
+      .sort();
     const oid = new Uint8Array(20).fill(0xab);
     const refs: RefRecordIn[] = names.map((name) => ({ name, updateIndex: 1, type: 1, value: oid }));
     const name = tableFileName(1, 1, 0x0badf00d);
@@ -428,11 +502,17 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
     const plain = decodeShare(await page.inputValue('[data-testid=share-link]'));
     expect(JSON.stringify(plain)).not.toContain('<img');
     await page.check('[data-testid=share-with-names]');
-    await page.waitForFunction(() => /example ref name/.test(document.querySelector('[data-testid=share-contains]')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /example ref name/.test(document.querySelector('[data-testid=share-contains]')?.textContent ?? ''),
+    );
     const p = decodeShare(await page.inputValue('[data-testid=share-link]'));
     expect(p.examples.map((e) => Buffer.from(e, 'latin1').toString('utf8'))).toContain(evil);
     expect(await page.textContent('[data-testid=share-contains]')).toContain(evil);
-    expect(await page.evaluate(() => document.querySelectorAll('img:not([data-testid=stack-preview]), script:not([src])').length)).toBe(0);
+    expect(
+      await page.evaluate(
+        () => document.querySelectorAll('img:not([data-testid=stack-preview]), script:not([src])').length,
+      ),
+    ).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     // The Markdown export writes them as inert code spans.
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-md]')]);
@@ -454,9 +534,15 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
       const n = 1 + Math.floor(rnd() * 30);
       for (let j = 0; j < n; j++) {
         const v = new Uint8Array(20);
-        v[0] = i & 255; v[1] = j; v[2] = Math.floor(rnd() * 256);
+        v[0] = i & 255;
+        v[1] = j;
+        v[2] = Math.floor(rnd() * 256);
         const ns = ['heads', 'tags', 'notes', 'pull'][Math.floor(rnd() * 4)];
-        refs.push(rnd() < 0.2 ? { name: `refs/${ns}/x${i}-${j}`, updateIndex: i, type: 0 } : { name: `refs/${ns}/x${i}-${j}`, updateIndex: i, type: 1, value: v });
+        refs.push(
+          rnd() < 0.2
+            ? { name: `refs/${ns}/x${i}-${j}`, updateIndex: i, type: 0 }
+            : { name: `refs/${ns}/x${i}-${j}`, updateIndex: i, type: 1, value: v },
+        );
       }
       refs.sort((x, y) => (x.name < y.name ? -1 : 1));
       const name = tableFileName(i, i, 0x1000 + i);
@@ -502,7 +588,8 @@ async function dropFiles(p: Page, files: { name: string; bytes: Uint8Array }[]):
       for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
       dt.items.add(new File([u], it.name));
     }
-    for (const type of ['dragenter', 'dragover', 'drop']) document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    for (const type of ['dragenter', 'dragover', 'drop'])
+      document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, list);
   await waitLoad(p, prev);
 }

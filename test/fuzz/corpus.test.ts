@@ -10,7 +10,13 @@ import path from 'node:path';
 import { checkTable, checkStack, loadSeeds, timed } from './harness.ts';
 import { analyzeFiles, memorySource, type InputFile } from '../../src/engine/index.ts';
 
-interface Entry { file: string; kind: 'table' | 'tables.list'; stack?: string; found: string; expect: 'ok' | string | string[] }
+interface Entry {
+  file: string;
+  kind: 'table' | 'tables.list';
+  stack?: string;
+  found: string;
+  expect: 'ok' | string | string[];
+}
 const DIR = path.join(__dirname, 'corpus');
 const entries: Entry[] = JSON.parse(fs.readFileSync(path.join(DIR, 'manifest.json'), 'utf8'));
 
@@ -23,12 +29,18 @@ describe('fuzz corpus', () => {
     it(`${e.file}: ${e.found.slice(0, 80)}…`, () => {
       const bytes = new Uint8Array(fs.readFileSync(path.join(DIR, e.file)));
       if (e.kind === 'table') {
-        const out = timed(() => e.file, () => checkTable(e.file, bytes, { names: [], oids: [] }, true));
+        const out = timed(
+          () => e.file,
+          () => checkTable(e.file, bytes, { names: [], oids: [] }, true),
+        );
         expect(out.ok ? 'ok' : out.message).toBe(e.expect);
         return;
       }
       const st = loadSeeds().stacks.find((s) => s.fx === e.stack)!;
-      timed(() => e.file, () => checkStack(st, null, bytes));
+      timed(
+        () => e.file,
+        () => checkStack(st, null, bytes),
+      );
       const files: InputFile[] = [{ path: 'reftable/tables.list', source: memorySource(bytes) }];
       for (const [name, b] of st.tables) files.push({ path: `reftable/${name}`, source: memorySource(b) });
       expect(analyzeFiles(files).stack!.broken.map((b) => b.error.message)).toEqual(e.expect);

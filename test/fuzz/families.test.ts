@@ -40,20 +40,30 @@ describe.skipIf(RUNS > 0 || !!process.env.FUZZ_CASE)('fuzz families: a fixed-see
 
 describe.skipIf(!process.env.FUZZ_CASE)('fuzz families: one case', () => {
   it('replays FUZZ_FAMILY / FUZZ_SEED / FUZZ_CASE', () => {
-    const c = makeCase(process.env.FUZZ_FAMILY as (typeof FAMILIES)[number], Number(process.env.FUZZ_SEED), Number(process.env.FUZZ_CASE));
+    const c = makeCase(
+      process.env.FUZZ_FAMILY as (typeof FAMILIES)[number],
+      Number(process.env.FUZZ_SEED),
+      Number(process.env.FUZZ_CASE),
+    );
     console.log(c.desc);
     console.log(runCase(c));
   });
 });
 
 describe.skipIf(RUNS === 0)('fuzz families: the long run', () => {
-  it(`${RUNS} cases, each in a worker with a deadline`, async () => {
-    const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() & 0x7fffffff;
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-fuzz-'));
-    console.log(`fuzz: ${RUNS} cases, seed ${seed}; failing cases are saved under ${out}`);
-    const r = await runPool(RUNS, seed, out, (s) => console.log(s));
-    console.log(`fuzz: ${r.cases} cases, ${r.broken} broken, ${r.hangs} hangs, ${r.slow} slow; by family ${JSON.stringify(r.byFamily)}; saved under ${out}`);
-    for (const f of r.failures.slice(0, 20)) console.log(`  ${f.family} case ${f.index}: ${f.what.slice(0, 300)}`);
-    expect({ broken: r.broken, hangs: r.hangs }).toEqual({ broken: 0, hangs: 0 });
-  }, 24 * 3600_000);
+  it(
+    `${RUNS} cases, each in a worker with a deadline`,
+    async () => {
+      const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() & 0x7fffffff;
+      const out = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-fuzz-'));
+      console.log(`fuzz: ${RUNS} cases, seed ${seed}; failing cases are saved under ${out}`);
+      const r = await runPool(RUNS, seed, out, (s) => console.log(s));
+      console.log(
+        `fuzz: ${r.cases} cases, ${r.broken} broken, ${r.hangs} hangs, ${r.slow} slow; by family ${JSON.stringify(r.byFamily)}; saved under ${out}`,
+      );
+      for (const f of r.failures.slice(0, 20)) console.log(`  ${f.family} case ${f.index}: ${f.what.slice(0, 300)}`);
+      expect({ broken: r.broken, hangs: r.hangs }).toEqual({ broken: 0, hangs: 0 });
+    },
+    24 * 3600_000,
+  );
 });

@@ -18,11 +18,24 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateSync, inflateSync } from 'fflate';
 import {
-  FormatError, analyzeFiles, buildReport, analysisRefs, memorySource, openTable, type InputFile,
+  FormatError,
+  analyzeFiles,
+  buildReport,
+  analysisRefs,
+  memorySource,
+  openTable,
+  type InputFile,
 } from '../../src/engine/index.ts';
 import { EngineSession } from '../../src/engine/session/index.ts';
 import {
-  decodeShare, reportFromShare, describeShare, shareLink, base64UrlEncode, base64UrlDecode, sharedSimulation, SIM_SHARE_MAGIC,
+  decodeShare,
+  reportFromShare,
+  describeShare,
+  shareLink,
+  base64UrlEncode,
+  base64UrlDecode,
+  sharedSimulation,
+  SIM_SHARE_MAGIC,
 } from '../../src/engine/share/index.ts';
 import { exportJson, exportMarkdown } from '../../src/engine/export.ts';
 import { writeTable, WriterError, type RefRecordIn, type LogRecordIn } from '../../src/engine/writer.ts';
@@ -59,13 +72,15 @@ export class Broken extends Error {
 export class Rng {
   private s: number;
   constructor(seed: number) {
-    this.s = (seed >>> 0) || 0x9e3779b9;
+    this.s = seed >>> 0 || 0x9e3779b9;
   }
   next(): number {
     let x = this.s;
-    x ^= x << 13; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
     x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
+    x ^= x << 5;
+    x >>>= 0;
     this.s = x;
     return x;
   }
@@ -149,17 +164,35 @@ export function loadSeeds(): Seeds {
   return seeds;
 }
 
-function filesOfStack(s: Seeds['stacks'][number], list: Uint8Array = s.list, swap?: { name: string; bytes: Uint8Array }): InputFile[] {
+function filesOfStack(
+  s: Seeds['stacks'][number],
+  list: Uint8Array = s.list,
+  swap?: { name: string; bytes: Uint8Array },
+): InputFile[] {
   const files: InputFile[] = [{ path: 'reftable/tables.list', source: memorySource(list) }];
-  for (const [n, b] of s.tables) files.push({ path: `reftable/${n}`, source: memorySource(swap && swap.name === n ? swap.bytes : b) });
+  for (const [n, b] of s.tables)
+    files.push({ path: `reftable/${n}`, source: memorySource(swap && swap.name === n ? swap.bytes : b) });
   return files;
 }
 
 /** A simulation in the link's layout (share/simulation.ts), to be mutated. */
 function simLayout(): unknown[] {
-  return [SIM_SHARE_MAGIC, [1, 0, 1000, 1], [1, 1, 2], [0, 2, 10, 0],
-    [[0, 1, 1.5, 10, 20, 30, 5, 2, 0, [3, 1.2, 1, 0.1]], [2, 1, 0.5, 10, 20, 30, 0, 2, 0, [3, 0.4]]],
-    [[0, 0, 1, 1.5, 0.2]], 1000, [[0, 0.01, 0.5, 1], [2, 0.01, 0.4, 0.1]]];
+  return [
+    SIM_SHARE_MAGIC,
+    [1, 0, 1000, 1],
+    [1, 1, 2],
+    [0, 2, 10, 0],
+    [
+      [0, 1, 1.5, 10, 20, 30, 5, 2, 0, [3, 1.2, 1, 0.1]],
+      [2, 1, 0.5, 10, 20, 30, 0, 2, 0, [3, 0.4]],
+    ],
+    [[0, 0, 1, 1.5, 0.2]],
+    1000,
+    [
+      [0, 0.01, 0.5, 1],
+      [2, 0.01, 0.4, 0.1],
+    ],
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -175,14 +208,56 @@ export function mutateBytes(rng: Rng, b: Uint8Array, other?: Uint8Array): { byte
   for (let i = 0; i < k; i++) {
     const at = rng.int(Math.max(1, out.length));
     switch (rng.int(8)) {
-      case 0: if (out.length) { out[at] ^= 1 << rng.int(8); did.push(`flip@${at}`); } break;
-      case 1: if (out.length) { out[at] = rng.pick(EDGE); did.push(`set@${at}=${out[at]}`); } break;
-      case 2: out = out.slice(0, at); did.push(`truncate@${at}`); break;
-      case 3: { const n = 1 + rng.int(16); out = Uint8Array.from([...out.subarray(0, at), ...out.subarray(at + n)]); did.push(`delete@${at}+${n}`); break; }
-      case 4: { const n = 1 + rng.int(16); const ins = Uint8Array.from({ length: n }, () => rng.chance(0.5) ? rng.pick(EDGE) : rng.int(256)); out = Uint8Array.from([...out.subarray(0, at), ...ins, ...out.subarray(at)]); did.push(`insert@${at}+${n}`); break; }
-      case 5: { const n = 1 + rng.int(64); out = Uint8Array.from([...out.subarray(0, at + n), ...out.subarray(at, at + n), ...out.subarray(at + n)]); did.push(`dup@${at}+${n}`); break; }
-      case 6: if (other && other.length) { const o = rng.int(other.length); const n = 1 + rng.int(64); out = Uint8Array.from([...out.subarray(0, at), ...other.subarray(o, o + n), ...out.subarray(at + n)]); did.push(`splice@${at}<-${o}+${n}`); } break;
-      default: if (out.length > 4) { const v = [0xff, 0xff, 0xff, 0xff, 0x7f]; for (let j = 0; j < v.length && at + j < out.length; j++) out[at + j] = v[j]; did.push(`varint@${at}`); } break;
+      case 0:
+        if (out.length) {
+          out[at] ^= 1 << rng.int(8);
+          did.push(`flip@${at}`);
+        }
+        break;
+      case 1:
+        if (out.length) {
+          out[at] = rng.pick(EDGE);
+          did.push(`set@${at}=${out[at]}`);
+        }
+        break;
+      case 2:
+        out = out.slice(0, at);
+        did.push(`truncate@${at}`);
+        break;
+      case 3: {
+        const n = 1 + rng.int(16);
+        out = Uint8Array.from([...out.subarray(0, at), ...out.subarray(at + n)]);
+        did.push(`delete@${at}+${n}`);
+        break;
+      }
+      case 4: {
+        const n = 1 + rng.int(16);
+        const ins = Uint8Array.from({ length: n }, () => (rng.chance(0.5) ? rng.pick(EDGE) : rng.int(256)));
+        out = Uint8Array.from([...out.subarray(0, at), ...ins, ...out.subarray(at)]);
+        did.push(`insert@${at}+${n}`);
+        break;
+      }
+      case 5: {
+        const n = 1 + rng.int(64);
+        out = Uint8Array.from([...out.subarray(0, at + n), ...out.subarray(at, at + n), ...out.subarray(at + n)]);
+        did.push(`dup@${at}+${n}`);
+        break;
+      }
+      case 6:
+        if (other && other.length) {
+          const o = rng.int(other.length);
+          const n = 1 + rng.int(64);
+          out = Uint8Array.from([...out.subarray(0, at), ...other.subarray(o, o + n), ...out.subarray(at + n)]);
+          did.push(`splice@${at}<-${o}+${n}`);
+        }
+        break;
+      default:
+        if (out.length > 4) {
+          const v = [0xff, 0xff, 0xff, 0xff, 0x7f];
+          for (let j = 0; j < v.length && at + j < out.length; j++) out[at + j] = v[j];
+          did.push(`varint@${at}`);
+        }
+        break;
     }
   }
   return { bytes: out, desc: did.join(' ') };
@@ -208,21 +283,45 @@ function makeCaseOf(family: Family, seed: number, index: number): FuzzCase {
       const name = rng.pick(s.names);
       const other = s.tables.get(rng.pick(s.names));
       const m = mutateBytes(rng, s.tables.get(name)!, other);
-      if (family === 'table') return { family, desc: `${s.fx}/${name}: ${m.desc}`, files: [{ path: `reftable/${name}`, bytes: m.bytes }] };
-      const files = [{ path: 'reftable/tables.list', bytes: s.list }, ...[...s.tables].map(([n, b]) => ({ path: `reftable/${n}`, bytes: n === name ? m.bytes : b }))];
+      if (family === 'table')
+        return { family, desc: `${s.fx}/${name}: ${m.desc}`, files: [{ path: `reftable/${name}`, bytes: m.bytes }] };
+      const files = [
+        { path: 'reftable/tables.list', bytes: s.list },
+        ...[...s.tables].map(([n, b]) => ({ path: `reftable/${n}`, bytes: n === name ? m.bytes : b })),
+      ];
       return { family, desc: `${s.fx} with ${name}: ${m.desc}`, files };
     }
     case 'tables.list': {
       const s = rng.pick(S.stacks);
       const lines = td.decode(s.list).trim().split('\n');
-      const pool = [...lines, '..', '../x.ref', '.', '', 'a/b.ref', 'x.ref\r', '\u0000', ' ', lines[0] + ' ', 'tables.list', 'reftable/' + lines[0]];
+      const pool = [
+        ...lines,
+        '..',
+        '../x.ref',
+        '.',
+        '',
+        'a/b.ref',
+        'x.ref\r',
+        '\u0000',
+        ' ',
+        lines[0] + ' ',
+        'tables.list',
+        'reftable/' + lines[0],
+      ];
       const n = rng.int(40);
       const out: string[] = [];
       for (let i = 0; i < n; i++) out.push(rng.chance(0.8) ? rng.pick(pool) : rng.pick(lines));
       // Repeated lines: the same table listed many times (each must be parsed once).
       if (rng.chance(0.2)) for (let i = 0; i < 200 + rng.int(800); i++) out.push(lines[0]);
       const list = te.encode(out.join('\n') + (rng.chance(0.7) ? '\n' : ''));
-      return { family, desc: `${s.fx}: tables.list of ${out.length} lines`, files: [{ path: 'reftable/tables.list', bytes: list }, ...[...s.tables].map(([p, b]) => ({ path: `reftable/${p}`, bytes: b }))] };
+      return {
+        family,
+        desc: `${s.fx}: tables.list of ${out.length} lines`,
+        files: [
+          { path: 'reftable/tables.list', bytes: list },
+          ...[...s.tables].map(([p, b]) => ({ path: `reftable/${p}`, bytes: b })),
+        ],
+      };
     }
     case 'packed-refs': {
       const seedBytes = rng.pick(S.packed);
@@ -239,8 +338,22 @@ function makeCaseOf(family: Family, seed: number, index: number): FuzzCase {
       if (rng.chance(0.3)) {
         // A loose ref with a crafted name or content: long symref targets, loops, odd names.
         const kind = rng.int(4);
-        const content = kind === 0 ? `ref: refs/heads/${'x'.repeat(rng.int(12_000))}\n` : kind === 1 ? 'ref: refs/heads/loop\n' : kind === 2 ? 'ref: HEAD\n' : '0'.repeat(40 + rng.int(30)) + '\n';
-        const name = rng.pick(['.git/refs/heads/loop', '.git/refs/heads/a..b', '.git/refs/heads/x.lock', `.git/refs/heads/${'n'.repeat(1 + rng.int(300))}`, '.git/HEAD', '.git/refs/tags/\u202e']);
+        const content =
+          kind === 0
+            ? `ref: refs/heads/${'x'.repeat(rng.int(12_000))}\n`
+            : kind === 1
+              ? 'ref: refs/heads/loop\n'
+              : kind === 2
+                ? 'ref: HEAD\n'
+                : '0'.repeat(40 + rng.int(30)) + '\n';
+        const name = rng.pick([
+          '.git/refs/heads/loop',
+          '.git/refs/heads/a..b',
+          '.git/refs/heads/x.lock',
+          `.git/refs/heads/${'n'.repeat(1 + rng.int(300))}`,
+          '.git/HEAD',
+          '.git/refs/tags/\u202e',
+        ]);
         tree.push({ path: name, bytes: te.encode(content) });
         desc += `; + ${name.slice(0, 60)} = ${content.slice(0, 40).trim()}…`;
       }
@@ -250,32 +363,59 @@ function makeCaseOf(family: Family, seed: number, index: number): FuzzCase {
       const nRefs = rng.int(30);
       const long = rng.chance(0.2);
       const names = new Set<string>();
-      while (names.size < nRefs) names.add(`refs/heads/${long ? 'L'.repeat(rng.int(600)) : ''}${rng.int(1 << 20).toString(36)}`);
+      while (names.size < nRefs)
+        names.add(`refs/heads/${long ? 'L'.repeat(rng.int(600)) : ''}${rng.int(1 << 20).toString(36)}`);
       const sorted = [...names].sort();
       const hs = rng.chance(0.3) ? 32 : 20;
       const refs: RefRecordIn[] = sorted.map((name, i) => {
         const type = rng.int(4) as 0 | 1 | 2 | 3;
         const oid = Uint8Array.from({ length: hs }, (_, k) => (i * 13 + k) & 255);
-        return { name, updateIndex: 1 + rng.int(3), type, value: type === 1 || type === 2 ? oid : undefined, peeled: type === 2 ? oid : undefined, target: type === 3 ? 'refs/heads/' + 't'.repeat(rng.int(200)) : undefined };
+        return {
+          name,
+          updateIndex: 1 + rng.int(3),
+          type,
+          value: type === 1 || type === 2 ? oid : undefined,
+          peeled: type === 2 ? oid : undefined,
+          target: type === 3 ? 'refs/heads/' + 't'.repeat(rng.int(200)) : undefined,
+        };
       });
       const logs: LogRecordIn[] = sorted.slice(0, rng.int(8)).map((name, i) => ({
-        name, updateIndex: 3, type: 1, oldId: new Uint8Array(hs), newId: new Uint8Array(hs).fill(i + 1),
-        committerName: rng.pick(['A U Thor', '', 'x'.repeat(300)]), email: 'a@example.com', time: 1_700_000_000, tzOffset: rng.pick([0, 60, -720, 5000]),
+        name,
+        updateIndex: 3,
+        type: 1,
+        oldId: new Uint8Array(hs),
+        newId: new Uint8Array(hs).fill(i + 1),
+        committerName: rng.pick(['A U Thor', '', 'x'.repeat(300)]),
+        email: 'a@example.com',
+        time: 1_700_000_000,
+        tzOffset: rng.pick([0, 60, -720, 5000]),
         message: rng.pick(['msg', '', 'two\nlines', 'x'.repeat(2000)]),
       }));
       const opts = {
-        hashId: hs === 32 ? 's256' : 'sha1', blockSize: rng.pick([0, 1, 100, 256, 512, 1024, 4096, 65536, 1 << 24, -1, 3.5]),
-        restartInterval: rng.pick([1, 2, 16, 65535, 0, 70000]), minUpdateIndex: 1, maxUpdateIndex: rng.pick([3, 0, 2 ** 53]),
-        indexObjects: rng.chance(0.5), unpadded: rng.chance(0.2),
+        hashId: hs === 32 ? 's256' : 'sha1',
+        blockSize: rng.pick([0, 1, 100, 256, 512, 1024, 4096, 65536, 1 << 24, -1, 3.5]),
+        restartInterval: rng.pick([1, 2, 16, 65535, 0, 70000]),
+        minUpdateIndex: 1,
+        maxUpdateIndex: rng.pick([3, 0, 2 ** 53]),
+        indexObjects: rng.chance(0.5),
+        unpadded: rng.chance(0.2),
       };
-      return { family, desc: `writer: ${refs.length} refs${long ? ' (long names)' : ''}, ${logs.length} logs, ${JSON.stringify(opts)}`, writer: { refs, logs, opts } };
+      return {
+        family,
+        desc: `writer: ${refs.length} refs${long ? ' (long names)' : ''}, ${logs.length} logs, ${JSON.stringify(opts)}`,
+        writer: { refs, logs, opts },
+      };
     }
     case 'share': {
       const base = rng.pick(S.links);
       const m = /^#s=(\d+)\.(.*)$/.exec(base);
       if (!m) return { family, desc: 'share: seed as is', link: base };
       let raw: Uint8Array;
-      try { raw = inflateSync(base64UrlDecode(m[2])); } catch { return { family, desc: 'share: seed as is', link: base }; }
+      try {
+        raw = inflateSync(base64UrlDecode(m[2]));
+      } catch {
+        return { family, desc: 'share: seed as is', link: base };
+      }
       const how = rng.int(4);
       if (how === 0) {
         // Text-level edits of the link itself.
@@ -287,7 +427,11 @@ function makeCaseOf(family: Family, seed: number, index: number): FuzzCase {
       const mb = mutateBytes(rng, raw);
       let bytes = mb.bytes;
       if (how >= 2) bytes = refit(bytes);
-      return { family, desc: `share: payload ${mb.desc}${how >= 2 ? ' (length and CRC fixed)' : ''}`, link: `#s=1.${base64UrlEncode(deflateSync(bytes))}` };
+      return {
+        family,
+        desc: `share: payload ${mb.desc}${how >= 2 ? ' (length and CRC fixed)' : ''}`,
+        link: `#s=1.${base64UrlEncode(deflateSync(bytes))}`,
+      };
     }
   }
 }
@@ -301,7 +445,10 @@ function refit(b: Uint8Array): Uint8Array {
   const len: number[] = [];
   let v = body.length;
   len.unshift(v & 0x7f);
-  while ((v >>= 7) > 0) { v--; len.unshift(0x80 | (v & 0x7f)); }
+  while ((v >>= 7) > 0) {
+    v--;
+    len.unshift(0x80 | (v & 0x7f));
+  }
   const crc = crc32(body);
   return Uint8Array.from([...len, ...body, crc >>> 24, (crc >>> 16) & 255, (crc >>> 8) & 255, crc & 255]);
 }
@@ -326,7 +473,8 @@ function clean<T>(what: string, f: () => T): { ok: true; value: T } | { ok: fals
     return { ok: true, value: f() };
   } catch (e) {
     if (e instanceof FormatError) {
-      if (typeof e.file !== 'string' || !Number.isInteger(e.offset) || e.offset < -1) throw new Broken(`${what}: FormatError without a file and offset (${e.message})`);
+      if (typeof e.file !== 'string' || !Number.isInteger(e.offset) || e.offset < -1)
+        throw new Broken(`${what}: FormatError without a file and offset (${e.message})`);
       if (/[\n\r]/.test(e.message)) throw new Broken(`${what}: an error message on more than one line`);
       return { ok: false };
     }
@@ -349,7 +497,9 @@ function sessionFlow(files: InputFile[]): Outcome {
   }
   if (!res.report) return 'rejected';
   clean('refsPage', () => s.refsPage({ filter: '', mode: 'prefix', includeTombstones: true, offset: 0, limit: 50 }));
-  clean('refsPage substring', () => s.refsPage({ filter: 'a', mode: 'substring', includeTombstones: false, offset: 0, limit: 50 }));
+  clean('refsPage substring', () =>
+    s.refsPage({ filter: 'a', mode: 'substring', includeTombstones: false, offset: 0, limit: 50 }),
+  );
   for (let i = 0; i < Math.min(3, res.report.tables.length); i++) {
     clean('tableBlocks', () => s.tableBlocks(i));
     clean('blockDetail', () => s.blockDetail(i, 0));
@@ -394,13 +544,19 @@ export function runCase(c: FuzzCase): Outcome {
       try {
         bytes = writeTable(w.refs, w.logs, w.opts as never);
       } catch (e) {
-        if (e instanceof WriterError || e instanceof FormatError || e instanceof RangeError && /block size|restart|update index|geometric/i.test(e.message)) return 'writer-refused';
+        if (
+          e instanceof WriterError ||
+          e instanceof FormatError ||
+          (e instanceof RangeError && /block size|restart|update index|geometric/i.test(e.message))
+        )
+          return 'writer-refused';
         throw new Broken(`writeTable: ${(e as Error)?.name}: ${String((e as Error)?.message).slice(0, 300)}`);
       }
       // What the writer writes, the reader reads back, with every ref.
       const t = clean('openTable of a written table', () => openTable({ path: 'w.ref', source: memorySource(bytes) }));
       if (!t.ok) throw new Broken('the reader refuses a table the writer wrote');
-      if (t.value.refs.count !== w.refs.length) throw new Broken(`the written table has ${t.value.refs.count} refs, ${w.refs.length} were given`);
+      if (t.value.refs.count !== w.refs.length)
+        throw new Broken(`the written table has ${t.value.refs.count} refs, ${w.refs.length} were given`);
       return 'accepted';
     }
     case 'share': {
@@ -420,7 +576,8 @@ export function runCase(c: FuzzCase): Outcome {
         const d = sharedSimulation(p.value.simulation);
         if (d?.result.curve) {
           for (const s of d.result.curve.series) {
-            for (const v of [...s.sameShape, ...s.fixedStack]) if (!Number.isFinite(v)) throw new Broken('a shared curve value is not finite');
+            for (const v of [...s.sameShape, ...s.fixedStack])
+              if (!Number.isFinite(v)) throw new Broken('a shared curve value is not finite');
           }
         }
       }
@@ -436,9 +593,20 @@ export function saveCase(dir: string, c: FuzzCase, seed: number, index: number, 
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'desc.txt'), `${what}\nfamily ${c.family}, seed ${seed}, case ${index}: ${c.desc}\n`);
   if (c.link) fs.writeFileSync(path.join(dir, 'link.txt'), c.link + '\n');
-  if (c.writer) fs.writeFileSync(path.join(dir, 'writer.json'), JSON.stringify(c.writer, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v), 1));
+  if (c.writer)
+    fs.writeFileSync(
+      path.join(dir, 'writer.json'),
+      JSON.stringify(c.writer, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v), 1),
+    );
   for (const f of c.files ?? []) {
-    const p = path.join(dir, 'input', f.path.replace(/^\.git\//, 'dot-git/').replace(/\.\.(\/|$)/g, '__$1').replace(/[\x00-\x1f]/g, '_'));
+    const p = path.join(
+      dir,
+      'input',
+      f.path
+        .replace(/^\.git\//, 'dot-git/')
+        .replace(/\.\.(\/|$)/g, '__$1')
+        .replace(/[\x00-\x1f]/g, '_'),
+    );
     fs.mkdirSync(path.dirname(p), { recursive: true });
     fs.writeFileSync(p, f.bytes);
   }

@@ -13,8 +13,19 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import fc from 'fast-check';
 import {
-  openTable, memorySource, analyzeFiles, buildReport, analysisRefs, seekRef, refsForObject, newCounters,
-  FormatError, lowerBound, type Table, type InputFile, type ByteSource,
+  openTable,
+  memorySource,
+  analyzeFiles,
+  buildReport,
+  analysisRefs,
+  seekRef,
+  refsForObject,
+  newCounters,
+  FormatError,
+  lowerBound,
+  type Table,
+  type InputFile,
+  type ByteSource,
 } from '../../src/engine/index.ts';
 
 export const FX = path.join(__dirname, '../fixtures/reftable');
@@ -78,7 +89,12 @@ export function loadSeeds(): { seeds: Seed[]; stacks: StackSeed[] } {
 export function seedOf(fx: string, name: string, bytes: Uint8Array): Seed {
   const t = openTable({ path: name, source: memorySource(bytes) });
   const hs = t.header.headerSize;
-  const fields: [number, number][] = [[4, 1], [5, 3], [8, 8], [16, 8]];
+  const fields: [number, number][] = [
+    [4, 1],
+    [5, 3],
+    [8, 8],
+    [16, 8],
+  ];
   if (hs === 28) fields.push([24, 4]);
   const fb = bytes.length - t.header.footerSize;
   for (let k = 0; k < 5; k++) fields.push([fb + hs + 8 * k, 8]);
@@ -87,10 +103,22 @@ export function seedOf(fx: string, name: string, bytes: Uint8Array): Seed {
   const values: [number, number][][] = [[], [], []];
   for (const b of t.blocks) {
     const vs = values[b.type === 'ref' ? 0 : b.type === 'index' ? 1 : 2];
-    if (b.type !== 'log' && vs.length < 4096) decodeValues(bytes, b.offset, b.offset === 0 ? hs : 0, b.offset + b.restartTableOffset, b.type, t.header.hashSize, vs);
+    if (b.type !== 'log' && vs.length < 4096)
+      decodeValues(
+        bytes,
+        b.offset,
+        b.offset === 0 ? hs : 0,
+        b.offset + b.restartTableOffset,
+        b.type,
+        t.header.hashSize,
+        vs,
+      );
     const hdrAt = b.offset === 0 ? hs : b.offset;
     fields.push([hdrAt, 1], [hdrAt + 1, 3]);
-    if (b.type === 'log') { fields.push([hdrAt + 4, 2]); continue; }
+    if (b.type === 'log') {
+      fields.push([hdrAt + 4, 2]);
+      continue;
+    }
     fields.push([b.offset + b.blockLen - 2, 2]);
     for (let i = 0; i < b.restartCount && i < 64; i++) {
       const at = b.offset + b.restartTableOffset + 3 * i;
@@ -104,19 +132,39 @@ export function seedOf(fx: string, name: string, bytes: Uint8Array): Seed {
     oids.push(Buffer.from(t.refs.oids.subarray(i * hsz, (i + 1) * hsz)).toString('hex'));
   }
   return {
-    fx, name, bytes, fields, records, values: values.filter((v) => v.length), blocks: t.blocks.map((b) => b.offset),
-    refNames: sample(t.refs.names, 16), oids, footerSize: t.header.footerSize, headerSize: hs,
+    fx,
+    name,
+    bytes,
+    fields,
+    records,
+    values: values.filter((v) => v.length),
+    blocks: t.blocks.map((b) => b.offset),
+    refNames: sample(t.refs.names, 16),
+    oids,
+    footerSize: t.header.footerSize,
+    headerSize: hs,
   };
 }
 
 function varintAt(b: Uint8Array, pos: number): [number, number] {
   let c = b[pos++];
   let v = c & 0x7f;
-  while (c & 0x80) { c = b[pos++]; v = (v + 1) * 128 + (c & 0x7f); }
+  while (c & 0x80) {
+    c = b[pos++];
+    v = (v + 1) * 128 + (c & 0x7f);
+  }
   return [v, pos];
 }
 /** Positions and lengths of the value varints of a (valid) ref, index or obj block's records. */
-function decodeValues(b: Uint8Array, base: number, hoff: number, rt: number, type: string, hs: number, out: [number, number][]): void {
+function decodeValues(
+  b: Uint8Array,
+  base: number,
+  hoff: number,
+  rt: number,
+  type: string,
+  hs: number,
+  out: [number, number][],
+): void {
   let pos = base + hoff + 4;
   while (pos < rt) {
     let sw;
@@ -126,16 +174,33 @@ function decodeValues(b: Uint8Array, base: number, hoff: number, rt: number, typ
     pos += (sw - vt) / 8;
     const start = pos;
     let v;
-    if (type === 'index') { [, pos] = varintAt(b, pos); out.push([start, pos - start]); continue; }
+    if (type === 'index') {
+      [, pos] = varintAt(b, pos);
+      out.push([start, pos - start]);
+      continue;
+    }
     if (type === 'ref') {
       [, pos] = varintAt(b, pos);
       out.push([start, pos - start]);
-      if (vt === 1) pos += hs; else if (vt === 2) pos += 2 * hs; else if (vt === 3) { [v, pos] = varintAt(b, pos); pos += v; }
+      if (vt === 1) pos += hs;
+      else if (vt === 2) pos += 2 * hs;
+      else if (vt === 3) {
+        [v, pos] = varintAt(b, pos);
+        pos += v;
+      }
       continue;
     }
     let cnt = vt;
-    if (cnt === 0) { const s0 = pos; [cnt, pos] = varintAt(b, pos); out.push([s0, pos - s0]); }
-    for (let i = 0; i < cnt; i++) { const s0 = pos; [, pos] = varintAt(b, pos); out.push([s0, pos - s0]); }
+    if (cnt === 0) {
+      const s0 = pos;
+      [cnt, pos] = varintAt(b, pos);
+      out.push([s0, pos - s0]);
+    }
+    for (let i = 0; i < cnt; i++) {
+      const s0 = pos;
+      [, pos] = varintAt(b, pos);
+      out.push([s0, pos - s0]);
+    }
   }
 }
 
@@ -160,25 +225,109 @@ export type Mutation =
   | { k: 'varint'; r: number; n: number; last: number }
   | { k: 'value'; r: number; v: number; target: number };
 
-const INTERESTING = [0, 1, 2, 3, 4, 7, 8, 0x7f, 0x80, 0xff, 0x100, 0xfff, 0x1000, 0xffff, 0x10000, 0xffffff, 0x1000000, 2 ** 31, 2 ** 32 - 1, 2 ** 53 - 1, 2 ** 53, -1];
+const INTERESTING = [
+  0,
+  1,
+  2,
+  3,
+  4,
+  7,
+  8,
+  0x7f,
+  0x80,
+  0xff,
+  0x100,
+  0xfff,
+  0x1000,
+  0xffff,
+  0x10000,
+  0xffffff,
+  0x1000000,
+  2 ** 31,
+  2 ** 32 - 1,
+  2 ** 53 - 1,
+  2 ** 53,
+  -1,
+];
 
 export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ k: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('set' as const), at: fc.nat(), v: fc.oneof(fc.constantFrom(0, 0xff, 0x7f, 0x80, 0x72, 0x69, 0x6f, 0x67), fc.integer({ min: 0, max: 255 })) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ k: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      k: fc.constant('set' as const),
+      at: fc.nat(),
+      v: fc.oneof(fc.constantFrom(0, 0xff, 0x7f, 0x80, 0x72, 0x69, 0x6f, 0x67), fc.integer({ min: 0, max: 255 })),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('truncate' as const), at: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('delete' as const), at: fc.nat(), n: fc.integer({ min: 1, max: 64 }) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('insert' as const), at: fc.nat(), bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 16 }) }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('splice' as const), at: fc.nat(), from: fc.nat(), n: fc.integer({ min: 1, max: 512 }), donor: fc.nat(), insert: fc.boolean() }) },
-  { weight: 5, arbitrary: fc.record({ k: fc.constant('field' as const), f: fc.nat(), v: fc.oneof(fc.constantFrom(...INTERESTING), fc.integer({ min: -8, max: 8 }).map((d) => 1e9 + d), fc.nat()) }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('varint' as const), r: fc.nat(), n: fc.integer({ min: 1, max: 12 }), last: fc.integer({ min: 0, max: 255 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ k: fc.constant('delete' as const), at: fc.nat(), n: fc.integer({ min: 1, max: 64 }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      k: fc.constant('insert' as const),
+      at: fc.nat(),
+      bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 16 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      k: fc.constant('splice' as const),
+      at: fc.nat(),
+      from: fc.nat(),
+      n: fc.integer({ min: 1, max: 512 }),
+      donor: fc.nat(),
+      insert: fc.boolean(),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      k: fc.constant('field' as const),
+      f: fc.nat(),
+      v: fc.oneof(
+        fc.constantFrom(...INTERESTING),
+        fc.integer({ min: -8, max: 8 }).map((d) => 1e9 + d),
+        fc.nat(),
+      ),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      k: fc.constant('varint' as const),
+      r: fc.nat(),
+      n: fc.integer({ min: 1, max: 12 }),
+      last: fc.integer({ min: 0, max: 255 }),
+    }),
+  },
   // A value varint set to: a block's offset (target ≥ 0), or a number (target −1: v).
-  { weight: 4, arbitrary: fc.record({ k: fc.constant('value' as const), r: fc.nat(), v: fc.oneof(fc.constantFrom(0, 1, 127, 128, 2 ** 31, 2 ** 53 - 1), fc.nat()), target: fc.integer({ min: -1, max: 1000 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      k: fc.constant('value' as const),
+      r: fc.nat(),
+      v: fc.oneof(fc.constantFrom(0, 1, 127, 128, 2 ** 31, 2 ** 53 - 1), fc.nat()),
+      target: fc.integer({ min: -1, max: 1000 }),
+    }),
+  },
 );
 
 function encodeVarint(v: number): number[] {
   const out = [v % 128];
   v = Math.floor(v / 128);
-  while (v > 0) { v -= 1; out.unshift(0x80 | (v % 128)); v = Math.floor(v / 128); }
+  while (v > 0) {
+    v -= 1;
+    out.unshift(0x80 | (v % 128));
+    v = Math.floor(v / 128);
+  }
   return out;
 }
 
@@ -204,17 +353,33 @@ export function mutate(seed: Seed, muts: Mutation[], donors: Seed[], fixCrc: boo
   for (const m of muts) {
     const len = b.length;
     switch (m.k) {
-      case 'flip': if (len) b[m.at % len] ^= 1 << m.bit; break;
-      case 'set': if (len) b[m.at % len] = m.v; break;
-      case 'truncate': b = b.slice(0, m.at % (len + 1)); break;
-      case 'delete': { const at = m.at % (len + 1); b = concat(b.subarray(0, at), b.subarray(Math.min(len, at + m.n))); break; }
-      case 'insert': { const at = m.at % (len + 1); b = concat(b.subarray(0, at), Uint8Array.from(m.bytes), b.subarray(at)); break; }
+      case 'flip':
+        if (len) b[m.at % len] ^= 1 << m.bit;
+        break;
+      case 'set':
+        if (len) b[m.at % len] = m.v;
+        break;
+      case 'truncate':
+        b = b.slice(0, m.at % (len + 1));
+        break;
+      case 'delete': {
+        const at = m.at % (len + 1);
+        b = concat(b.subarray(0, at), b.subarray(Math.min(len, at + m.n)));
+        break;
+      }
+      case 'insert': {
+        const at = m.at % (len + 1);
+        b = concat(b.subarray(0, at), Uint8Array.from(m.bytes), b.subarray(at));
+        break;
+      }
       case 'splice': {
         const d = donors[m.donor % donors.length].bytes;
         const from = m.from % d.length;
         const piece = d.subarray(from, Math.min(d.length, from + m.n));
         const at = m.at % (len + 1);
-        b = m.insert ? concat(b.subarray(0, at), piece, b.subarray(at)) : concat(b.subarray(0, at), piece, b.subarray(Math.min(len, at + piece.length)));
+        b = m.insert
+          ? concat(b.subarray(0, at), piece, b.subarray(at))
+          : concat(b.subarray(0, at), piece, b.subarray(Math.min(len, at + piece.length)));
         break;
       }
       case 'field': {
@@ -252,7 +417,10 @@ export function mutate(seed: Seed, muts: Mutation[], donors: Seed[], fixCrc: boo
 function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
   return out;
 }
 
@@ -265,13 +433,19 @@ export class ContractViolation extends Error {}
 function checkRejection(e: unknown, file: string, size: number, what: string): FormatError {
   if (!(e instanceof FormatError)) {
     const err = e as Error;
-    throw new ContractViolation(`${what}: ${err?.name ?? typeof e} escaped (not a FormatError): ${err?.message}\n${err?.stack ?? ''}`);
+    throw new ContractViolation(
+      `${what}: ${err?.name ?? typeof e} escaped (not a FormatError): ${err?.message}\n${err?.stack ?? ''}`,
+    );
   }
-  if (e.file !== file) throw new ContractViolation(`${what}: error names file ${JSON.stringify(e.file)}, expected ${JSON.stringify(file)}: ${e.message}`);
+  if (e.file !== file)
+    throw new ContractViolation(
+      `${what}: error names file ${JSON.stringify(e.file)}, expected ${JSON.stringify(file)}: ${e.message}`,
+    );
   if (!Number.isInteger(e.offset) || e.offset < 0 || e.offset > size) {
     throw new ContractViolation(`${what}: error offset ${e.offset} outside [0, ${size}]: ${e.message}`);
   }
-  if (!e.expected || /undefined|NaN/.test(e.expected)) throw new ContractViolation(`${what}: unclear message: ${e.message}`);
+  if (!e.expected || /undefined|NaN/.test(e.expected))
+    throw new ContractViolation(`${what}: unclear message: ${e.message}`);
   return e;
 }
 
@@ -279,7 +453,12 @@ function checkRejection(e: unknown, file: string, size: number, what: string): F
 export type Outcome = { ok: true; digest: string } | { ok: false; message: string };
 
 function digest(t: Table): string {
-  return JSON.stringify([t.blocks.map((b) => [b.offset, b.type, b.blockLen, b.fileBytes, b.recordCount]), t.refs.count, t.counts, t.findings.length]);
+  return JSON.stringify([
+    t.blocks.map((b) => [b.offset, b.type, b.blockLen, b.fileBytes, b.recordCount]),
+    t.refs.count,
+    t.counts,
+    t.findings.length,
+  ]);
 }
 
 /** Sliced source over `b` that also asserts no single read is larger than `max` bytes. */
@@ -297,7 +476,12 @@ function slicedSource(b: Uint8Array, max: number): ByteSource {
  * Open `bytes` as table `file` (whole-buffer path; with `sliced` also the sliced path, which must
  * agree), then exercise lookups on an accepted table. Throws `ContractViolation` on a breach.
  */
-export function checkTable(file: string, bytes: Uint8Array, probes: { names: string[]; oids: string[] }, sliced: boolean): Outcome {
+export function checkTable(
+  file: string,
+  bytes: Uint8Array,
+  probes: { names: string[]; oids: string[] },
+  sliced: boolean,
+): Outcome {
   let out: Outcome;
   let t: Table | null = null;
   try {
@@ -314,7 +498,10 @@ export function checkTable(file: string, bytes: Uint8Array, probes: { names: str
     let out2: Outcome;
     try {
       // Blocks are at most 16 MiB (u24); log streams are fed 16 KiB at a time.
-      out2 = { ok: true, digest: digest(openTable({ path: file, source: slicedSource(bytes, 1 << 24) }, { wholeReadLimit: 0 })) };
+      out2 = {
+        ok: true,
+        digest: digest(openTable({ path: file, source: slicedSource(bytes, 1 << 24) }, { wholeReadLimit: 0 })),
+      };
     } catch (e) {
       if (e instanceof ContractViolation) throw e;
       out2 = { ok: false, message: checkRejection(e, file, bytes.length, 'openTable (sliced)').message };
@@ -337,10 +524,16 @@ export function checkLookups(t: Table, probes: { names: string[]; oids: string[]
     try {
       r = seekRef(t, w, c);
     } catch (e) {
-      throw new ContractViolation(`seekRef(${JSON.stringify(w)}) threw on an accepted table: ${(e as Error)?.stack ?? e}`);
+      throw new ContractViolation(
+        `seekRef(${JSON.stringify(w)}) threw on an accepted table: ${(e as Error)?.stack ?? e}`,
+      );
     }
-    if (!Number.isInteger(r.index) || r.index < 0 || r.index > t.refs.count) throw new ContractViolation(`seekRef(${JSON.stringify(w)}) index ${r.index} outside [0, ${t.refs.count}]`);
-    if (r.exact && names[r.index] !== w) throw new ContractViolation(`seekRef(${JSON.stringify(w)}) says exact at ${r.index}, which holds ${JSON.stringify(names[r.index])}`);
+    if (!Number.isInteger(r.index) || r.index < 0 || r.index > t.refs.count)
+      throw new ContractViolation(`seekRef(${JSON.stringify(w)}) index ${r.index} outside [0, ${t.refs.count}]`);
+    if (r.exact && names[r.index] !== w)
+      throw new ContractViolation(
+        `seekRef(${JSON.stringify(w)}) says exact at ${r.index}, which holds ${JSON.stringify(names[r.index])}`,
+      );
     // On a table whose indexes are intact the answer is the sorted position (checked loosely: a
     // damaged-but-accepted index may send git's lookup elsewhere, which is what git would do).
     void lowerBound;
@@ -353,14 +546,24 @@ export function checkLookups(t: Table, probes: { names: string[]; oids: string[]
     } catch (e) {
       throw new ContractViolation(`refsForObject(${oid}) threw on an accepted table: ${(e as Error)?.stack ?? e}`);
     }
-    for (const i of r) if (!Number.isInteger(i) || i < 0 || i >= t.refs.count) throw new ContractViolation(`refsForObject(${oid}) gave index ${i}`);
+    for (const i of r)
+      if (!Number.isInteger(i) || i < 0 || i >= t.refs.count)
+        throw new ContractViolation(`refsForObject(${oid}) gave index ${i}`);
   }
 }
 
 /** Run a whole stack (one table replaced by `bytes`, or a replaced tables.list) through analyze → report → refs. */
-export function checkStack(stack: StackSeed, replace: { name: string; bytes: Uint8Array } | null, list: Uint8Array | null): void {
+export function checkStack(
+  stack: StackSeed,
+  replace: { name: string; bytes: Uint8Array } | null,
+  list: Uint8Array | null,
+): void {
   const files: InputFile[] = [{ path: 'reftable/tables.list', source: memorySource(list ?? stack.list) }];
-  for (const [name, b] of stack.tables) files.push({ path: `reftable/${name}`, source: memorySource(replace && replace.name === name ? replace.bytes : b) });
+  for (const [name, b] of stack.tables)
+    files.push({
+      path: `reftable/${name}`,
+      source: memorySource(replace && replace.name === name ? replace.bytes : b),
+    });
   const sizes = new Map(files.map((f) => [f.path, f.source.size]));
   let a;
   try {
@@ -393,10 +596,21 @@ export function timed<T>(what: () => string, f: () => T): T {
   const r = f();
   const ms = performance.now() - t0;
   stats.cases++;
-  if (ms > stats.maxMs) { stats.maxMs = ms; stats.slowest = what().slice(0, 300); }
+  if (ms > stats.maxMs) {
+    stats.maxMs = ms;
+    stats.slowest = what().slice(0, 300);
+  }
   // Recorded, never asserted: a busy machine stretches any case. Hangs are the worker pool's
   // business (pool.ts: a deadline per case in a worker thread, `npm run fuzz`).
   if (ms > CASE_LIMIT_MS) stats.slow++;
   return r;
 }
-export const stats = { cases: 0, slow: 0, maxMs: 0, slowest: '', accepted: 0, rejected: 0, messages: new Map<string, number>() };
+export const stats = {
+  cases: 0,
+  slow: 0,
+  maxMs: 0,
+  slowest: '',
+  accepted: 0,
+  rejected: 0,
+  messages: new Map<string, number>(),
+};

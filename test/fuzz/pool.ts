@@ -27,19 +27,34 @@ export interface PoolResult {
   failures: { family: Family; index: number; what: string }[];
 }
 
-export async function runPool(total: number, seed: number, outDir: string, log: (s: string) => void = () => {}, lanes = Number(process.env.FUZZ_LANES) || 2): Promise<PoolResult> {
+export async function runPool(
+  total: number,
+  seed: number,
+  outDir: string,
+  log: (s: string) => void = () => {},
+  lanes = Number(process.env.FUZZ_LANES) || 2,
+): Promise<PoolResult> {
   const res: PoolResult = { cases: 0, byFamily: {}, broken: 0, hangs: 0, slow: 0, saved: outDir, failures: [] };
   const plan: { family: Family; index: number }[] = [];
   for (let i = 0; i < total; i++) plan.push({ family: FAMILIES[i % FAMILIES.length], index: i });
-  const start = (): Promise<Worker> => new Promise((resolve, reject) => {
-    const w = new Worker(new URL('./worker.mjs', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: HEAP_LIMIT_MB } });
-    w.once('message', () => resolve(w));
-    w.once('error', reject);
-  });
+  const start = (): Promise<Worker> =>
+    new Promise((resolve, reject) => {
+      const w = new Worker(new URL('./worker.mjs', import.meta.url), {
+        resourceLimits: { maxOldGenerationSizeMb: HEAP_LIMIT_MB },
+      });
+      w.once('message', () => resolve(w));
+      w.once('error', reject);
+    });
   const fail = (family: Family, index: number, what: string) => {
     res.failures.push({ family, index, what });
     try {
-      saveCase(path.join(outDir, `${family.replace(/\W/g, '-')}-case-${index}`), makeCase(family, seed, index), seed, index, what);
+      saveCase(
+        path.join(outDir, `${family.replace(/\W/g, '-')}-case-${index}`),
+        makeCase(family, seed, index),
+        seed,
+        index,
+        what,
+      );
     } catch (e) {
       log(`could not save case ${index}: ${(e as Error).message}`);
     }
@@ -48,10 +63,24 @@ export async function runPool(total: number, seed: number, outDir: string, log: 
     const t0 = Date.now();
     const reply = await new Promise<{ outcome?: string; broken?: string; hang?: boolean; died?: string }>((resolve) => {
       const timer = setTimeout(() => resolve({ hang: true }), CASE_DEADLINE_MS);
-      const onMsg = (m: { outcome?: string; broken?: string }) => { cleanup(); resolve(m); };
-      const onErr = (e: Error) => { cleanup(); resolve({ died: e.message }); };
-      const onExit = (code: number) => { cleanup(); resolve({ died: `worker exited with ${code}` }); };
-      const cleanup = () => { clearTimeout(timer); w.off('message', onMsg); w.off('error', onErr); w.off('exit', onExit); };
+      const onMsg = (m: { outcome?: string; broken?: string }) => {
+        cleanup();
+        resolve(m);
+      };
+      const onErr = (e: Error) => {
+        cleanup();
+        resolve({ died: e.message });
+      };
+      const onExit = (code: number) => {
+        cleanup();
+        resolve({ died: `worker exited with ${code}` });
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        w.off('message', onMsg);
+        w.off('error', onErr);
+        w.off('exit', onExit);
+      };
       w.on('message', onMsg);
       w.on('error', onErr);
       w.on('exit', onExit);
@@ -59,21 +88,29 @@ export async function runPool(total: number, seed: number, outDir: string, log: 
     });
     const ms = Date.now() - t0;
     const fam = (res.byFamily[family] ??= {});
-    const tally = (k: string) => { fam[k] = (fam[k] ?? 0) + 1; };
+    const tally = (k: string) => {
+      fam[k] = (fam[k] ?? 0) + 1;
+    };
     res.cases++;
-    if (ms > SLOW_MS) { res.slow++; tally('slow'); }
+    if (ms > SLOW_MS) {
+      res.slow++;
+      tally('slow');
+    }
     let keep: Worker | null = w;
     if (reply.hang) {
-      res.hangs++; tally('hang');
+      res.hangs++;
+      tally('hang');
       await w.terminate();
       keep = null;
       fail(family, index, `HANG: no answer within ${CASE_DEADLINE_MS / 1000} s`);
     } else if (reply.died) {
-      res.broken++; tally('broken');
+      res.broken++;
+      tally('broken');
       keep = null;
       fail(family, index, `BROKEN: the worker died (${reply.died}; heap limit ${HEAP_LIMIT_MB} MiB)`);
     } else if (reply.broken) {
-      res.broken++; tally('broken');
+      res.broken++;
+      tally('broken');
       fail(family, index, `BROKEN: ${reply.broken}`);
     } else {
       tally(reply.outcome ?? 'unknown');
@@ -81,7 +118,10 @@ export async function runPool(total: number, seed: number, outDir: string, log: 
     if (res.cases % 2000 === 0) {
       log(`fuzz: ${res.cases}/${total} cases, ${res.broken} broken, ${res.hangs} hangs`);
       // The counts so far, on disk (a run stopped early still says how far it got).
-      fs.writeFileSync(path.join(outDir, 'summary.json'), JSON.stringify({ seed, ...res, failures: res.failures.slice(0, 100) }, null, 1));
+      fs.writeFileSync(
+        path.join(outDir, 'summary.json'),
+        JSON.stringify({ seed, ...res, failures: res.failures.slice(0, 100) }, null, 1),
+      );
     }
     return keep;
   };
@@ -97,14 +137,17 @@ export async function runPool(total: number, seed: number, outDir: string, log: 
     await w?.terminate();
   };
   await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
-  fs.writeFileSync(path.join(outDir, 'summary.json'), JSON.stringify({ seed, ...res, failures: res.failures.slice(0, 100) }, null, 1));
+  fs.writeFileSync(
+    path.join(outDir, 'summary.json'),
+    JSON.stringify({ seed, ...res, failures: res.failures.slice(0, 100) }, null, 1),
+  );
   return res;
 }
 
 /** `node bin/run-ts.mjs test/fuzz/pool.ts [cases] [seed]`: the long run on its own. */
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
   const total = Number(process.argv[2] ?? 100_000);
-  const seed = Number(process.argv[3] ?? (Date.now() & 0x7fffffff));
+  const seed = Number(process.argv[3] ?? Date.now() & 0x7fffffff);
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-fuzz-'));
   console.log(`fuzz: ${total} cases, seed ${seed}; failing cases go to ${out}`);
   const r = await runPool(total, seed, out, (s) => console.log(s));

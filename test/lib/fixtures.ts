@@ -12,7 +12,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { analyzeFiles, mergeTables, memorySource, openTable, type Analysis, type MergedView, type Stack, type Table } from '../../src/engine/index.ts';
+import {
+  analyzeFiles,
+  mergeTables,
+  memorySource,
+  openTable,
+  type Analysis,
+  type MergedView,
+  type Stack,
+  type Table,
+} from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
 
 /** test/fixtures/ */
@@ -27,7 +36,10 @@ export function fixturePath(...parts: string[]): string {
 
 /** The reftable fixtures' names (folders with `reftable/tables.list`), sorted. */
 export function reftableFixtures(): string[] {
-  return fs.readdirSync(REFTABLE_FIXTURES).filter((f) => fs.existsSync(path.join(REFTABLE_FIXTURES, f, 'reftable/tables.list'))).sort();
+  return fs
+    .readdirSync(REFTABLE_FIXTURES)
+    .filter((f) => fs.existsSync(path.join(REFTABLE_FIXTURES, f, 'reftable/tables.list')))
+    .sort();
 }
 
 /** A reftable fixture's `reftable/` folder. */
@@ -42,14 +54,20 @@ export function fixtureTable(fx: string, name: string): Table {
 
 /** A reftable fixture's tables, in `tables.list` order (oldest first). */
 export function fixtureTables(fx: string): Table[] {
-  const list = fs.readFileSync(path.join(reftableDir(fx), 'tables.list'), 'utf8').trim().split('\n');
+  const list = fs
+    .readFileSync(path.join(reftableDir(fx), 'tables.list'), 'utf8')
+    .trim()
+    .split('\n');
   return list.map((n) => fixtureTable(fx, n));
 }
 
 /** A reftable fixture as a stack (every table intact) and its merged view. */
 export function fixtureStack(fx: string): { stack: Stack; merged: MergedView } {
   const tables = fixtureTables(fx);
-  return { stack: { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] }, merged: mergeTables(tables) };
+  return {
+    stack: { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] },
+    merged: mergeTables(tables),
+  };
 }
 
 /**
@@ -90,7 +108,10 @@ export function parseDumpBlocks(text: string): { blockSize: number; blocks: Dump
     const len = /^\s+- length: (\d+)/.exec(l);
     if (len) {
       const rs = /^\s+restarts: (\d+)/.exec(lines[i + 1] ?? '');
-      if (!rs) throw new Error(`dump-reftable output: line ${i + 2}: expected "restarts: N" after "length", found ${JSON.stringify(lines[i + 1])}`);
+      if (!rs)
+        throw new Error(
+          `dump-reftable output: line ${i + 2}: expected "restarts: N" after "length", found ${JSON.stringify(lines[i + 1])}`,
+        );
       blocks.push([label, +len[1], +rs[1]]);
     }
   }

@@ -76,7 +76,6 @@ export function expectedVersions(): string[] {
   return [...line[1].matchAll(/"([^"]+)"/g)].map((m) => m[1].replace(/^\d+:/, '').replace(/-[^-]*$/, ''));
 }
 
-
 /** An environment that makes a git run reproducible and independent of the user's config. */
 export function gitEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
@@ -111,7 +110,11 @@ export function run(
 ): GitResult {
   const o: SpawnSyncOptions = { cwd: opts.cwd, env: opts.env, input: opts.input, maxBuffer: 1 << 30 };
   const r = spawnSync(exe, args, o);
-  const res = { status: r.status ?? -1, stdout: r.stdout?.toString('latin1') ?? '', stderr: r.stderr?.toString() ?? '' };
+  const res = {
+    status: r.status ?? -1,
+    stdout: r.stdout?.toString('latin1') ?? '',
+    stderr: r.stderr?.toString() ?? '',
+  };
   if (r.error) throw r.error;
   if (res.status !== 0 && !opts.allowFail) {
     throw new Error(`${exe} ${args.join(' ')} (in ${opts.cwd}) exited ${res.status}: ${res.stderr.trim()}`);
@@ -138,7 +141,13 @@ export interface GitRepo {
  */
 export function gitRepo(
   g: RealGit,
-  opts: { format?: 'reftable' | 'files'; bare?: boolean; hash?: 'sha1' | 'sha256'; config?: Record<string, string>; env?: Record<string, string> } = {},
+  opts: {
+    format?: 'reftable' | 'files';
+    bare?: boolean;
+    hash?: 'sha1' | 'sha256';
+    config?: Record<string, string>;
+    env?: Record<string, string>;
+  } = {},
 ): GitRepo {
   const root = mkdtempSync(join(tmpdir(), 'refscope-git-'));
   const home = join(root, 'home');
@@ -231,14 +240,24 @@ function probe(g: RealGit): Behaviour {
   const reftable = existsSync(join(init.gitDir, 'reftable', 'tables.list'));
   init.dispose();
   // A table with a ref index: 200 refs in 256-byte blocks, written in one transaction.
-  const idx = gitRepo(g, { config: { 'reftable.blockSize': '256' }, env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' } });
+  const idx = gitRepo(g, {
+    config: { 'reftable.blockSize': '256' },
+    env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' },
+  });
   let dumpShowsIndex = false;
   try {
     idx.git(['commit', '-q', '--allow-empty', '-m', 'probe']);
     const oid = idx.git(['rev-parse', 'HEAD']).trim();
-    idx.git(['update-ref', '--stdin'], Array.from({ length: 200 }, (_, i) => `create refs/heads/p${i} ${oid}\n`).join(''));
-    const list = readFileSync(join(idx.gitDir, 'reftable', 'tables.list'), 'utf8').trim().split('\n');
-    dumpShowsIndex = /^idx:$/m.test(idx.testTool(['dump-reftable', '-b', join(idx.gitDir, 'reftable', list[list.length - 1])]));
+    idx.git(
+      ['update-ref', '--stdin'],
+      Array.from({ length: 200 }, (_, i) => `create refs/heads/p${i} ${oid}\n`).join(''),
+    );
+    const list = readFileSync(join(idx.gitDir, 'reftable', 'tables.list'), 'utf8')
+      .trim()
+      .split('\n');
+    dumpShowsIndex = /^idx:$/m.test(
+      idx.testTool(['dump-reftable', '-b', join(idx.gitDir, 'reftable', list[list.length - 1])]),
+    );
   } finally {
     idx.dispose();
   }
@@ -248,7 +267,10 @@ function probe(g: RealGit): Behaviour {
   try {
     pr.git(['commit', '-q', '--allow-empty', '-m', 'probe']);
     const oid = pr.git(['rev-parse', 'HEAD']).trim();
-    writeFileSync(join(pr.gitDir, 'packed-refs'), `# pack-refs with: peeled fully-peeled sorted \n${oid} refs/tags/b\n${oid} refs/tags/a\n`);
+    writeFileSync(
+      join(pr.gitDir, 'packed-refs'),
+      `# pack-refs with: peeled fully-peeled sorted \n${oid} refs/tags/b\n${oid} refs/tags/a\n`,
+    );
     const out = pr.git(['for-each-ref', '--format=%(refname)', 'refs/tags/']);
     packedSortedFileOrder = out === 'refs/tags/b\nrefs/tags/a\n';
   } finally {
@@ -264,7 +286,15 @@ function probe(g: RealGit): Behaviour {
   }
   rounds.sort((a, b) => a - b);
   const ratio = rounds[rounds.length >> 1];
-  return { reftable, dumpShowsIndex, packedSortedFileOrder, tombstoneFix: ratio < PROBE_SPLIT, recreateCpu: cpu, recreateRatio: Math.round(ratio * 100) / 100, versionLine: g.versionLine };
+  return {
+    reftable,
+    dumpShowsIndex,
+    packedSortedFileOrder,
+    tombstoneFix: ratio < PROBE_SPLIT,
+    recreateCpu: cpu,
+    recreateRatio: Math.round(ratio * 100) / 100,
+    versionLine: g.versionLine,
+  };
 }
 
 const behaviourCache = new Map<string, Behaviour>();
@@ -279,7 +309,14 @@ export function behaviour(g: RealGit): Behaviour {
   const file = join(GIT_CACHE, g.version, 'behaviour.json');
   try {
     const c = JSON.parse(readFileSync(file, 'utf8')) as Behaviour;
-    if (c.versionLine === g.versionLine && typeof c.tombstoneFix === 'boolean' && typeof c.reftable === 'boolean' && typeof c.dumpShowsIndex === 'boolean' && typeof c.packedSortedFileOrder === 'boolean') b = c;
+    if (
+      c.versionLine === g.versionLine &&
+      typeof c.tombstoneFix === 'boolean' &&
+      typeof c.reftable === 'boolean' &&
+      typeof c.dumpShowsIndex === 'boolean' &&
+      typeof c.packedSortedFileOrder === 'boolean'
+    )
+      b = c;
   } catch {
     // absent or unreadable: probe
   }
@@ -318,7 +355,11 @@ export function refscope(argv: string[]): Promise<CliResult> {
     const ew = process.stderr.write;
     const capture = (sink: Buffer[]) =>
       ((chunk: string | Uint8Array, enc?: unknown, cb?: unknown) => {
-        sink.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof enc === 'string' ? (enc as BufferEncoding) : 'utf8') : Buffer.from(chunk));
+        sink.push(
+          typeof chunk === 'string'
+            ? Buffer.from(chunk, typeof enc === 'string' ? (enc as BufferEncoding) : 'utf8')
+            : Buffer.from(chunk),
+        );
         const done = typeof enc === 'function' ? enc : cb;
         if (typeof done === 'function') queueMicrotask(() => (done as (e?: Error | null) => void)(null));
         return true;
@@ -355,8 +396,11 @@ export const gitSkipReason: string | null = (() => {
   if (missing.length > 0 && !partial) {
     return `real gits not built (${want.length - missing.length} of ${want.length} in ${GIT_CACHE}, missing ${missing.join(', ')}): run \`npm run setup:git\` (scripts/setup-git.sh)`;
   }
-  const broken = realGits().filter((g) => !behaviour(g).reftable).map((g) => g.version);
-  if (broken.length > 0) return `real gits in ${GIT_CACHE} do not write reftable (${broken.join(', ')}): rebuild with \`npm run setup:git\``;
+  const broken = realGits()
+    .filter((g) => !behaviour(g).reftable)
+    .map((g) => g.version);
+  if (broken.length > 0)
+    return `real gits in ${GIT_CACHE} do not write reftable (${broken.join(', ')}): rebuild with \`npm run setup:git\``;
   return null;
 })();
 
@@ -380,8 +424,10 @@ export function mergedSegment(before: string[], after: string[]): { start: numbe
   let s = 0;
   while (s < before.length && s < after.length && before[s] === after[s]) s++;
   let e = 0;
-  while (e < before.length - s && e < after.length - s && before[before.length - 1 - e] === after[after.length - 1 - e]) e++;
-  if (after.length - s - e !== 1) throw new Error(`pack-refs --auto did not replace one run by one table: ${before.join(',')} -> ${after.join(',')}`);
+  while (e < before.length - s && e < after.length - s && before[before.length - 1 - e] === after[after.length - 1 - e])
+    e++;
+  if (after.length - s - e !== 1)
+    throw new Error(`pack-refs --auto did not replace one run by one table: ${before.join(',')} -> ${after.join(',')}`);
   return { start: s, end: before.length - 1 - e };
 }
 

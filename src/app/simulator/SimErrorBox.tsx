@@ -3,7 +3,13 @@ import { type RefObject } from 'react';
 import { fmtInt } from '../format.ts';
 import { useSim, type SimState } from '../simstore.ts';
 
-export function SimErrorBox({ error, textRef }: { error: NonNullable<SimState['error']>; textRef: RefObject<HTMLTextAreaElement | null> }) {
+export function SimErrorBox({
+  error,
+  textRef,
+}: {
+  error: NonNullable<SimState['error']>;
+  textRef: RefObject<HTMLTextAreaElement | null>;
+}) {
   const stdin = useSim((s) => s.stdin);
   const z = stdin.z;
   const canShow = error.kind === 'stdin' && !stdin.file && !!textRef.current;
@@ -12,7 +18,8 @@ export function SimErrorBox({ error, textRef }: { error: NonNullable<SimState['e
     if (!el) return;
     // Byte offset (UTF-8) → position in the text.
     const enc = new TextEncoder();
-    let bytes = 0, i = 0;
+    let bytes = 0,
+      i = 0;
     const text = el.value;
     while (i < text.length && bytes < error.offset) {
       const cp = text.codePointAt(i)!;
@@ -25,23 +32,40 @@ export function SimErrorBox({ error, textRef }: { error: NonNullable<SimState['e
     el.setSelectionRange(i, Math.max(i + 1, end));
   };
   const col = error.column;
-  const caret = error.kind === 'stdin' && col >= 1 && col <= error.lineText.length + 1 ? ' '.repeat(col - 1) + '^' : null;
+  const caret =
+    error.kind === 'stdin' && col >= 1 && col <= error.lineText.length + 1 ? ' '.repeat(col - 1) + '^' : null;
   return (
-    <div className="inline-error big sim-error" role="alert" data-testid="error" data-kind={error.kind} data-offset={error.offset}>
+    <div
+      className="inline-error big sim-error"
+      role="alert"
+      data-testid="error"
+      data-kind={error.kind}
+      data-offset={error.offset}
+    >
       {error.kind === 'stdin' ? (
         <>
           <p className="sim-error-head">
-            <strong>The update-ref input cannot be read</strong> at byte offset <strong data-testid="error-offset">{fmtInt(error.offset)}</strong>,{' '}
-            {z ? 'field' : 'line'} {fmtInt(error.line)}, column {fmtInt(col)} of {error.file.startsWith('(') ? 'the ' + error.file.slice(1, -1) : error.file}: expected {error.expected}
+            <strong>The update-ref input cannot be read</strong> at byte offset{' '}
+            <strong data-testid="error-offset">{fmtInt(error.offset)}</strong>, {z ? 'field' : 'line'}{' '}
+            {fmtInt(error.line)}, column {fmtInt(col)} of{' '}
+            {error.file.startsWith('(') ? 'the ' + error.file.slice(1, -1) : error.file}: expected {error.expected}
           </p>
           {error.lineText !== '' || caret ? (
-            <pre className="sim-error-line"><code>{error.lineText || ' '}</code>{caret ? '\n' + caret : ''}</pre>
+            <pre className="sim-error-line">
+              <code>{error.lineText || ' '}</code>
+              {caret ? '\n' + caret : ''}
+            </pre>
           ) : null}
-          {canShow && <button type="button" className="btn small" onClick={showInInput}>Show in the input</button>}
+          {canShow && (
+            <button type="button" className="btn small" onClick={showInInput}>
+              Show in the input
+            </button>
+          )}
         </>
       ) : (
         <p className="sim-error-head">
-          <strong>{error.kind === 'spec' ? 'The workload is not valid:' : 'The simulation failed:'}</strong> {error.message}
+          <strong>{error.kind === 'spec' ? 'The workload is not valid:' : 'The simulation failed:'}</strong>{' '}
+          {error.message}
         </p>
       )}
     </div>

@@ -10,8 +10,7 @@ export function GitVerdict({ report, shows }: { report: Report | null | undefine
   if (!v || v.gitReadable) return null;
   return (
     <div className="panel git-unreadable inline-error" role="alert" data-testid="git-unreadable">
-      <strong>Git cannot read this {report?.stack ? 'stack' : 'repository'}:</strong> {v.reason}.{' '}
-      <span>{shows}</span>
+      <strong>Git cannot read this {report?.stack ? 'stack' : 'repository'}:</strong> {v.reason}. <span>{shows}</span>
     </div>
   );
 }

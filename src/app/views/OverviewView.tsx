@@ -30,7 +30,9 @@ function fallbackDiagnosis(r: Report): string {
   const s = r.stack;
   if (!s) return `${r.input.description}.`;
   const parts: string[] = [];
-  parts.push(`${plural(s.tables, 'table')}, ${fmtBytes(s.totalBytes)}: ${fmtInt(s.live)} live ${s.live === 1 ? 'ref' : 'refs'}`);
+  parts.push(
+    `${plural(s.tables, 'table')}, ${fmtBytes(s.totalBytes)}: ${fmtInt(s.live)} live ${s.live === 1 ? 'ref' : 'refs'}`,
+  );
   if (s.tombstones) {
     parts[0] += `, ${fmtInt(s.tombstones)} ${s.tombstones === 1 ? 'tombstone' : 'tombstones'}`;
     if (s.tombstonesHiding) parts[0] += ` (${fmtInt(s.tombstonesHiding)} hide an older record)`;
@@ -41,7 +43,11 @@ function fallbackDiagnosis(r: Report): string {
 }
 
 function tableFindings(t: TableReport, findings: Finding[]): Finding[] {
-  return findings.filter((f) => baseName(f.file) === t.name && !(t.error && f.severity === 'error' && f.offset === t.error.offset && f.message === t.error.expected));
+  return findings.filter(
+    (f) =>
+      baseName(f.file) === t.name &&
+      !(t.error && f.severity === 'error' && f.offset === t.error.offset && f.message === t.error.expected),
+  );
 }
 
 export function OverviewView() {
@@ -60,20 +66,40 @@ export function OverviewView() {
 
   return (
     <div className="overview">
-      <GitVerdict report={r} shows="The figures below are refscope's reading of the intact tables; git itself fails on every command here." />
+      <GitVerdict
+        report={r}
+        shows="The figures below are refscope's reading of the intact tables; git itself fails on every command here."
+      />
       <section className="stats" aria-label="Headline figures">
         <Stat label="Live refs" testid="live-refs" value={h.live} tone="live" />
-        <Stat label="Tombstones" testid="tombstones" value={h.tombstones} tone="tomb"
-          note={s && s.tombstones ? `${fmtInt(s.tombstonesHiding)} hide an older record` : undefined} />
-        <Stat label="Tables" testid="table-count" value={h.tables}
-          note={s ? `${fmtInt(s.refRecords)} ref records, ${fmtInt(s.logRecords)} log records` : undefined} />
-        <Stat label="Total bytes" testid="total-bytes" value={h.totalBytes} text={fmtBytes(h.totalBytes)} note={`${fmtInt(h.totalBytes)} bytes`} />
+        <Stat
+          label="Tombstones"
+          testid="tombstones"
+          value={h.tombstones}
+          tone="tomb"
+          note={s && s.tombstones ? `${fmtInt(s.tombstonesHiding)} hide an older record` : undefined}
+        />
+        <Stat
+          label="Tables"
+          testid="table-count"
+          value={h.tables}
+          note={s ? `${fmtInt(s.refRecords)} ref records, ${fmtInt(s.logRecords)} log records` : undefined}
+        />
+        <Stat
+          label="Total bytes"
+          testid="total-bytes"
+          value={h.totalBytes}
+          text={fmtBytes(h.totalBytes)}
+          note={`${fmtInt(h.totalBytes)} bytes`}
+        />
       </section>
 
       <section className="panel diagnosis" aria-labelledby="diag-h">
         <h2 id="diag-h">Diagnosis</h2>
         <p data-testid="diagnosis">{withCode(diagnosis)}</p>
-        <p className="muted small">{r.input.description} · analysed in {fmtMs(result.elapsed)} · {r.generator}</p>
+        <p className="muted small">
+          {r.input.description} · analysed in {fmtMs(result.elapsed)} · {r.generator}
+        </p>
       </section>
 
       {otherFindings.length > 0 && (
@@ -85,10 +111,13 @@ export function OverviewView() {
 
       {r.tables.length > 0 && (
         <section className="panel" aria-labelledby="tables-h">
-          <h2 id="tables-h">Tables <span className="muted">(tables.list order, oldest first)</span></h2>
+          <h2 id="tables-h">
+            Tables <span className="muted">(tables.list order, oldest first)</span>
+          </h2>
           {s?.incomplete && (
             <p className="warn-text">
-              {plural(r.tables.filter((t) => t.error).length, 'table')} could not be read: the figures above leave {r.tables.filter((t) => t.error).length === 1 ? 'it' : 'them'} out.
+              {plural(r.tables.filter((t) => t.error).length, 'table')} could not be read: the figures above leave{' '}
+              {r.tables.filter((t) => t.error).length === 1 ? 'it' : 'them'} out.
             </p>
           )}
           <div className="table-scroll">
@@ -97,12 +126,24 @@ export function OverviewView() {
                 <tr>
                   <th scope="col">#</th>
                   <th scope="col">Table</th>
-                  <th scope="col" className="num">Bytes</th>
-                  <th scope="col" className="num">Refs</th>
-                  <th scope="col" className="num">Tombstones</th>
-                  <th scope="col" className="num">Shadowed</th>
-                  <th scope="col" className="num">Logs</th>
-                  <th scope="col" className="num">Blocks</th>
+                  <th scope="col" className="num">
+                    Bytes
+                  </th>
+                  <th scope="col" className="num">
+                    Refs
+                  </th>
+                  <th scope="col" className="num">
+                    Tombstones
+                  </th>
+                  <th scope="col" className="num">
+                    Shadowed
+                  </th>
+                  <th scope="col" className="num">
+                    Logs
+                  </th>
+                  <th scope="col" className="num">
+                    Blocks
+                  </th>
                   <th scope="col">Update index</th>
                 </tr>
               </thead>
@@ -111,13 +152,29 @@ export function OverviewView() {
                   const fs = tableFindings(t, r.findings);
                   const refs = t.records.ref + t.records.peeled + t.records.symref;
                   return (
-                    <tr key={i} data-testid="table-row" data-name={t.name} className={t.error ? 'row-error' : undefined}>
+                    <tr
+                      key={i}
+                      data-testid="table-row"
+                      data-name={t.name}
+                      className={t.error ? 'row-error' : undefined}
+                    >
                       <td className="num muted">{i}</td>
                       <td className="name-cell">
-                        <a href={`#/table?t=${i}`} className="mono" onClick={(e) => { e.preventDefault(); navigate({ view: 'table', t: i, b: null, r: null }); }}>{t.name}</a>
+                        <a
+                          href={`#/table?t=${i}`}
+                          className="mono"
+                          onClick={(e) => {
+                            e.preventDefault();
+                            navigate({ view: 'table', t: i, b: null, r: null });
+                          }}
+                        >
+                          {t.name}
+                        </a>
                         {t.error && (
                           <div className="inline-error" role="alert" data-testid="error">
-                            <strong>Cannot read this table:</strong> {t.error.offset >= 0 ? `at byte ${fmtInt(t.error.offset)}, ` : ''}expected {t.error.expected}
+                            <strong>Cannot read this table:</strong>{' '}
+                            {t.error.offset >= 0 ? `at byte ${fmtInt(t.error.offset)}, ` : ''}expected{' '}
+                            {t.error.expected}
                             {baseName(t.error.file) !== t.name && <span className="muted"> ({t.error.file})</span>}
                           </div>
                         )}
@@ -129,7 +186,13 @@ export function OverviewView() {
                       <td className="num">{t.error ? '—' : fmtInt(t.shadowed)}</td>
                       <td className="num">{t.error ? '—' : fmtInt(t.records.log + t.records.logDeletion)}</td>
                       <td className="num">{t.error ? '—' : fmtInt(t.blocks.length)}</td>
-                      <td className="mono">{t.minUpdateIndex === null ? '—' : t.minUpdateIndex === t.maxUpdateIndex ? t.minUpdateIndex : `${t.minUpdateIndex}–${t.maxUpdateIndex}`}</td>
+                      <td className="mono">
+                        {t.minUpdateIndex === null
+                          ? '—'
+                          : t.minUpdateIndex === t.maxUpdateIndex
+                            ? t.minUpdateIndex
+                            : `${t.minUpdateIndex}–${t.maxUpdateIndex}`}
+                      </td>
                     </tr>
                   );
                 })}
@@ -151,11 +214,27 @@ export function OverviewView() {
   );
 }
 
-function Stat({ label, testid, value, text, note, tone }: { label: string; testid: string; value: number; text?: string; note?: string; tone?: string }) {
+function Stat({
+  label,
+  testid,
+  value,
+  text,
+  note,
+  tone,
+}: {
+  label: string;
+  testid: string;
+  value: number;
+  text?: string;
+  note?: string;
+  tone?: string;
+}) {
   return (
     <div className={`stat${tone ? ' tone-' + tone : ''}`}>
       <div className="stat-label">{label}</div>
-      <div className="stat-value" data-testid={testid} data-value={value}>{text ?? fmtInt(value)}</div>
+      <div className="stat-value" data-testid={testid} data-value={value}>
+        {text ?? fmtInt(value)}
+      </div>
       {note && <div className="stat-note">{note}</div>}
     </div>
   );
@@ -170,20 +249,41 @@ function Namespaces({ ns, total }: { ns: Record<string, number>; total: number }
       {shown.map(([name, n]) => (
         <div className="ns-row" key={name}>
           <span className="mono ns-name">{name}</span>
-          <span className="ns-bar"><span className="ns-fill" style={{ width: `${total ? (100 * n) / total : 0}%` }} /></span>
+          <span className="ns-bar">
+            <span className="ns-fill" style={{ width: `${total ? (100 * n) / total : 0}%` }} />
+          </span>
           <span className="num">{fmtInt(n)}</span>
         </div>
       ))}
-      {rest > 0 && <div className="ns-row muted"><span>{rows.length - 12} more namespaces</span><span /><span className="num">{fmtInt(rest)}</span></div>}
+      {rest > 0 && (
+        <div className="ns-row muted">
+          <span>{rows.length - 12} more namespaces</span>
+          <span />
+          <span className="num">{fmtInt(rest)}</span>
+        </div>
+      )}
     </div>
   );
 }
 
-export function FindingList({ findings, showFile, compact }: { findings: Finding[]; showFile?: boolean; compact?: boolean }) {
+export function FindingList({
+  findings,
+  showFile,
+  compact,
+}: {
+  findings: Finding[];
+  showFile?: boolean;
+  compact?: boolean;
+}) {
   return (
     <ul className={compact ? 'findings compact' : 'findings'}>
       {findings.map((f, i) => (
-        <li key={i} className={`finding sev-${f.severity}`} data-testid={f.severity === 'error' ? 'error' : 'finding'} data-severity={f.severity}>
+        <li
+          key={i}
+          className={`finding sev-${f.severity}`}
+          data-testid={f.severity === 'error' ? 'error' : 'finding'}
+          data-severity={f.severity}
+        >
           <span className="sev">{f.severity}</span>
           {showFile && <span className="mono file">{f.file}</span>}
           {f.offset >= 0 && <span className="muted">byte {fmtInt(f.offset)}:</span>}
@@ -224,7 +324,12 @@ function LoadErrorPanel({ result }: { result: LoadResult }) {
 
 /** A yes/no/warn cell. */
 function Verdict({ ok, children }: { ok: boolean; children: React.ReactNode }) {
-  return <span className={ok ? 'verdict ok' : 'verdict warn'}>{ok ? '✓ ' : '⚠ '}{children}</span>;
+  return (
+    <span className={ok ? 'verdict ok' : 'verdict warn'}>
+      {ok ? '✓ ' : '⚠ '}
+      {children}
+    </span>
+  );
 }
 
 function BackendSummary({ report, result }: { report: Report; result: LoadResult }) {
@@ -233,7 +338,9 @@ function BackendSummary({ report, result }: { report: Report; result: LoadResult
     return (
       <section className="panel">
         <h2>Files backend</h2>
-        <p>{fmtInt(result.refCount)} refs listed from {plural(result.files.length, 'file')}.</p>
+        <p>
+          {fmtInt(result.refCount)} refs listed from {plural(result.files.length, 'file')}.
+        </p>
       </section>
     );
   }
@@ -246,40 +353,118 @@ function BackendSummary({ report, result }: { report: Report; result: LoadResult
       <dl className="kv">
         {p.present ? (
           <>
-            <div><dt>packed-refs</dt><dd>{plural(p.records, 'record')} ({plural(p.peeled, 'peeled value')}) in {fmtBytes(p.bytes)}, {p.hash}</dd></div>
-            <div><dt>header</dt><dd className="mono">{p.header === null ? '(none)' : p.header}</dd></div>
-            <div><dt>sorted</dt><dd>
-              {p.claimsSorted
-                ? <Verdict ok={p.sorted}>{p.sorted ? 'claims sorted and is: git binary-searches the file' : `claims sorted but is not: git's binary search misses ${plural(p.unfoundByBinarySearch.length, 'ref')}`}</Verdict>
-                : <Verdict ok={p.records < 2 || p.sorted}>{p.sorted ? 'no "sorted" trait, but in order: git checks the order on every load and searches the file itself' : `no "sorted" trait and out of order: git sorts all ${fmtInt(p.records)} records on every load`}</Verdict>}
-            </dd></div>
+            <div>
+              <dt>packed-refs</dt>
+              <dd>
+                {plural(p.records, 'record')} ({plural(p.peeled, 'peeled value')}) in {fmtBytes(p.bytes)}, {p.hash}
+              </dd>
+            </div>
+            <div>
+              <dt>header</dt>
+              <dd className="mono">{p.header === null ? '(none)' : p.header}</dd>
+            </div>
+            <div>
+              <dt>sorted</dt>
+              <dd>
+                {p.claimsSorted ? (
+                  <Verdict ok={p.sorted}>
+                    {p.sorted
+                      ? 'claims sorted and is: git binary-searches the file'
+                      : `claims sorted but is not: git's binary search misses ${plural(p.unfoundByBinarySearch.length, 'ref')}`}
+                  </Verdict>
+                ) : (
+                  <Verdict ok={p.records < 2 || p.sorted}>
+                    {p.sorted
+                      ? 'no "sorted" trait, but in order: git checks the order on every load and searches the file itself'
+                      : `no "sorted" trait and out of order: git sorts all ${fmtInt(p.records)} records on every load`}
+                  </Verdict>
+                )}
+              </dd>
+            </div>
             {p.unfoundByBinarySearch.length > 0 && (
-              <div><dt>not found by lookups</dt><dd className="mono">{p.unfoundByBinarySearch.slice(0, 20).join(', ')}{p.unfoundByBinarySearch.length > 20 ? ` … (${fmtInt(p.unfoundByBinarySearch.length)} in all)` : ''}</dd></div>
+              <div>
+                <dt>not found by lookups</dt>
+                <dd className="mono">
+                  {p.unfoundByBinarySearch.slice(0, 20).join(', ')}
+                  {p.unfoundByBinarySearch.length > 20 ? ` … (${fmtInt(p.unfoundByBinarySearch.length)} in all)` : ''}
+                </dd>
+              </div>
             )}
             {p.duplicates.length > 0 && (
-              <div><dt>duplicate names</dt><dd className="mono">{p.duplicates.slice(0, 20).join(', ')}{p.duplicates.length > 20 ? ' …' : ''}</dd></div>
+              <div>
+                <dt>duplicate names</dt>
+                <dd className="mono">
+                  {p.duplicates.slice(0, 20).join(', ')}
+                  {p.duplicates.length > 20 ? ' …' : ''}
+                </dd>
+              </div>
             )}
-            <div><dt>peeling</dt><dd>
-              <Verdict ok={pc.mustOpen === 0}>{`${fmtInt(pc.tagsWithPeeled)} of ${fmtInt(pc.tags)} tags carry their peeled value; the ref advertisement must open ${plural(pc.mustOpen, 'object')}`}</Verdict>
-              <div className="muted">{pc.rule}</div>
-            </dd></div>
+            <div>
+              <dt>peeling</dt>
+              <dd>
+                <Verdict
+                  ok={pc.mustOpen === 0}
+                >{`${fmtInt(pc.tagsWithPeeled)} of ${fmtInt(pc.tags)} tags carry their peeled value; the ref advertisement must open ${plural(pc.mustOpen, 'object')}`}</Verdict>
+                <div className="muted">{pc.rule}</div>
+              </dd>
+            </div>
             {p.gitDies && (
-              <div><dt>git dies</dt><dd><Verdict ok={false}>{`line ${fmtInt(p.gitDies.line)}, byte ${fmtInt(p.gitDies.offset)}: ${p.gitDies.message}`}</Verdict></dd></div>
+              <div>
+                <dt>git dies</dt>
+                <dd>
+                  <Verdict
+                    ok={false}
+                  >{`line ${fmtInt(p.gitDies.line)}, byte ${fmtInt(p.gitDies.offset)}: ${p.gitDies.message}`}</Verdict>
+                </dd>
+              </div>
             )}
-            <div><dt>lookup cost</dt><dd>{cost.packed.mode === 'binary-search'
-              ? `binary search: ${cost.packed.avgProbes.toFixed(1)} probes on average, ${fmtInt(cost.packed.maxProbes)} at most`
-              : cost.packed.mode === 'sort-on-load' ? `sort on load: about ${fmtInt(cost.packed.sortComparisons)} comparisons every time git reads the file` : 'no packed refs'}</dd></div>
+            <div>
+              <dt>lookup cost</dt>
+              <dd>
+                {cost.packed.mode === 'binary-search'
+                  ? `binary search: ${cost.packed.avgProbes.toFixed(1)} probes on average, ${fmtInt(cost.packed.maxProbes)} at most`
+                  : cost.packed.mode === 'sort-on-load'
+                    ? `sort on load: about ${fmtInt(cost.packed.sortComparisons)} comparisons every time git reads the file`
+                    : 'no packed refs'}
+              </dd>
+            </div>
           </>
         ) : (
-          <div><dt>packed-refs</dt><dd>none</dd></div>
+          <div>
+            <dt>packed-refs</dt>
+            <dd>none</dd>
+          </div>
         )}
         {p.loose && (
-          <div><dt>loose refs</dt><dd>{plural(p.loose.looseRefs, 'loose ref')} in {plural(p.loose.directories, 'directory', 'directories')}, {fmtInt(p.loose.shadowing)} shadowing a packed ref; {plural(p.loose.reflogs, 'reflog')} ({plural(p.loose.reflogEntries, 'entry', 'entries')})</dd></div>
+          <div>
+            <dt>loose refs</dt>
+            <dd>
+              {plural(p.loose.looseRefs, 'loose ref')} in {plural(p.loose.directories, 'directory', 'directories')},{' '}
+              {fmtInt(p.loose.shadowing)} shadowing a packed ref; {plural(p.loose.reflogs, 'reflog')} (
+              {plural(p.loose.reflogEntries, 'entry', 'entries')})
+            </dd>
+          </div>
         )}
         {p.packRefsAuto && (
-          <div><dt>git pack-refs --auto</dt><dd><Verdict ok={!p.packRefsAuto.wouldPack}>{p.packRefsAuto.wouldPack ? 'would pack now' : 'would not pack yet'}</Verdict> <span className="muted">{p.packRefsAuto.rule}</span></dd></div>
+          <div>
+            <dt>git pack-refs --auto</dt>
+            <dd>
+              <Verdict ok={!p.packRefsAuto.wouldPack}>
+                {p.packRefsAuto.wouldPack ? 'would pack now' : 'would not pack yet'}
+              </Verdict>{' '}
+              <span className="muted">{p.packRefsAuto.rule}</span>
+            </dd>
+          </div>
         )}
-        <div><dt>as a reftable</dt><dd>about {fmtBytes(est.bytes)} in {plural(est.blocks, 'block')} <span className="muted">(estimate; <code>refscope convert</code> writes the real table)</span></dd></div>
+        <div>
+          <dt>as a reftable</dt>
+          <dd>
+            about {fmtBytes(est.bytes)} in {plural(est.blocks, 'block')}{' '}
+            <span className="muted">
+              (estimate; <code>refscope convert</code> writes the real table)
+            </span>
+          </dd>
+        </div>
       </dl>
     </section>
   );

@@ -23,36 +23,56 @@ function useRefPages(loadId: number, filter: string, mode: 'prefix' | 'substring
     pending.current = new Set();
     setTotal(null);
     // Debounce typing a little: the worker scans up to a million names for a substring.
-    const timer = setTimeout(() => {
-      pending.current.add(0);
-      engine().refsPage({ filter, mode, includeTombstones: tomb, offset: 0, limit: PAGE }).then((p) => {
-        if (g !== gen.current) return;
-        pending.current.delete(0);
-        pages.current.set(0, p.rows);
-        setTotal(p.total);
-      }, () => { if (g === gen.current) setTotal(0); });
-    }, filter ? 120 : 0);
+    const timer = setTimeout(
+      () => {
+        pending.current.add(0);
+        engine()
+          .refsPage({ filter, mode, includeTombstones: tomb, offset: 0, limit: PAGE })
+          .then(
+            (p) => {
+              if (g !== gen.current) return;
+              pending.current.delete(0);
+              pages.current.set(0, p.rows);
+              setTotal(p.total);
+            },
+            () => {
+              if (g === gen.current) setTotal(0);
+            },
+          );
+      },
+      filter ? 120 : 0,
+    );
     return () => clearTimeout(timer);
   }, [loadId, filter, mode, tomb]);
-  const ensure = useCallback((from: number, to: number) => {
-    const g = gen.current;
-    for (let p = Math.floor(from / PAGE); p <= Math.floor(to / PAGE); p++) {
-      if (pages.current.has(p) || pending.current.has(p)) continue;
-      pending.current.add(p);
-      engine().refsPage({ filter, mode, includeTombstones: tomb, offset: p * PAGE, limit: PAGE }).then((res) => {
-        if (g !== gen.current) return;
-        pending.current.delete(p);
-        pages.current.set(p, res.rows);
-        // Keep memory bounded: forget pages far away (the list can be a million rows).
-        if (pages.current.size > 60) {
-          for (const k of pages.current.keys()) {
-            if (Math.abs(k - p) > 20) pages.current.delete(k);
-          }
-        }
-        bump((x) => x + 1);
-      }, () => { pending.current.delete(p); });
-    }
-  }, [filter, mode, tomb]);
+  const ensure = useCallback(
+    (from: number, to: number) => {
+      const g = gen.current;
+      for (let p = Math.floor(from / PAGE); p <= Math.floor(to / PAGE); p++) {
+        if (pages.current.has(p) || pending.current.has(p)) continue;
+        pending.current.add(p);
+        engine()
+          .refsPage({ filter, mode, includeTombstones: tomb, offset: p * PAGE, limit: PAGE })
+          .then(
+            (res) => {
+              if (g !== gen.current) return;
+              pending.current.delete(p);
+              pages.current.set(p, res.rows);
+              // Keep memory bounded: forget pages far away (the list can be a million rows).
+              if (pages.current.size > 60) {
+                for (const k of pages.current.keys()) {
+                  if (Math.abs(k - p) > 20) pages.current.delete(k);
+                }
+              }
+              bump((x) => x + 1);
+            },
+            () => {
+              pending.current.delete(p);
+            },
+          );
+      }
+    },
+    [filter, mode, tomb],
+  );
   const row = (i: number): RefRow | undefined => pages.current.get(Math.floor(i / PAGE))?.[i % PAGE];
   return { total, ensure, row };
 }
@@ -91,8 +111,10 @@ export function RefsView() {
     else if (e.key === 'PageUp') n = Math.max(0, n - page);
     else if (e.key === 'Home') n = 0;
     else if (e.key === 'End') n = count - 1;
-    else if (e.key === 'Escape') { setSelected(null); return; }
-    else return;
+    else if (e.key === 'Escape') {
+      setSelected(null);
+      return;
+    } else return;
     e.preventDefault();
     setSelected(n);
     v.scrollToIndex(n);
@@ -102,24 +124,52 @@ export function RefsView() {
   const tables = result.report?.tables ?? [];
   return (
     <div className="refs-view panel">
-      <GitVerdict report={result.report} shows="git lists no refs at all; these are the refs refscope reads from the intact tables, not git's list." />
+      <GitVerdict
+        report={result.report}
+        shows="git lists no refs at all; these are the refs refscope reads from the intact tables, not git's list."
+      />
       <div className="refs-bar">
         <label className="filter">
           <span className="sr-only">Filter refs</span>
           <input
-            type="search" value={text} placeholder={route.m === 'prefix' ? 'Filter by prefix, e.g. refs/heads/' : 'Filter by substring'}
-            onChange={(e) => setFilter(e.currentTarget.value)} data-testid="refs-filter" spellCheck={false} autoComplete="off"
-            onKeyDown={(e) => { if (e.key === 'ArrowDown') { e.preventDefault(); scrollRef.current?.focus(); setSelected(0); } }}
+            type="search"
+            value={text}
+            placeholder={route.m === 'prefix' ? 'Filter by prefix, e.g. refs/heads/' : 'Filter by substring'}
+            onChange={(e) => setFilter(e.currentTarget.value)}
+            data-testid="refs-filter"
+            spellCheck={false}
+            autoComplete="off"
+            onKeyDown={(e) => {
+              if (e.key === 'ArrowDown') {
+                e.preventDefault();
+                scrollRef.current?.focus();
+                setSelected(0);
+              }
+            }}
           />
         </label>
         <div className="seg-control" role="radiogroup" aria-label="Match">
           {(['prefix', 'substring'] as const).map((m) => (
-            <button type="button" key={m} role="radio" aria-checked={route.m === m} className={route.m === m ? 'on' : ''}
-              onClick={() => navigate({ m }, { replace: true })} data-testid={`refs-mode-${m}`}>{m}</button>
+            <button
+              type="button"
+              key={m}
+              role="radio"
+              aria-checked={route.m === m}
+              className={route.m === m ? 'on' : ''}
+              onClick={() => navigate({ m }, { replace: true })}
+              data-testid={`refs-mode-${m}`}
+            >
+              {m}
+            </button>
           ))}
         </div>
         <label className="check">
-          <input type="checkbox" checked={route.x} onChange={(e) => navigate({ x: e.currentTarget.checked }, { replace: true })} data-testid="refs-tombstones" />
+          <input
+            type="checkbox"
+            checked={route.x}
+            onChange={(e) => navigate({ x: e.currentTarget.checked }, { replace: true })}
+            data-testid="refs-tombstones"
+          />
           show tombstones
         </label>
         <span className="refs-count muted" data-testid="refs-count" data-value={total ?? ''}>
@@ -128,25 +178,56 @@ export function RefsView() {
       </div>
       <div className="refs-table">
         <div className="refs-head" aria-hidden="true">
-          <span>Name</span><span>Kind</span><span>Object id</span><span>Table</span>
+          <span>Name</span>
+          <span>Kind</span>
+          <span>Object id</span>
+          <span>Table</span>
         </div>
-        <div className="refs-scroll" ref={scrollRef} tabIndex={0} onKeyDown={onKey} role="listbox" aria-label="Refs"
-          aria-activedescendant={selected !== null ? `ref-${selected}` : undefined} data-testid="refs-list">
+        <div
+          className="refs-scroll"
+          ref={scrollRef}
+          tabIndex={0}
+          onKeyDown={onKey}
+          role="listbox"
+          aria-label="Refs"
+          aria-activedescendant={selected !== null ? `ref-${selected}` : undefined}
+          data-testid="refs-list"
+        >
           <div style={{ height: v.totalHeight, position: 'relative' }}>
             {items.map((it) => {
               const r = row(it.index);
               return (
-                <div key={it.index} id={`ref-${it.index}`} role="option" aria-selected={selected === it.index}
+                <div
+                  key={it.index}
+                  id={`ref-${it.index}`}
+                  role="option"
+                  aria-selected={selected === it.index}
                   className={`ref-row${selected === it.index ? ' selected' : ''}${r?.kind === 'tombstone' ? ' tomb' : ''}`}
-                  style={{ transform: `translateY(${it.top}px)` }} onClick={() => setSelected(it.index)} data-testid="ref-row">
+                  style={{ transform: `translateY(${it.top}px)` }}
+                  onClick={() => setSelected(it.index)}
+                  data-testid="ref-row"
+                >
                   {r ? (
                     <>
-                      <span className="mono ref-name" title={r.name}>{r.name}{r.target !== undefined && <span className="muted"> → {r.target}</span>}</span>
-                      <span><span className={`kind-badge k-${r.kind}`}>{r.kind === 'tombstone' ? 'tombstone' : r.kind}</span></span>
-                      <span className="mono muted">{r.oid ? r.oid.slice(0, 12) : r.kind === 'tombstone' ? '—' : 'dangling'}</span>
-                      <span className="mono small" title={r.source}>{r.table >= 0 ? `#${r.table} ${shortTableName(r.source)}` : r.source}</span>
+                      <span className="mono ref-name" title={r.name}>
+                        {r.name}
+                        {r.target !== undefined && <span className="muted"> → {r.target}</span>}
+                      </span>
+                      <span>
+                        <span className={`kind-badge k-${r.kind}`}>
+                          {r.kind === 'tombstone' ? 'tombstone' : r.kind}
+                        </span>
+                      </span>
+                      <span className="mono muted">
+                        {r.oid ? r.oid.slice(0, 12) : r.kind === 'tombstone' ? '—' : 'dangling'}
+                      </span>
+                      <span className="mono small" title={r.source}>
+                        {r.table >= 0 ? `#${r.table} ${shortTableName(r.source)}` : r.source}
+                      </span>
                     </>
-                  ) : <span className="muted skeleton">…</span>}
+                  ) : (
+                    <span className="muted skeleton">…</span>
+                  )}
                 </div>
               );
             })}
@@ -158,15 +239,50 @@ export function RefsView() {
         <div className="ref-detail" aria-live="polite">
           <div className="mono ref-detail-name">{sel.name}</div>
           <dl className="facts small-facts">
-            <div><dt>Kind</dt><dd>{sel.kind}</dd></div>
-            {sel.target !== undefined && <div><dt>Target</dt><dd className="mono">{sel.target}</dd></div>}
-            <div><dt>Object id</dt><dd className="mono">{sel.oid || '—'}</dd></div>
-            {sel.peeled && <div><dt>Peeled</dt><dd className="mono">{sel.peeled}</dd></div>}
-            <div><dt>From</dt><dd className="mono">{sel.source}</dd></div>
-            {sel.updateIndex >= 0 && <div><dt>Update index</dt><dd>{sel.updateIndex}</dd></div>}
+            <div>
+              <dt>Kind</dt>
+              <dd>{sel.kind}</dd>
+            </div>
+            {sel.target !== undefined && (
+              <div>
+                <dt>Target</dt>
+                <dd className="mono">{sel.target}</dd>
+              </div>
+            )}
+            <div>
+              <dt>Object id</dt>
+              <dd className="mono">{sel.oid || '—'}</dd>
+            </div>
+            {sel.peeled && (
+              <div>
+                <dt>Peeled</dt>
+                <dd className="mono">{sel.peeled}</dd>
+              </div>
+            )}
+            <div>
+              <dt>From</dt>
+              <dd className="mono">{sel.source}</dd>
+            </div>
+            {sel.updateIndex >= 0 && (
+              <div>
+                <dt>Update index</dt>
+                <dd>{sel.updateIndex}</dd>
+              </div>
+            )}
           </dl>
           {sel.table >= 0 && sel.block >= 0 && tables[sel.table] && (
-            <button type="button" className="btn small" onClick={() => navigate({ view: 'table', t: sel.table, b: sel.block, r: sel.blockRecord >= 0 ? sel.blockRecord : null })}>
+            <button
+              type="button"
+              className="btn small"
+              onClick={() =>
+                navigate({
+                  view: 'table',
+                  t: sel.table,
+                  b: sel.block,
+                  r: sel.blockRecord >= 0 ? sel.blockRecord : null,
+                })
+              }
+            >
               Show in table #{sel.table}, block {sel.block}
             </button>
           )}

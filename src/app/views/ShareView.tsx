@@ -42,14 +42,26 @@ export function ShareView() {
             <>
               <p>
                 The link carries the sharer&rsquo;s simulation results:{' '}
-                <a href="#/simulator" data-testid="open-shared-simulation" onClick={(e) => { e.preventDefault(); useApp.getState().navigate({ view: 'simulator' }); }}>see them in the Simulator view</a>.
+                <a
+                  href="#/simulator"
+                  data-testid="open-shared-simulation"
+                  onClick={(e) => {
+                    e.preventDefault();
+                    useApp.getState().navigate({ view: 'simulator' });
+                  }}
+                >
+                  see them in the Simulator view
+                </a>
+                .
               </p>
               <details>
                 <summary className="muted">As the link holds them (numbers only)</summary>
                 <SimulationResults value={shared.shared.simulation} />
               </details>
             </>
-          ) : <SimulationResults value={shared.shared.simulation} />}
+          ) : (
+            <SimulationResults value={shared.shared.simulation} />
+          )}
         </section>
       )}
     </div>
@@ -65,8 +77,14 @@ function ShareDialog() {
   const fromLink = loaded.origin === 'shared';
   // The last simulation made on this analysis (Simulator view): its numbers can travel in the link.
   const sim = useSim((s) => lastRunFor(s, loaded));
-  const simulation = useMemo(() => (sim && withSim && !fromLink ? simulationForShare(sim) : undefined), [sim, withSim, fromLink]);
-  const ans = useAsync(() => engine().share({ withNames, base: appBase(), simulation }), [loaded.id, withNames, simulation]);
+  const simulation = useMemo(
+    () => (sim && withSim && !fromLink ? simulationForShare(sim) : undefined),
+    [sim, withSim, fromLink],
+  );
+  const ans = useAsync(
+    () => engine().share({ withNames, base: appBase(), simulation }),
+    [loaded.id, withNames, simulation],
+  );
   const a = ans.data;
   useEffect(() => setCopyState('idle'), [a]);
 
@@ -79,7 +97,10 @@ function ShareDialog() {
     } catch {
       // No clipboard access (permissions, insecure context): select the text for Ctrl/⌘+C.
       const el = linkRef.current;
-      if (el) { el.focus(); el.select(); }
+      if (el) {
+        el.focus();
+        el.select();
+      }
       setCopyState('manual');
     }
   };
@@ -88,11 +109,18 @@ function ShareDialog() {
     <section className="panel share-dialog" aria-labelledby="share-h" data-testid="share-dialog">
       <h2 id="share-h">Share a link</h2>
       <p className="share-intro">
-        The link carries this report&rsquo;s <em>shape</em> in its fragment (the part after <code>#</code>), which browsers never send to
-        a server: whoever opens it sees the same figures, diagnosis and compaction geometry, without the files.
+        The link carries this report&rsquo;s <em>shape</em> in its fragment (the part after <code>#</code>), which
+        browsers never send to a server: whoever opens it sees the same figures, diagnosis and compaction geometry,
+        without the files.
       </p>
       <label className="share-names">
-        <input type="checkbox" data-testid="share-with-names" checked={withNames} disabled={fromLink} onChange={(e) => setWithNames(e.currentTarget.checked)} />
+        <input
+          type="checkbox"
+          data-testid="share-with-names"
+          checked={withNames}
+          disabled={fromLink}
+          onChange={(e) => setWithNames(e.currentTarget.checked)}
+        />
         <span>
           <strong>Include ref names</strong>
           <span className="muted">
@@ -104,59 +132,104 @@ function ShareDialog() {
       </label>
       {sim && !fromLink && (
         <label className="share-names">
-          <input type="checkbox" data-testid="share-with-simulation" checked={withSim} onChange={(e) => setWithSim(e.currentTarget.checked)} />
+          <input
+            type="checkbox"
+            data-testid="share-with-simulation"
+            checked={withSim}
+            onChange={(e) => setWithSim(e.currentTarget.checked)}
+          />
           <span>
             <strong>Include simulation results</strong>
             <span className="muted">
-              The last Simulator run ({sim.result.workload.operations.toLocaleString('en-US')} operations; {sim.result.results.filter((m) => m.applicable).map((m) => m.model).join(', ')}):
-              per model the estimated time, seeks, blocks, records and tombstones, the phases, the fixes and the curve — numbers only, no names.
+              The last Simulator run ({sim.result.workload.operations.toLocaleString('en-US')} operations;{' '}
+              {sim.result.results
+                .filter((m) => m.applicable)
+                .map((m) => m.model)
+                .join(', ')}
+              ): per model the estimated time, seeks, blocks, records and tombstones, the phases, the fixes and the
+              curve — numbers only, no names.
             </span>
           </span>
         </label>
       )}
-      {ans.error && <div className="inline-error" role="alert">Could not make the link: {ans.error}</div>}
+      {ans.error && (
+        <div className="inline-error" role="alert">
+          Could not make the link: {ans.error}
+        </div>
+      )}
       {!a && !ans.error && <p className="muted">{ans.loading ? 'Making the link…' : 'Nothing to share.'}</p>}
       {a && (
         <>
-          <p className="share-summary" data-testid="share-summary">{a.description.summary}</p>
+          <p className="share-summary" data-testid="share-summary">
+            {a.description.summary}
+          </p>
           {a.ok ? (
             <>
               <div className="share-link-box">
-                <label className="sr-only" htmlFor="share-link">Share link</label>
+                <label className="sr-only" htmlFor="share-link">
+                  Share link
+                </label>
                 <textarea
-                  id="share-link" ref={linkRef} readOnly value={a.link} data-testid="share-link" rows={3} spellCheck={false}
+                  id="share-link"
+                  ref={linkRef}
+                  readOnly
+                  value={a.link}
+                  data-testid="share-link"
+                  rows={3}
+                  spellCheck={false}
                   onFocus={(e) => e.currentTarget.select()}
                 />
                 <div className="share-link-actions">
-                  <button type="button" className="btn primary" data-testid="share-copy" onClick={() => void copy()}>Copy link</button>
-                  <a className="btn small" href={a.link} target="_blank" rel="noopener noreferrer">Open</a>
+                  <button type="button" className="btn primary" data-testid="share-copy" onClick={() => void copy()}>
+                    Copy link
+                  </button>
+                  <a className="btn small" href={a.link} target="_blank" rel="noopener noreferrer">
+                    Open
+                  </a>
                 </div>
               </div>
               <div className="share-meta" aria-live="polite">
                 <span data-testid="share-length" data-value={a.chars}>
-                  {fmtInt(a.chars)} characters {a.chars <= TYPICAL_LINK ? '(short enough for any chat or issue tracker)' : `(under the ${fmtInt(MAX_LINK)} a link may have)`}
+                  {fmtInt(a.chars)} characters{' '}
+                  {a.chars <= TYPICAL_LINK
+                    ? '(short enough for any chat or issue tracker)'
+                    : `(under the ${fmtInt(MAX_LINK)} a link may have)`}
                 </span>
-                {copyState === 'copied' && <span className="ok" data-testid="share-copied">Copied to the clipboard.</span>}
-                {copyState === 'manual' && <span className="warn-text">The clipboard is not available here: the link is selected, press Ctrl/⌘+C.</span>}
+                {copyState === 'copied' && (
+                  <span className="ok" data-testid="share-copied">
+                    Copied to the clipboard.
+                  </span>
+                )}
+                {copyState === 'manual' && (
+                  <span className="warn-text">
+                    The clipboard is not available here: the link is selected, press Ctrl/⌘+C.
+                  </span>
+                )}
               </div>
             </>
           ) : (
             <div className="inline-error big" role="alert" data-testid="share-error">
               <p className="share-error-text">No link: {a.error}.</p>
-              <button type="button" className="btn" onClick={() => void exportDoc('json')}>Download the JSON export instead</button>
+              <button type="button" className="btn" onClick={() => void exportDoc('json')}>
+                Download the JSON export instead
+              </button>
             </div>
           )}
           <div className="share-lists">
             <div>
               <h3>Exactly what the link contains</h3>
               <ul data-testid="share-contains">
-                {a.description.contains.map((c, i) => <li key={i}>{c}</li>)}
+                {a.description.contains.map((c, i) => (
+                  <li key={i}>{c}</li>
+                ))}
               </ul>
             </div>
             <div>
               <h3>It does not contain</h3>
               <ul className="share-omits" data-testid="share-omits">
-                {a.description.omits.map((c, i) => <li key={i}>{c}</li>)}
+                {a.description.omits.map((c, i) => (
+                  <li key={i}>{c}</li>
+                ))}
               </ul>
             </div>
           </div>
@@ -177,12 +250,30 @@ function Exports() {
   const [status, setStatus] = useState<{ text: string; error: boolean } | null>(null);
   const shared = sharedReport(loaded);
   const dark = useDarkScheme();
-  const picture = useMemo(() => (r.stack ? stackSvg(r, loaded.result.splits, {
-    theme: dark ? 'dark' : 'light',
-    note: shared ? `${shared.shared.label} — table names are synthetic` : loaded.origin === 'synthetic' ? 'synthetic stack rebuilt from a shared link' : undefined,
-  }) : null), [r, loaded.result.splits, dark, shared, loaded.origin]);
-  const previewUrl = useMemo(() => (picture ? URL.createObjectURL(new Blob([picture.svg], { type: 'image/svg+xml' })) : null), [picture]);
-  useEffect(() => () => { if (previewUrl) URL.revokeObjectURL(previewUrl); }, [previewUrl]);
+  const picture = useMemo(
+    () =>
+      r.stack
+        ? stackSvg(r, loaded.result.splits, {
+            theme: dark ? 'dark' : 'light',
+            note: shared
+              ? `${shared.shared.label} — table names are synthetic`
+              : loaded.origin === 'synthetic'
+                ? 'synthetic stack rebuilt from a shared link'
+                : undefined,
+          })
+        : null,
+    [r, loaded.result.splits, dark, shared, loaded.origin],
+  );
+  const previewUrl = useMemo(
+    () => (picture ? URL.createObjectURL(new Blob([picture.svg], { type: 'image/svg+xml' })) : null),
+    [picture],
+  );
+  useEffect(
+    () => () => {
+      if (previewUrl) URL.revokeObjectURL(previewUrl);
+    },
+    [previewUrl],
+  );
 
   const run = async (what: string, f: () => Promise<void>) => {
     setStatus({ text: `Preparing ${what}…`, error: false });
@@ -199,33 +290,85 @@ function Exports() {
       <h2 id="export-h">Export</h2>
       <ul className="export-list">
         <li>
-          <button type="button" className="btn" data-testid="export-json" onClick={() => void run('the JSON report', () => exportDoc('json'))}>Report (JSON)</button>
-          <span className="muted">the <code>refscope.report/1</code> document, as <code>refscope analyze --json</code> prints it</span>
+          <button
+            type="button"
+            className="btn"
+            data-testid="export-json"
+            onClick={() => void run('the JSON report', () => exportDoc('json'))}
+          >
+            Report (JSON)
+          </button>
+          <span className="muted">
+            the <code>refscope.report/1</code> document, as <code>refscope analyze --json</code> prints it
+          </span>
         </li>
         <li>
-          <button type="button" className="btn" data-testid="export-md" onClick={() => void run('the Markdown report', () => exportDoc('md'))}>Report (Markdown)</button>
-          <span className="muted">figures, diagnosis and tables for an issue or a mailing-list post (names as inert code spans)</span>
+          <button
+            type="button"
+            className="btn"
+            data-testid="export-md"
+            onClick={() => void run('the Markdown report', () => exportDoc('md'))}
+          >
+            Report (Markdown)
+          </button>
+          <span className="muted">
+            figures, diagnosis and tables for an issue or a mailing-list post (names as inert code spans)
+          </span>
         </li>
         <li>
-          <button type="button" className="btn" data-testid="export-script" disabled={!isReftable} onClick={() => void run('the repro script', () => exportDoc('script'))}>Repro script (bash)</button>
-          <span className="muted">rebuilds a stack of the same shape with <code>git update-ref --stdin</code> and synthetic names</span>
+          <button
+            type="button"
+            className="btn"
+            data-testid="export-script"
+            disabled={!isReftable}
+            onClick={() => void run('the repro script', () => exportDoc('script'))}
+          >
+            Repro script (bash)
+          </button>
+          <span className="muted">
+            rebuilds a stack of the same shape with <code>git update-ref --stdin</code> and synthetic names
+          </span>
         </li>
         <li>
-          <button type="button" className="btn" data-testid="export-svg" disabled={!picture}
-            onClick={() => void run('the stack picture (SVG)', async () => downloadText(picture!.svg, 'refscope-stack.svg', 'image/svg+xml'))}>
+          <button
+            type="button"
+            className="btn"
+            data-testid="export-svg"
+            disabled={!picture}
+            onClick={() =>
+              void run('the stack picture (SVG)', async () =>
+                downloadText(picture!.svg, 'refscope-stack.svg', 'image/svg+xml'),
+              )
+            }
+          >
             Stack picture (SVG)
           </button>
           <span className="muted">the Stack view as a standalone SVG, {dark ? 'dark' : 'light'} colours</span>
         </li>
         <li>
-          <button type="button" className="btn" data-testid="export-png" disabled={!picture}
-            onClick={() => void run('the stack picture (PNG)', async () => downloadBlob(await svgToPng(picture!.svg, picture!.width, picture!.height), 'refscope-stack.png'))}>
+          <button
+            type="button"
+            className="btn"
+            data-testid="export-png"
+            disabled={!picture}
+            onClick={() =>
+              void run('the stack picture (PNG)', async () =>
+                downloadBlob(await svgToPng(picture!.svg, picture!.width, picture!.height), 'refscope-stack.png'),
+              )
+            }
+          >
             Stack picture (PNG)
           </button>
           <span className="muted">the same, drawn on a canvas at twice the size</span>
         </li>
       </ul>
-      <div className={status?.error ? 'export-status error-tag' : 'export-status muted'} aria-live="polite" data-testid="export-status">{status?.text ?? ''}</div>
+      <div
+        className={status?.error ? 'export-status error-tag' : 'export-status muted'}
+        aria-live="polite"
+        data-testid="export-status"
+      >
+        {status?.text ?? ''}
+      </div>
       {previewUrl && (
         <div className="stack-preview">
           <img src={previewUrl} alt="Preview of the stack picture" data-testid="stack-preview" />

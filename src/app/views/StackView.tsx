@@ -8,7 +8,11 @@ export function StackView() {
   const r = loaded.result.report;
   const splits = loaded.result.splits;
   if (!r || !r.stack) {
-    return <div className="panel empty-note">The stack view is for reftable stacks; this input is {loaded.result.description || 'not one'}.</div>;
+    return (
+      <div className="panel empty-note">
+        The stack view is for reftable stacks; this input is {loaded.result.description || 'not one'}.
+      </div>
+    );
   }
   const max = Math.max(1, ...r.tables.map((t) => t.fileSize));
   const order = r.tables.map((_, i) => i).reverse(); // newest at the top, oldest at the bottom
@@ -16,9 +20,20 @@ export function StackView() {
     <div className="stack-view">
       <div className="panel">
         <div className="stack-head">
-          <h2>Stack <span className="muted">newest on top · bar width = file size · {fmtBytes(r.stack.totalBytes)} in {fmtInt(r.stack.tables)} {r.stack.tables === 1 ? 'table' : 'tables'}</span></h2>
+          <h2>
+            Stack{' '}
+            <span className="muted">
+              newest on top · bar width = file size · {fmtBytes(r.stack.totalBytes)} in {fmtInt(r.stack.tables)}{' '}
+              {r.stack.tables === 1 ? 'table' : 'tables'}
+            </span>
+          </h2>
           <ul className="legend" aria-label="Legend">
-            {STACK_KINDS.map((k) => <li key={k.key}><span className={`swatch ${k.cls}`} />{k.label}</li>)}
+            {STACK_KINDS.map((k) => (
+              <li key={k.key}>
+                <span className={`swatch ${k.cls}`} />
+                {k.label}
+              </li>
+            ))}
           </ul>
         </div>
         <ol className="stack-bars" aria-label="Tables, newest first">
@@ -27,29 +42,59 @@ export function StackView() {
             const s = splits[i];
             const seg = s ? kindWidths(s) : null;
             const w = (100 * t.fileSize) / max;
-            const upd = t.minUpdateIndex === null ? '—' : t.minUpdateIndex === t.maxUpdateIndex ? `${t.minUpdateIndex}` : `${t.minUpdateIndex}–${t.maxUpdateIndex}`;
+            const upd =
+              t.minUpdateIndex === null
+                ? '—'
+                : t.minUpdateIndex === t.maxUpdateIndex
+                  ? `${t.minUpdateIndex}`
+                  : `${t.minUpdateIndex}–${t.maxUpdateIndex}`;
             const desc = s
               ? `${fmtInt(s.live)} live, ${fmtInt(s.shadowed)} shadowed, ${fmtInt(s.tombstones)} tombstones, ${fmtInt(t.records.log + t.records.logDeletion)} log records`
               : 'could not be read';
             return (
               <li key={i}>
                 <button
-                  type="button" className={t.error ? 'stack-row broken' : 'stack-row'} data-testid="stack-bar" data-name={t.name}
+                  type="button"
+                  className={t.error ? 'stack-row broken' : 'stack-row'}
+                  data-testid="stack-bar"
+                  data-name={t.name}
                   onClick={() => navigate({ view: 'table', t: i, b: null, r: null })}
                   aria-label={`Table ${i}, ${t.name}, ${fmtBytes(t.fileSize)}, update index ${upd}: ${desc}`}
                 >
                   <span className="stack-label">
-                    <span className="stack-idx">#{i}{i === r.tables.length - 1 && r.tables.length > 1 ? ' newest' : i === 0 ? ' base' : ''}</span>
-                    <span className="mono stack-name" title={t.name}>{t.name}</span>
-                    <span className="muted small">update index {upd} · {fmtBytes(t.fileSize)}</span>
+                    <span className="stack-idx">
+                      #{i}
+                      {i === r.tables.length - 1 && r.tables.length > 1 ? ' newest' : i === 0 ? ' base' : ''}
+                    </span>
+                    <span className="mono stack-name" title={t.name}>
+                      {t.name}
+                    </span>
+                    <span className="muted small">
+                      update index {upd} · {fmtBytes(t.fileSize)}
+                    </span>
                   </span>
                   <span className="stack-track">
                     <span className="stack-bar" style={{ width: `${Math.max(w, 0.4)}%` }}>
-                      {seg ? STACK_KINDS.map((k) => seg[k.key] > 0 && (
-                        <span key={k.key} className={`seg ${k.cls}`} style={{ flexGrow: seg[k.key] }} title={`${k.label}: ${fmtBytes(Math.round(seg[k.key]))} (${fmtPct(seg[k.key], t.fileSize)})`} />
-                      )) : <span className="seg k-broken" style={{ flexGrow: 1 }} />}
+                      {seg ? (
+                        STACK_KINDS.map(
+                          (k) =>
+                            seg[k.key] > 0 && (
+                              <span
+                                key={k.key}
+                                className={`seg ${k.cls}`}
+                                style={{ flexGrow: seg[k.key] }}
+                                title={`${k.label}: ${fmtBytes(Math.round(seg[k.key]))} (${fmtPct(seg[k.key], t.fileSize)})`}
+                              />
+                            ),
+                        )
+                      ) : (
+                        <span className="seg k-broken" style={{ flexGrow: 1 }} />
+                      )}
                     </span>
-                    <span className="stack-caption small">{desc}{t.error ? ` — ${t.error.expected}` : ''}</span>
+                    <span className="stack-caption small">
+                      {desc}
+                      {t.error ? ` — ${t.error.expected}` : ''}
+                    </span>
                   </span>
                 </button>
               </li>
@@ -71,9 +116,20 @@ function StackNotes() {
     <div className="panel notes">
       <h3>Reading the stack</h3>
       <ul>
-        <li>A lookup consults every table from the newest down: this stack has {fmtInt(s.tables)} {s.tables === 1 ? 'table' : 'tables'}.</li>
-        <li>{fmtInt(s.refRecords)} ref records are stored for {fmtInt(s.live)} live refs{s.refRecords ? ` (${fmtPct(s.live, s.refRecords)} of the records are live)` : ''}.</li>
-        {s.tombstones > 0 && <li>{fmtInt(s.tombstones)} tombstones win in the merged view; they hide {fmtInt(hidden)} older records that are still stored and still read.</li>}
+        <li>
+          A lookup consults every table from the newest down: this stack has {fmtInt(s.tables)}{' '}
+          {s.tables === 1 ? 'table' : 'tables'}.
+        </li>
+        <li>
+          {fmtInt(s.refRecords)} ref records are stored for {fmtInt(s.live)} live refs
+          {s.refRecords ? ` (${fmtPct(s.live, s.refRecords)} of the records are live)` : ''}.
+        </li>
+        {s.tombstones > 0 && (
+          <li>
+            {fmtInt(s.tombstones)} tombstones win in the merged view; they hide {fmtInt(hidden)} older records that are
+            still stored and still read.
+          </li>
+        )}
       </ul>
     </div>
   );

@@ -122,7 +122,11 @@ function hexToKey(hex: string): string {
  * dropped) as one reftable with `blockSize` (default 4096) and `restartInterval` (default 16).
  * See the module comment for the model; the result is marked `estimate: true`.
  */
-export function estimateReftable(refs: EstimateRef[], hash: HashKind, opts: { blockSize?: number; restartInterval?: number } = {}): ReftableEstimate {
+export function estimateReftable(
+  refs: EstimateRef[],
+  hash: HashKind,
+  opts: { blockSize?: number; restartInterval?: number } = {},
+): ReftableEstimate {
   const blockSize = opts.blockSize ?? 4096;
   const R = opts.restartInterval ?? 16;
   const hs = hash === 'sha256' ? 32 : 20;
@@ -134,7 +138,8 @@ export function estimateReftable(refs: EstimateRef[], hash: HashKind, opts: { bl
   for (const r of sorted) if (!uniq.length || uniq[uniq.length - 1].name !== r.name) uniq.push(r);
 
   const refRecs: Rec[] = uniq.map((r) => {
-    if (r.target !== undefined) return { key: r.name, type: 3, valueLen: 1 + varintLength(r.target.length) + r.target.length };
+    if (r.target !== undefined)
+      return { key: r.name, type: 3, valueLen: 1 + varintLength(r.target.length) + r.target.length };
     if (r.peeled) return { key: r.name, type: 2, valueLen: 1 + 2 * hs };
     return { key: r.name, type: 1, valueLen: 1 + hs };
   });
@@ -142,7 +147,20 @@ export function estimateReftable(refs: EstimateRef[], hash: HashKind, opts: { bl
   const ref = packBlocks(refRecs, blockSize, R, header);
   allLens.push(...ref.lens);
   if (refRecs.length === 0) {
-    return { estimate: true, blockSize, restartInterval: R, refs: 0, bytes: header + footer, blocks: 0, refBlocks: 0, refIndexBlocks: 0, objBlocks: 0, objIndexBlocks: 0, objIdLen: 0, note: 'empty table: header + footer' };
+    return {
+      estimate: true,
+      blockSize,
+      restartInterval: R,
+      refs: 0,
+      bytes: header + footer,
+      blocks: 0,
+      refBlocks: 0,
+      refIndexBlocks: 0,
+      objBlocks: 0,
+      objIndexBlocks: 0,
+      objIdLen: 0,
+      note: 'empty table: header + footer',
+    };
   }
 
   // Index levels over a section whose blocks start at `firstOffset` (all padded).
@@ -205,8 +223,17 @@ export function estimateReftable(refs: EstimateRef[], hash: HashKind, opts: { bl
   const blocks = allLens.length;
   const bytes = (blocks - 1) * blockSize + allLens[blocks - 1] + footer;
   return {
-    estimate: true, blockSize, restartInterval: R, refs: uniq.length, bytes, blocks,
-    refBlocks: ref.lens.length, refIndexBlocks, objBlocks, objIndexBlocks, objIdLen,
+    estimate: true,
+    blockSize,
+    restartInterval: R,
+    refs: uniq.length,
+    bytes,
+    blocks,
+    refBlocks: ref.lens.length,
+    refIndexBlocks,
+    objBlocks,
+    objIndexBlocks,
+    objIdLen,
     note: 'estimate: one table, one update index, no reflogs; a real writer replaces it',
   };
 }

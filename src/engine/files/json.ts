@@ -4,10 +4,25 @@
  */
 import { displayName } from '../basics.ts';
 import {
-  type PackedRefs, type HashKind, type PeeledTrait, type BisectStats, type PeelCoverage, type GitDies,
-  parsePackedRefs, peelCoverage, packedIterationOrder,
+  type PackedRefs,
+  type HashKind,
+  type PeeledTrait,
+  type BisectStats,
+  type PeelCoverage,
+  type GitDies,
+  parsePackedRefs,
+  peelCoverage,
+  packedIterationOrder,
 } from './packed.ts';
-import { type FilesRepo, type PackRefsAuto, type FilesLookupCost, type LooseStats, looseStats, mergedEntries, loadFilesRepo } from './loose.ts';
+import {
+  type FilesRepo,
+  type PackRefsAuto,
+  type FilesLookupCost,
+  type LooseStats,
+  looseStats,
+  mergedEntries,
+  loadFilesRepo,
+} from './loose.ts';
 import { listedByForEachRef } from './refname.ts';
 import { type ReftableEstimate, type EstimateRef, estimateReftable } from './estimate.ts';
 
@@ -47,18 +62,36 @@ export interface PackedRefsJson {
   findingCounts: Record<string, number>;
   lookupCost: FilesLookupCost;
   /** `LooseStats`' counts (names as display text) and the repository's directories and reflogs. */
-  loose: (Pick<LooseStats, 'looseRefs' | 'rootRefs' | 'looseSymrefs' | 'looseBroken' | 'shadowing' | 'shadowingNames'> & {
-    directories: number;
-    reflogs: number;
-    reflogEntries: number;
-    ignored: { path: string; reason: string }[];
-  }) | null;
+  loose:
+    | (Pick<LooseStats, 'looseRefs' | 'rootRefs' | 'looseSymrefs' | 'looseBroken' | 'shadowing' | 'shadowingNames'> & {
+        directories: number;
+        reflogs: number;
+        reflogEntries: number;
+        ignored: { path: string; reason: string }[];
+      })
+    | null;
   packRefsAuto: PackRefsAuto | null;
   reftableEstimate: ReftableEstimate;
 }
 
-function findingJson(f: { severity: 'error' | 'warning' | 'info'; code: string; file: string; line: number; offset: number; gitDies: GitDies; message: string }): FilesFindingJson {
-  return { severity: f.severity, code: f.code, file: f.file, line: f.line, offset: f.offset, gitDies: f.gitDies, message: f.message };
+function findingJson(f: {
+  severity: 'error' | 'warning' | 'info';
+  code: string;
+  file: string;
+  line: number;
+  offset: number;
+  gitDies: GitDies;
+  message: string;
+}): FilesFindingJson {
+  return {
+    severity: f.severity,
+    code: f.code,
+    file: f.file,
+    line: f.line,
+    offset: f.offset,
+    gitDies: f.gitDies,
+    message: f.message,
+  };
 }
 
 /** Refs as a reftable would hold them: listed names with their values (symrefs as symrefs). */
@@ -100,7 +133,10 @@ export function packedRefsSection(pr: PackedRefs, repo?: FilesRepo): PackedRefsJ
       avgProbes: pr.bisect.avgProbes,
       maxProbes: pr.bisect.maxProbes,
       idealProbes: pr.bisect.idealProbes,
-      sortComparisons: !pr.claimsSorted && !pr.sorted && pr.records.length > 1 ? pr.records.length * Math.ceil(Math.log2(pr.records.length)) : 0,
+      sortComparisons:
+        !pr.claimsSorted && !pr.sorted && pr.records.length > 1
+          ? pr.records.length * Math.ceil(Math.log2(pr.records.length))
+          : 0,
     };
   }
   const fatal = pr.fatal ?? repo?.fatal ?? null;
@@ -121,19 +157,30 @@ export function packedRefsSection(pr: PackedRefs, repo?: FilesRepo): PackedRefsJ
     lines: pr.lines,
     peeled: pr.peeledCount,
     sorted: pr.sorted,
-    firstUnsorted: pr.firstUnsorted && { ...pr.firstUnsorted, name: displayName(pr.firstUnsorted.name), previous: displayName(pr.firstUnsorted.previous) },
+    firstUnsorted: pr.firstUnsorted && {
+      ...pr.firstUnsorted,
+      name: displayName(pr.firstUnsorted.name),
+      previous: displayName(pr.firstUnsorted.previous),
+    },
     unfoundByBinarySearch: pr.unfoundByBinarySearch.map(displayName),
     duplicates: pr.duplicates.map(displayName),
     bisect: { ...pr.bisect },
     peelCoverage: peelCoverage(pr),
-    gitDies: fatal && fatal.gitDies ? { when: fatal.gitDies, code: fatal.code, line: fatal.line, offset: fatal.offset, message: fatal.message } : null,
+    gitDies:
+      fatal && fatal.gitDies
+        ? { when: fatal.gitDies, code: fatal.code, line: fatal.line, offset: fatal.offset, message: fatal.message }
+        : null,
     findings,
     findingCounts: counts,
     lookupCost: stats.lookupCost,
     loose: repo
       ? {
-          looseRefs: stats.looseRefs, rootRefs: stats.rootRefs, looseSymrefs: stats.looseSymrefs, looseBroken: stats.looseBroken,
-          shadowing: stats.shadowing, shadowingNames: stats.shadowingNames.map(displayName),
+          looseRefs: stats.looseRefs,
+          rootRefs: stats.rootRefs,
+          looseSymrefs: stats.looseSymrefs,
+          looseBroken: stats.looseBroken,
+          shadowing: stats.shadowing,
+          shadowingNames: stats.shadowingNames.map(displayName),
           directories: repo.directories.length,
           reflogs: repo.reflogs.length,
           reflogEntries: repo.reflogs.reduce((s, r) => s + r.entries, 0),

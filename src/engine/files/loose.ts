@@ -28,10 +28,28 @@
  */
 import { type InputFile, FormatError, readAll, bytesToKey, textToKey } from '../basics.ts';
 import {
-  type FilesFinding, type HashKind, type PackedRefs, type PackedRecord, FindingSink, parsePackedRefs, lookupPacked,
-  packedIterationOrder, stableSortByName, showName, type ParsePackedOptions,
+  type FilesFinding,
+  type HashKind,
+  type PackedRefs,
+  type PackedRecord,
+  FindingSink,
+  parsePackedRefs,
+  lookupPacked,
+  packedIterationOrder,
+  stableSortByName,
+  showName,
+  type ParsePackedOptions,
 } from './packed.ts';
-import { checkRefnameFormat, refnameIsSafe, isRootRefName, isPseudoRefName, isSharedRefName, listedByForEachRef, isGitSpace, isHexDigit } from './refname.ts';
+import {
+  checkRefnameFormat,
+  refnameIsSafe,
+  isRootRefName,
+  isPseudoRefName,
+  isSharedRefName,
+  listedByForEachRef,
+  isGitSpace,
+  isHexDigit,
+} from './refname.ts';
 
 /**
  * Read limits (docs/limits.md, "Read limits"): git reads these files whole, whatever their
@@ -61,9 +79,7 @@ export const FILES_SYMREF_MAXDEPTH = 5;
 
 /** Parsed content of one loose ref file. */
 export type LooseContent =
-  | { kind: 'oid'; oid: string }
-  | { kind: 'symref'; target: string }
-  | { kind: 'broken'; reason: string };
+  { kind: 'oid'; oid: string } | { kind: 'symref'; target: string } | { kind: 'broken'; reason: string };
 
 /** One loose ref (a file under refs/ or a root ref). Names are byte strings. */
 export interface LooseRef {
@@ -182,7 +198,10 @@ export function parseLooseContent(bytes: Uint8Array, hexsz: number): LooseConten
  * `<old hex> SP <new hex> SP <name> <<email>> SP <unix time> SP <tz> [TAB <message>] LF`.
  * Malformed lines are skipped and counted in `malformed`.
  */
-export function parseReflog(bytes: Uint8Array, hexsz: number): { entries: ReflogEntry[]; lines: number; malformed: number } {
+export function parseReflog(
+  bytes: Uint8Array,
+  hexsz: number,
+): { entries: ReflogEntry[]; lines: number; malformed: number } {
   const entries: ReflogEntry[] = [];
   let pos = 0;
   let line = 0;
@@ -208,7 +227,11 @@ function parseReflogLine(b: Uint8Array, s: number, e: number, hexsz: number, lin
   let tab = b.indexOf(0x09, identStart);
   if (tab < 0 || tab > e) tab = e;
   let gt = -1;
-  for (let i = tab - 1; i >= identStart; i--) if (b[i] === 0x3e) { gt = i; break; }
+  for (let i = tab - 1; i >= identStart; i--)
+    if (b[i] === 0x3e) {
+      gt = i;
+      break;
+    }
   if (gt < 0 || b[gt + 1] !== 0x20) return null;
   const rest = bytesToKey(b, gt + 2, tab);
   const sp = rest.indexOf(' ');
@@ -262,9 +285,15 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   let packedLocked = false;
   /** A `<ref>.lock` file (files-backend.c lock_raw_ref creates it with O_EXCL). */
   const lockFinding = (ref: string, path: string) => {
-    sink.add('refLocked', 'warning', 0, -1, null,
+    sink.add(
+      'refLocked',
+      'warning',
+      0,
+      -1,
+      null,
       `${showName(ref)}.lock exists: every update or deletion of ${showName(ref)} fails ("cannot lock ref '${showName(ref)}': Unable to create '…/${showName(ref)}.lock': File exists."); for-each-ref skips the lock file and still lists the ref`,
-      path);
+      path,
+    );
   };
 
   // Hash.
@@ -277,7 +306,11 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   let packed: PackedRefs | null = null;
   if (pf) {
     if (pf.source.size > PACKED_REFS_MAX_BYTES) {
-      throw new FormatError((pf as InputFile & { displayPath?: string }).displayPath ?? pf.path, 0, `a packed-refs file of at most ${PACKED_REFS_MAX_BYTES.toLocaleString('en-US')} bytes (refscope's limit: it reads the file as one string), found ${pf.source.size.toLocaleString('en-US')} bytes`);
+      throw new FormatError(
+        (pf as InputFile & { displayPath?: string }).displayPath ?? pf.path,
+        0,
+        `a packed-refs file of at most ${PACKED_REFS_MAX_BYTES.toLocaleString('en-US')} bytes (refscope's limit: it reads the file as one string), found ${pf.source.size.toLocaleString('en-US')} bytes`,
+      );
     }
     // A file recognised by content keeps its own name in messages (input.ts classifyInput).
     const label = (pf as InputFile & { displayPath?: string }).displayPath ?? pf.path;
@@ -294,22 +327,48 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
       const comps = name.split('/');
       const bad = comps.find(skippedComponent);
       if (bad !== undefined) {
-        ignored.push({ path: byPath.get(name)!.path, reason: `git skips names starting with '.' or ending in ".lock" ("${bad}")` });
-        if (bad === comps[comps.length - 1] && bad.endsWith('.lock') && comps.slice(0, -1).every((c) => !skippedComponent(c))) lockFinding(name.slice(0, -5), byPath.get(name)!.path);
+        ignored.push({
+          path: byPath.get(name)!.path,
+          reason: `git skips names starting with '.' or ending in ".lock" ("${bad}")`,
+        });
+        if (
+          bad === comps[comps.length - 1] &&
+          bad.endsWith('.lock') &&
+          comps.slice(0, -1).every((c) => !skippedComponent(c))
+        )
+          lockFinding(name.slice(0, -5), byPath.get(name)!.path);
       } else refPaths.push(name);
     } else if (name.startsWith('logs/')) {
       if (!name.split('/').some(skippedComponent)) logPaths.push(name);
     } else if (!name.includes('/')) {
       if (name === 'packed-refs.lock') {
         packedLocked = true;
-        sink.add('packedRefsLocked', 'warning', 0, -1, null,
+        sink.add(
+          'packedRefsLocked',
+          'warning',
+          0,
+          -1,
+          null,
           'packed-refs.lock exists: git cannot rewrite packed-refs while it does. `git pack-refs` (and `pack-refs --auto` or `gc` when they would pack) and deleting a packed ref fail with "Unable to create \'…/packed-refs.lock\': File exists." after retrying for core.packedRefsTimeout (1 s by default); creating and updating loose refs still work; for-each-ref and lookups are not affected',
-          byPath.get(name)!.path);
-      } else if (name.endsWith('.lock') && isRootRefName(name.slice(0, -5))) lockFinding(name.slice(0, -5), byPath.get(name)!.path);
+          byPath.get(name)!.path,
+        );
+      } else if (name.endsWith('.lock') && isRootRefName(name.slice(0, -5)))
+        lockFinding(name.slice(0, -5), byPath.get(name)!.path);
       else if (isRootRefName(name)) rootPaths.push(name);
       else if (isPseudoRefName(name)) {
-        ignored.push({ path: byPath.get(name)!.path, reason: 'pseudoref: git for-each-ref never lists FETCH_HEAD or MERGE_HEAD' });
-        sink.add('pseudorefIgnored', 'info', 0, -1, null, `${name} is a pseudoref: for-each-ref does not list it`, byPath.get(name)!.path);
+        ignored.push({
+          path: byPath.get(name)!.path,
+          reason: 'pseudoref: git for-each-ref never lists FETCH_HEAD or MERGE_HEAD',
+        });
+        sink.add(
+          'pseudorefIgnored',
+          'info',
+          0,
+          -1,
+          null,
+          `${name} is a pseudoref: for-each-ref does not list it`,
+          byPath.get(name)!.path,
+        );
       }
     }
   }
@@ -320,16 +379,30 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
       const b = readLoose(byPath.get(n)!).bytes;
       let h = 0;
       while (h < b.length && isHexDigit(b[h])) h++;
-      if (h === 64) { hash = 'sha256'; break; }
-      if (h === 40) { hash = 'sha1'; break; }
+      if (h === 64) {
+        hash = 'sha256';
+        break;
+      }
+      if (h === 40) {
+        hash = 'sha1';
+        break;
+      }
     }
   }
   const finalHash: HashKind = hash ?? 'sha1';
   const hexsz = finalHash === 'sha256' ? 64 : 40;
 
   const repo = {
-    kind, hash: finalHash, packed, loose: [], ignored, reflogs: [], directories: [],
-    findings: sink.findings, findingCounts: sink.counts, fatal: null,
+    kind,
+    hash: finalHash,
+    packed,
+    loose: [],
+    ignored,
+    reflogs: [],
+    directories: [],
+    findings: sink.findings,
+    findingCounts: sink.counts,
+    fatal: null,
   } as unknown as FilesRepo;
   // Internals are not enumerable: JSON / structured clone of a repo stays small.
   Object.defineProperties(repo, {
@@ -350,9 +423,25 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
       for (let i = name.indexOf('/'); i >= 0; i = name.indexOf('/', i + 1)) dirs.add(name.slice(0, i + 1));
     }
     if (content.kind === 'broken') {
-      sink.add('badRefContent', 'warning', 0, -1, null, `${content.reason}: git treats the ref as broken (for-each-ref: "ignoring broken ref")`, f.path);
+      sink.add(
+        'badRefContent',
+        'warning',
+        0,
+        -1,
+        null,
+        `${content.reason}: git treats the ref as broken (for-each-ref: "ignoring broken ref")`,
+        f.path,
+      );
     } else if (!truncated && bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) {
-      sink.add('refMissingNewline', 'info', 0, bytes.length, null, 'no LF at the end (git always writes one; accepted)', f.path);
+      sink.add(
+        'refMissingNewline',
+        'info',
+        0,
+        bytes.length,
+        null,
+        'no LF at the end (git always writes one; accepted)',
+        f.path,
+      );
     }
     const res = resolveName(repo, name, hexsz);
     let broken = false;
@@ -361,29 +450,81 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
       broken = true;
       reason = res.failure;
       if (content.kind === 'symref') {
-        const code = res.failure.startsWith('too deep') ? 'symrefTooDeep' : res.failure.startsWith('invalid target') ? 'badReferentName' : 'danglingSymref';
-        sink.add(code, 'info', 0, -1, null, `symref to "${showName(content.target)}" does not resolve (${res.failure}): for-each-ref leaves it out silently`, f.path);
+        const code = res.failure.startsWith('too deep')
+          ? 'symrefTooDeep'
+          : res.failure.startsWith('invalid target')
+            ? 'badReferentName'
+            : 'danglingSymref';
+        sink.add(
+          code,
+          'info',
+          0,
+          -1,
+          null,
+          `symref to "${showName(content.target)}" does not resolve (${res.failure}): for-each-ref leaves it out silently`,
+          f.path,
+        );
       }
     } else if (/^0+$/.test(res.oid)) {
       broken = true;
       reason = 'null object id';
-      if (content.kind === 'symref') sink.add('danglingSymref', 'info', 0, -1, null, 'symref resolves to the null object id: git treats it as broken; for-each-ref leaves it out silently', f.path);
-      else sink.add('nullOidRef', 'warning', 0, -1, null, 'null object id (all zeros): git treats the ref as broken (for-each-ref: "ignoring broken ref")', f.path);
+      if (content.kind === 'symref')
+        sink.add(
+          'danglingSymref',
+          'info',
+          0,
+          -1,
+          null,
+          'symref resolves to the null object id: git treats it as broken; for-each-ref leaves it out silently',
+          f.path,
+        );
+      else
+        sink.add(
+          'nullOidRef',
+          'warning',
+          0,
+          -1,
+          null,
+          'null object id (all zeros): git treats the ref as broken (for-each-ref: "ignoring broken ref")',
+          f.path,
+        );
     }
     let badName = false;
     if (!checkRefnameFormat(name)) {
       badName = true;
       if (!refnameIsSafe(name)) {
-        sink.add('looseRefDangerousName', 'error', 0, -1, 'iterate', 'a valid (or at least safe) ref name, found an invalid and unsafe one: git dies ("loose refname is dangerous") when listing refs', f.path);
+        sink.add(
+          'looseRefDangerousName',
+          'error',
+          0,
+          -1,
+          'iterate',
+          'a valid (or at least safe) ref name, found an invalid and unsafe one: git dies ("loose refname is dangerous") when listing refs',
+          f.path,
+        );
       } else {
-        sink.add('badRefName', 'warning', 0, -1, null, 'invalid ref name: git treats it as broken (for-each-ref: "ignoring ref with broken name")', f.path);
+        sink.add(
+          'badRefName',
+          'warning',
+          0,
+          -1,
+          null,
+          'invalid ref name: git treats it as broken (for-each-ref: "ignoring ref with broken name")',
+          f.path,
+        );
       }
       broken = true;
       reason = reason ?? 'invalid name';
     }
     repo.loose.push({
-      name, path: f.path, root: !name.startsWith('refs/'), content,
-      resolved: broken ? null : res.oid, broken, brokenReason: broken ? reason : null, badName,
+      name,
+      path: f.path,
+      root: !name.startsWith('refs/'),
+      content,
+      resolved: broken ? null : res.oid,
+      broken,
+      brokenReason: broken ? reason : null,
+      badName,
       shadowsPacked: packedNames.has(name),
     });
   }
@@ -398,7 +539,11 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
     const r = f.source.size <= REFLOG_MAX_BYTES ? parseReflog(readAll(f.source), hexsz) : bigReflog(f, hexsz);
     const exists = refExists.has(name);
     repo.reflogs.push({
-      name, path: f.path, entries: r.lines, malformed: r.malformed, refExists: exists,
+      name,
+      path: f.path,
+      entries: r.lines,
+      malformed: r.malformed,
+      refExists: exists,
       first: r.entries.length ? r.entries[0].timestamp : null,
       last: r.entries.length ? r.entries[r.entries.length - 1].timestamp : null,
     });
@@ -440,7 +585,10 @@ function contentOf(repo: FilesRepo, name: string, hexsz: number): LooseContent |
   const { bytes, truncated } = readLoose(f);
   c = parseLooseContent(bytes, hexsz);
   if (truncated && c.kind === 'symref') {
-    c = { kind: 'broken', reason: `a "ref:" file of ${f.source.size.toLocaleString('en-US')} bytes, more than refscope reads (${LOOSE_REF_MAX_BYTES.toLocaleString('en-US')}); git reads it whole` };
+    c = {
+      kind: 'broken',
+      reason: `a "ref:" file of ${f.source.size.toLocaleString('en-US')} bytes, more than refscope reads (${LOOSE_REF_MAX_BYTES.toLocaleString('en-US')}); git reads it whole`,
+    };
   }
   repo._contents.set(name, c);
   return c;
@@ -451,7 +599,11 @@ function contentOf(repo: FilesRepo, name: string, hexsz: number): LooseContent |
  * does on a files backend: check the name, then read up to 5 names (loose file, else packed-refs
  * lookup), following symrefs. Returns the object id or null with the reason, and the names read.
  */
-export function resolveName(repo: FilesRepo, name: string, hexsz = repo.hash === 'sha256' ? 64 : 40): { oid: string | null; failure: string; chain: string[] } {
+export function resolveName(
+  repo: FilesRepo,
+  name: string,
+  hexsz = repo.hash === 'sha256' ? 64 : 40,
+): { oid: string | null; failure: string; chain: string[] } {
   const chain: string[] = [];
   if (!checkRefnameFormat(name)) return { oid: null, failure: 'invalid name', chain };
   let cur = name;
@@ -468,7 +620,13 @@ export function resolveName(repo: FilesRepo, name: string, hexsz = repo.hash ===
     const hit = repo.packed ? lookupPacked(repo.packed, cur).record : null;
     if (hit) return { oid: hit.oid, failure: '', chain };
     const inFile = repo.packed?.records.some((r) => r.name === cur);
-    return { oid: null, failure: inFile ? `"${showName(cur)}" is in packed-refs but git's binary search misses it` : `"${showName(cur)}" does not exist`, chain };
+    return {
+      oid: null,
+      failure: inFile
+        ? `"${showName(cur)}" is in packed-refs but git's binary search misses it`
+        : `"${showName(cur)}" does not exist`,
+      chain,
+    };
   }
   return { oid: null, failure: `too deep (more than ${FILES_SYMREF_MAXDEPTH - 1} symref hops)`, chain };
 }
@@ -646,10 +804,17 @@ export function packRefsAuto(repo: FilesRepo): PackRefsAuto {
     if (l.name.startsWith('refs/tags/')) tags++;
   }
   return {
-    packedRefsBytes: bytes, limit, candidatesTags: tags, candidatesAll: all,
-    wouldPack: tags >= limit, wouldPackAll: all >= limit,
-    rule: `pack when loose refs to pack >= max(16, 5 × floor(log2(floor(${bytes} / 100)))) = ${limit}`
-      + (repo.packedRefsLocked ? '; packed-refs.lock exists, so where git would pack it fails instead ("Unable to create \'…/packed-refs.lock\': File exists.")' : ''),
+    packedRefsBytes: bytes,
+    limit,
+    candidatesTags: tags,
+    candidatesAll: all,
+    wouldPack: tags >= limit,
+    wouldPackAll: all >= limit,
+    rule:
+      `pack when loose refs to pack >= max(16, 5 × floor(log2(floor(${bytes} / 100)))) = ${limit}` +
+      (repo.packedRefsLocked
+        ? '; packed-refs.lock exists, so where git would pack it fails instead ("Unable to create \'…/packed-refs.lock\': File exists.")'
+        : ''),
     locked: !!repo.packedRefsLocked,
   };
 }
@@ -659,7 +824,9 @@ export function looseStats(repo: FilesRepo): LooseStats {
   const p = repo.packed;
   const n = p ? p.records.length : 0;
   const shadowingNames = repo.loose.filter((l) => l.shadowsPacked).map((l) => l.name);
-  const perWorktree = ['refs/bisect/', 'refs/rewritten/', 'refs/worktree/'].filter((d) => !repo.directories.includes(d)).length;
+  const perWorktree = ['refs/bisect/', 'refs/rewritten/', 'refs/worktree/'].filter(
+    (d) => !repo.directories.includes(d),
+  ).length;
   return {
     looseRefs: repo.loose.filter((l) => !l.root).length,
     rootRefs: repo.loose.filter((l) => l.root).length,

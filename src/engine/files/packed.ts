@@ -86,8 +86,13 @@ interface Columns {
 
 function newColumns(cap: number): Columns {
   return {
-    n: 0, off: new Float64Array(cap), lineEnd: new Float64Array(cap), recEnd: new Float64Array(cap),
-    line: new Float64Array(cap), peel: new Float64Array(cap), flags: new Uint8Array(cap),
+    n: 0,
+    off: new Float64Array(cap),
+    lineEnd: new Float64Array(cap),
+    recEnd: new Float64Array(cap),
+    line: new Float64Array(cap),
+    peel: new Float64Array(cap),
+    flags: new Uint8Array(cap),
   };
 }
 
@@ -147,7 +152,15 @@ class Rec implements PackedRecord {
     return this._s.cols.flags[this._i] & 4 ? v.toLowerCase() : v;
   }
   toJSON(): Omit<PackedRecord, never> {
-    return { name: this.name, oid: this.oid, peeled: this.peeled, line: this.line, offset: this.offset, length: this.length, brokenName: this.brokenName };
+    return {
+      name: this.name,
+      oid: this.oid,
+      peeled: this.peeled,
+      line: this.line,
+      offset: this.offset,
+      length: this.length,
+      brokenName: this.brokenName,
+    };
   }
 }
 
@@ -319,7 +332,15 @@ function hexRun(b: Uint8Array, pos: number, end: number): number {
 /** Show a byte string in a message: Unicode, with CR/LF/controls escaped. */
 export function showName(k: string): string {
   // eslint-disable-next-line no-control-regex
-  return displayName(k).replace(/[\x00-\x1f\x7f]/g, (c) => (c === '\r' ? '\\r' : c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  return displayName(k).replace(/[\x00-\x1f\x7f]/g, (c) =>
+    c === '\r'
+      ? '\\r'
+      : c === '\n'
+        ? '\\n'
+        : c === '\t'
+          ? '\\t'
+          : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
 }
 
 /** A finding collector with per-code caps and counts. */
@@ -328,8 +349,19 @@ export class FindingSink {
   readonly counts: Record<string, number> = {};
   fatalLoad: FilesFinding | null = null;
   fatalIterate: FilesFinding | null = null;
-  constructor(readonly file: string, readonly cap = 50) {}
-  add(code: string, severity: Finding['severity'], line: number, offset: number, gitDies: GitDies, message: string, file = this.file): FilesFinding {
+  constructor(
+    readonly file: string,
+    readonly cap = 50,
+  ) {}
+  add(
+    code: string,
+    severity: Finding['severity'],
+    line: number,
+    offset: number,
+    gitDies: GitDies,
+    message: string,
+    file = this.file,
+  ): FilesFinding {
     const f: FilesFinding = { severity: gitDies ? 'error' : severity, file, offset, line, code, gitDies, message };
     const n = (this.counts[code] = (this.counts[code] ?? 0) + 1);
     if (n <= this.cap) this.findings.push(f);
@@ -394,18 +426,38 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     const hdrEnd = eol < 0 ? end : eol;
     header = text.slice(0, hdrEnd);
     if (eol < 0) {
-      sink.add('packedRefUnterminatedHeader', 'error', 1, 0, 'load', `an LF at the end of the header line, found the end of the file: git dies ("unterminated line in packed-refs")`);
+      sink.add(
+        'packedRefUnterminatedHeader',
+        'error',
+        1,
+        0,
+        'load',
+        `an LF at the end of the header line, found the end of the file: git dies ("unterminated line in packed-refs")`,
+      );
       headerOk = false;
       eol = end - 1;
     }
     if (!header.startsWith(HEADER_PREFIX)) {
       // The line is not quoted: a file that is not a packed-refs file at all starts like this.
-      sink.add('badPackedRefHeader', 'error', 1, 0, 'load',
-        `a first line starting with '#' to start with "${HEADER_PREFIX}", found another line of ${header.length.toLocaleString('en-US')} bytes starting with '#': git dies ("unexpected line in packed-refs")`);
+      sink.add(
+        'badPackedRefHeader',
+        'error',
+        1,
+        0,
+        'load',
+        `a first line starting with '#' to start with "${HEADER_PREFIX}", found another line of ${header.length.toLocaleString('en-US')} bytes starting with '#': git dies ("unexpected line in packed-refs")`,
+      );
       headerOk = false;
     } else {
       if (!header.startsWith(HEADER_PREFIX + ' ')) {
-        sink.add('badPackedRefHeader', 'warning', 1, 0, null, `header lacks the space after "${HEADER_PREFIX}"; git reads the traits, \`git refs verify\` reports badPackedRefHeader`);
+        sink.add(
+          'badPackedRefHeader',
+          'warning',
+          1,
+          0,
+          null,
+          `header lacks the space after "${HEADER_PREFIX}"; git reads the traits, \`git refs verify\` reports badPackedRefHeader`,
+        );
       }
       for (const t of header.slice(HEADER_PREFIX.length).split(' ')) if (t !== '') traits.push(t);
     }
@@ -416,7 +468,11 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
   for (const t of unknownTraits) {
     sink.add('packedRefUnknownTrait', 'info', 1, 0, null, `unknown trait "${showName(t)}": git ignores it`);
   }
-  const peeledTrait: PeeledTrait = traits.includes('fully-peeled') ? 'fully-peeled' : traits.includes('peeled') ? 'peeled' : 'none';
+  const peeledTrait: PeeledTrait = traits.includes('fully-peeled')
+    ? 'fully-peeled'
+    : traits.includes('peeled')
+      ? 'peeled'
+      : 'none';
   const claimsSorted = traits.includes('sorted');
 
   // --- hash --------------------------------------------------------------------------------
@@ -484,11 +540,23 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       const dies: GitDies = claimsSorted ? 'iterate' : 'load';
       const when = claimsSorted ? ' when iterating refs; single lookups still work' : ' on load';
       if (prev === 0) {
-        sink.add('packedRefStrayPeeled', 'error', lineNo, lineStart, dies,
-          `a ref line before each '^' line, found a '^' line with no ref line above it: git dies ("unexpected line in packed-refs")${when}`);
+        sink.add(
+          'packedRefStrayPeeled',
+          'error',
+          lineNo,
+          lineStart,
+          dies,
+          `a ref line before each '^' line, found a '^' line with no ref line above it: git dies ("unexpected line in packed-refs")${when}`,
+        );
       } else if (prev === 2 || prev === 4) {
-        sink.add('packedRefDoubledPeeled', 'error', lineNo, lineStart, dies,
-          `at most one '^' line per ref, found a second one for the ref above: git dies ("unexpected line in packed-refs")${when}`);
+        sink.add(
+          'packedRefDoubledPeeled',
+          'error',
+          lineNo,
+          lineStart,
+          dies,
+          `at most one '^' line per ref, found a second one for the ref above: git dies ("unexpected line in packed-refs")${when}`,
+        );
       } else if (prev === 1) {
         const r = cols.n - 1;
         if (lineEnd - lineStart === hexsz + 1 && hexRunU(bytes, lineStart + 1, lineEnd) === hexsz) {
@@ -497,9 +565,16 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
           peeledCount++;
         } else {
           const cr = lineEnd > lineStart && bytes[lineEnd - 1] === 0x0d;
-          sink.add('badPackedRefPeeled', 'error', lineNo, lineStart, 'iterate',
-            cr ? `a '^' line of '^' + ${hexsz} hex digits + LF, found one ending in CR LF: git dies ("unexpected line in packed-refs") when iterating refs`
-              : `a '^' line of '^' + ${hexsz} hex digits + LF, found a '^' line of another shape: git dies ("unexpected line in packed-refs") when iterating refs`);
+          sink.add(
+            'badPackedRefPeeled',
+            'error',
+            lineNo,
+            lineStart,
+            'iterate',
+            cr
+              ? `a '^' line of '^' + ${hexsz} hex digits + LF, found one ending in CR LF: git dies ("unexpected line in packed-refs") when iterating refs`
+              : `a '^' line of '^' + ${hexsz} hex digits + LF, found a '^' line of another shape: git dies ("unexpected line in packed-refs") when iterating refs`,
+          );
         }
         cols.recEnd[r] = pos;
         prev = 2;
@@ -525,12 +600,20 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       const dies: GitDies = !claimsSorted && lineLen < hexsz + 2 ? 'load' : 'iterate';
       let why: string;
       if (lineLen === 0) why = 'an empty line';
-      else if (hexRun(bytes, lineStart, lineEnd) >= 64 && hexsz === 40) why = `an object id of more than 40 hex digits (the file is read as SHA-1)`;
-      else if (lineLen < hexsz + 2) why = `a line of ${lineLen} byte${lineLen === 1 ? '' : 's'}, shorter than ${hexsz + 2}`;
+      else if (hexRun(bytes, lineStart, lineEnd) >= 64 && hexsz === 40)
+        why = `an object id of more than 40 hex digits (the file is read as SHA-1)`;
+      else if (lineLen < hexsz + 2)
+        why = `a line of ${lineLen} byte${lineLen === 1 ? '' : 's'}, shorter than ${hexsz + 2}`;
       else if (hr !== hexsz) why = `a line that does not start with ${hexsz} hex digits`;
       else why = `no whitespace after the ${hexsz}-digit object id`;
-      sink.add('badPackedRefEntry', 'error', lineNo, lineStart, dies,
-        `a ref line "<${hexsz} hex digits> <name>", found ${why}: git dies ("unexpected line in packed-refs") ${dies === 'load' ? 'on load' : 'when iterating refs'}`);
+      sink.add(
+        'badPackedRefEntry',
+        'error',
+        lineNo,
+        lineStart,
+        dies,
+        `a ref line "<${hexsz} hex digits> <name>", found ${why}: git dies ("unexpected line in packed-refs") ${dies === 'load' ? 'on load' : 'when iterating refs'}`,
+      );
       prev = 3;
       continue;
     }
@@ -539,23 +622,55 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     if (r === cols.off.length) growColumns(cols);
     let flags = sawUpper ? 2 : 0;
     const nameStart = lineStart + hexsz + 1;
-    if (sawUpper) sink.add('packedRefUppercaseHex', 'info', lineNo, lineStart, null, 'object id in upper-case hex: git accepts it and prints it in lower case');
+    if (sawUpper)
+      sink.add(
+        'packedRefUppercaseHex',
+        'info',
+        lineNo,
+        lineStart,
+        null,
+        'object id in upper-case hex: git accepts it and prints it in lower case',
+      );
     const sep = bytes[lineStart + hexsz];
     if (sep !== 0x20) {
-      sink.add('packedRefSeparator', 'info', lineNo, lineStart + hexsz, null,
-        `${sep === 0x09 ? 'TAB' : 'CR'} between object id and name: git accepts any whitespace there, writes a space`);
+      sink.add(
+        'packedRefSeparator',
+        'info',
+        lineNo,
+        lineStart + hexsz,
+        null,
+        `${sep === 0x09 ? 'TAB' : 'CR'} between object id and name: git accepts any whitespace there, writes a space`,
+      );
     }
     if (!checkRefnameBytes(bytes, nameStart, lineEnd)) {
       const name = text.slice(nameStart, lineEnd);
       if (!refnameIsSafe(name)) {
-        sink.add('packedRefDangerousName', 'error', lineNo, lineStart, 'iterate',
-          `a valid (or at least safe) ref name, found "${showName(name)}", invalid and unsafe: git dies ("packed refname is dangerous") when iterating refs`);
+        sink.add(
+          'packedRefDangerousName',
+          'error',
+          lineNo,
+          lineStart,
+          'iterate',
+          `a valid (or at least safe) ref name, found "${showName(name)}", invalid and unsafe: git dies ("packed refname is dangerous") when iterating refs`,
+        );
       } else if (bytes[lineEnd - 1] === 0x0d) {
-        sink.add('packedRefCR', 'warning', lineNo, lineStart, null,
-          `line ends in CR LF: git reads the name as "${showName(name)}", a broken name; for-each-ref warns "ignoring ref with broken name" and leaves the ref out`);
+        sink.add(
+          'packedRefCR',
+          'warning',
+          lineNo,
+          lineStart,
+          null,
+          `line ends in CR LF: git reads the name as "${showName(name)}", a broken name; for-each-ref warns "ignoring ref with broken name" and leaves the ref out`,
+        );
       } else {
-        sink.add('packedRefBrokenName', 'warning', lineNo, lineStart, null,
-          `invalid ref name "${showName(name)}": git treats the ref as broken; for-each-ref warns "ignoring ref with broken name" and leaves it out`);
+        sink.add(
+          'packedRefBrokenName',
+          'warning',
+          lineNo,
+          lineStart,
+          null,
+          `invalid ref name "${showName(name)}": git treats the ref as broken; for-each-ref warns "ignoring ref with broken name" and leaves it out`,
+        );
       }
       flags |= 1;
     }
@@ -591,8 +706,14 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     while (p > start && (bytes[p - 1] !== 0x0a || bytes[p] === 0x5e)) p--;
     if (bytes[end - 1] !== 0x0a) {
       const unterminated = text.indexOf('\n', p) < 0;
-      sink.add('packedRefEntryNotTerminated', 'error', lastLineNo, lastLineStart, 'load',
-        `an LF at the end of the file, found a last line without one: git dies ("${unterminated ? 'unterminated' : 'unexpected'} line in packed-refs") on load`);
+      sink.add(
+        'packedRefEntryNotTerminated',
+        'error',
+        lastLineNo,
+        lastLineStart,
+        'load',
+        `an LF at the end of the file, found a last line without one: git dies ("${unterminated ? 'unterminated' : 'unexpected'} line in packed-refs") on load`,
+      );
     } else if (end - p < hexsz + 2) {
       const f = sink.findings.find((x) => x.offset === p && x.code === 'badPackedRefEntry');
       if (f) {
@@ -600,7 +721,14 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
         f.message = f.message.replace('when iterating refs', 'on load (it is the last record)');
         if (!sink.fatalLoad) sink.fatalLoad = f;
       } else {
-        sink.add('badPackedRefEntry', 'error', 0, p, 'load', `a last record of at least ${hexsz + 2} bytes, found a shorter one: git dies ("unexpected line in packed-refs") on load`);
+        sink.add(
+          'badPackedRefEntry',
+          'error',
+          0,
+          p,
+          'load',
+          `a last record of at least ${hexsz + 2} bytes, found a shorter one: git dies ("unexpected line in packed-refs") on load`,
+        );
       }
     }
   }
@@ -612,11 +740,23 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     firstUnsorted = { line: cols.line[i], offset: cols.off[i], name: nameAt(i), previous: nameAt(i - 1) };
     const fu = firstUnsorted;
     if (claimsSorted) {
-      sink.add('packedRefUnsorted', 'warning', fu.line, fu.offset, null,
-        `header says "sorted" but "${showName(fu.name)}" is not greater than "${showName(fu.previous)}" on the line before: git's binary search runs over the file as it is and can miss refs`);
+      sink.add(
+        'packedRefUnsorted',
+        'warning',
+        fu.line,
+        fu.offset,
+        null,
+        `header says "sorted" but "${showName(fu.name)}" is not greater than "${showName(fu.previous)}" on the line before: git's binary search runs over the file as it is and can miss refs`,
+      );
     } else {
-      sink.add('packedRefUnsorted', 'info', fu.line, fu.offset, null,
-        `records are not strictly increasing ("${showName(fu.name)}" after "${showName(fu.previous)}"): without the "sorted" trait git checks the order on every load and, finding it out of order, sorts a copy of the whole file in memory`);
+      sink.add(
+        'packedRefUnsorted',
+        'info',
+        fu.line,
+        fu.offset,
+        null,
+        `records are not strictly increasing ("${showName(fu.name)}" after "${showName(fu.previous)}"): without the "sorted" trait git checks the order on every load and, finding it out of order, sorts a copy of the whole file in memory`,
+      );
     }
   }
   let names: string[] | null = null;
@@ -648,7 +788,16 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
 
   let recordsCache: PackedRecord[] | null = null;
   const pr = {
-    file, size: end, hash, hexLength: hexsz, header, traits, unknownTraits, peeledTrait, claimsSorted, start,
+    file,
+    size: end,
+    hash,
+    hexLength: hexsz,
+    header,
+    traits,
+    unknownTraits,
+    peeledTrait,
+    claimsSorted,
+    start,
     get records(): PackedRecord[] {
       if (!recordsCache) {
         const nm = allNames();
@@ -657,10 +806,25 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       }
       return recordsCache;
     },
-    recordCount: n, peeledCount, lines, sorted, firstUnsorted, duplicates,
+    recordCount: n,
+    peeledCount,
+    lines,
+    sorted,
+    firstUnsorted,
+    duplicates,
     unfoundByBinarySearch: [] as string[],
-    bisect: { over: 'none', replayedAll: false, lookups: 0, sampled: false, avgProbes: 0, maxProbes: 0, idealProbes: Math.ceil(Math.log2(n + 1)) } as BisectStats,
-    findings: sink.findings, findingCounts: sink.counts, fatal: null as FilesFinding | null,
+    bisect: {
+      over: 'none',
+      replayedAll: false,
+      lookups: 0,
+      sampled: false,
+      avgProbes: 0,
+      maxProbes: 0,
+      idealProbes: Math.ceil(Math.log2(n + 1)),
+    } as BisectStats,
+    findings: sink.findings,
+    findingCounts: sink.counts,
+    fatal: null as FilesFinding | null,
   } as unknown as PackedRefs;
   // Internals are not enumerable: JSON / structured clone of `pr` does not copy the file text.
   Object.defineProperties(pr, {
@@ -702,8 +866,14 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       if (r.index < 0) {
         const nm = nameAt(i);
         pr.unfoundByBinarySearch.push(nm);
-        sink.add('packedRefNotFoundByBinarySearch', 'warning', cols.line[i], cols.off[i], null,
-          `git's binary search over the file does not find "${showName(nm)}" (the file is not sorted although its header says so): lookups of this ref fail`);
+        sink.add(
+          'packedRefNotFoundByBinarySearch',
+          'warning',
+          cols.line[i],
+          cols.off[i],
+          null,
+          `git's binary search over the file does not find "${showName(nm)}" (the file is not sorted although its header says so): lookups of this ref fail`,
+        );
       }
     }
     pr.bisect.replayedAll = all;
@@ -725,9 +895,17 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     const nm = nameAt(i);
     const lines = dupLines.get(f)!;
     const hit = lookupPacked(pr, nm).record;
-    const lookup = hit ? `git's lookup (rev-parse) answers line ${hit.line} (${hit.oid})` : "git's lookup (rev-parse) finds none of them";
-    sink.add('packedRefDuplicate', 'warning', cols.line[i], cols.off[i], null,
-      `"${showName(nm)}" appears more than once (lines ${lines.join(', ')}): for-each-ref lists every line; ${lookup}`);
+    const lookup = hit
+      ? `git's lookup (rev-parse) answers line ${hit.line} (${hit.oid})`
+      : "git's lookup (rev-parse) finds none of them";
+    sink.add(
+      'packedRefDuplicate',
+      'warning',
+      cols.line[i],
+      cols.off[i],
+      null,
+      `"${showName(nm)}" appears more than once (lines ${lines.join(', ')}): for-each-ref lists every line; ${lookup}`,
+    );
   }
   pr.fatal = sink.fatal;
   // Keep findings in file order (the per-code passes above appended out of order).
@@ -790,7 +968,15 @@ function finishBounds(arr: Float64Array, n: number, end: number): Float64Array {
 }
 
 /** The index over the file's own bytes (header says `sorted`). */
-function fileIndex(bounds: Float64Array, count: number, recs: Int32Array, cols: Columns, bytes: Uint8Array, text: string, hexsz: number): BisectIndex {
+function fileIndex(
+  bounds: Float64Array,
+  count: number,
+  recs: Int32Array,
+  cols: Columns,
+  bytes: Uint8Array,
+  text: string,
+  hexsz: number,
+): BisectIndex {
   const end = bounds[count];
   const keyStart = new Float64Array(count);
   const keyEnd = new Float64Array(count);
@@ -802,7 +988,14 @@ function fileIndex(bounds: Float64Array, count: number, recs: Int32Array, cols: 
 }
 
 /** The in-memory copy git makes without `sorted`: records stably sorted by name, back to back. */
-function sortedCopyIndex(n: number, allNames: (() => string[]) | null, cols: Columns, bytes: Uint8Array, text: string, hexsz: number): BisectIndex {
+function sortedCopyIndex(
+  n: number,
+  allNames: (() => string[]) | null,
+  cols: Columns,
+  bytes: Uint8Array,
+  text: string,
+  hexsz: number,
+): BisectIndex {
   // Already non-decreasing (the stable sort keeps it as is): no sort needed.
   const names = allNames ? allNames() : null;
   const order = new Array<number>(n);
@@ -976,7 +1169,11 @@ const TAGS = [...'refs/tags/'].map((c) => c.charCodeAt(0));
 
 /** Compute `PeelCoverage` for a packed-refs file (see the interface for the rule). */
 export function peelCoverage(pr: PackedRefs): PeelCoverage {
-  let refs = 0, withPeeled = 0, tags = 0, tagsWithPeeled = 0, known = 0;
+  let refs = 0,
+    withPeeled = 0,
+    tags = 0,
+    tagsWithPeeled = 0,
+    known = 0;
   const { cols, hexsz } = pr._src;
   const b = pr._bytes;
   for (let i = 0; i < cols.n; i++) {
@@ -999,7 +1196,17 @@ export function peelCoverage(pr: PackedRefs): PeelCoverage {
       : pr.peeledTrait === 'peeled'
         ? 'peeled: refs/tags/* without a ^ line are known not to peel; other refs without a ^ line have their object opened'
         : 'no peel trait: every ref without a ^ line has its object opened';
-  return { refs, withPeeled, tags, tagsWithPeeled, tagsWithoutPeeled: tags - tagsWithPeeled, known, mustOpen: refs - known, peeledTrait: pr.peeledTrait, rule };
+  return {
+    refs,
+    withPeeled,
+    tags,
+    tagsWithPeeled,
+    tagsWithoutPeeled: tags - tagsWithPeeled,
+    known,
+    mustOpen: refs - known,
+    peeledTrait: pr.peeledTrait,
+    rule,
+  };
 }
 
 /**
@@ -1013,7 +1220,11 @@ export function peelCoverage(pr: PackedRefs): PeelCoverage {
  * output by name (`sortByName`: a stable sort, duplicates in iteration order).
  * This is what git prints when it does not die; check `pr.fatal` for whether it does.
  */
-export function packedRefsForEachRef(pr: PackedRefs, includeRootRefs = false, sortByName = false): { name: string; oid: string }[] {
+export function packedRefsForEachRef(
+  pr: PackedRefs,
+  includeRootRefs = false,
+  sortByName = false,
+): { name: string; oid: string }[] {
   const out: { name: string; oid: string }[] = [];
   for (const r of packedIterationOrder(pr)) {
     if (r.brokenName || !listedByForEachRef(r.name, includeRootRefs)) continue;

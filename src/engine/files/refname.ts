@@ -85,7 +85,15 @@ export function checkRefnameBytes(b: Uint8Array, start: number, end: number): bo
     const len = i - compStart;
     if (len === 0) return false;
     if (b[compStart] === 0x2e) return false;
-    if (len >= 5 && b[i - 5] === 0x2e && b[i - 4] === 0x6c && b[i - 3] === 0x6f && b[i - 2] === 0x63 && b[i - 1] === 0x6b) return false;
+    if (
+      len >= 5 &&
+      b[i - 5] === 0x2e &&
+      b[i - 4] === 0x6c &&
+      b[i - 3] === 0x6f &&
+      b[i - 2] === 0x63 &&
+      b[i - 1] === 0x6b
+    )
+      return false;
     if (i >= end) break;
     i++;
   }
@@ -112,7 +120,14 @@ export function refnameIsSafe(name: string): boolean {
   return true;
 }
 
-const IRREGULAR_ROOT = new Set(['HEAD', 'AUTO_MERGE', 'BISECT_EXPECTED_REV', 'NOTES_MERGE_PARTIAL', 'NOTES_MERGE_REF', 'MERGE_AUTOSTASH']);
+const IRREGULAR_ROOT = new Set([
+  'HEAD',
+  'AUTO_MERGE',
+  'BISECT_EXPECTED_REV',
+  'NOTES_MERGE_PARTIAL',
+  'NOTES_MERGE_REF',
+  'MERGE_AUTOSTASH',
+]);
 
 /** git's `is_pseudo_ref`: exactly FETCH_HEAD or MERGE_HEAD. */
 export function isPseudoRefName(name: string): boolean {

@@ -180,7 +180,9 @@ export function jgitCompaction(sizes: number[]): JGitResult {
   let best: JGitGroup | null = null;
   for (const g of groups) if (g.end > g.start && (best === null || g.log2 < best.log2)) best = g;
   if (best === null) {
-    for (const g of groups) for (let i = g.start; i <= g.end; i++) reasons[i] = `out: alone in its size class ⌊log2(${net[i]})⌋ = ${g.log2}; no class has two adjacent tables`;
+    for (const g of groups)
+      for (let i = g.start; i <= g.end; i++)
+        reasons[i] = `out: alone in its size class ⌊log2(${net[i]})⌋ = ${g.log2}; no class has two adjacent tables`;
     return { segment: null, netSizes: net, reasons, groups };
   }
   let start = best.start;
@@ -189,15 +191,18 @@ export function jgitCompaction(sizes: number[]): JGitResult {
   while (start > 0) {
     const prev = start - 1;
     if (jlog(bytes) < jlog(net[prev])) {
-      ext[prev] = `out: ⌊log2(${net[prev]})⌋ = ${jlog(net[prev])} > ⌊log2(${bytes})⌋ = ${jlog(bytes)} of the tables above, extension stops`;
+      ext[prev] =
+        `out: ⌊log2(${net[prev]})⌋ = ${jlog(net[prev])} > ⌊log2(${bytes})⌋ = ${jlog(bytes)} of the tables above, extension stops`;
       break;
     }
-    ext[prev] = `in: extends the segment, ⌊log2(${net[prev]})⌋ = ${jlog(net[prev])} ≤ ⌊log2(${bytes})⌋ = ${jlog(bytes)} of the tables above`;
+    ext[prev] =
+      `in: extends the segment, ⌊log2(${net[prev]})⌋ = ${jlog(net[prev])} ≤ ⌊log2(${bytes})⌋ = ${jlog(bytes)} of the tables above`;
     start = prev;
     bytes += net[prev];
   }
   for (let i = 0; i < net.length; i++) {
-    if (i >= best.start && i <= best.end) reasons[i] = `in: smallest size class with ≥ 2 adjacent tables, ⌊log2⌋ = ${best.log2}`;
+    if (i >= best.start && i <= best.end)
+      reasons[i] = `in: smallest size class with ≥ 2 adjacent tables, ⌊log2⌋ = ${best.log2}`;
     else if (ext[i]) reasons[i] = ext[i];
     else if (i > best.end) reasons[i] = `out: above the compacted class (⌊log2(${net[i]})⌋ = ${jlog(net[i])})`;
     else reasons[i] = `out: below the segment`;
@@ -231,7 +236,13 @@ export interface ReplayStep {
  * @param k number of transactions (≥ 0).
  * @param txSize file size of each new table in bytes (a one-ref SHA-1 transaction is about 140–170).
  */
-export function replayAutoCompaction(sizes: number[], versions: (1 | 2)[], factor: number, k: number, txSize: number): ReplayStep[] {
+export function replayAutoCompaction(
+  sizes: number[],
+  versions: (1 | 2)[],
+  factor: number,
+  k: number,
+  txSize: number,
+): ReplayStep[] {
   checkFactor(factor);
   const version: 1 | 2 = versions.length ? (versions[versions.length - 1] ?? 1) : 1;
   const ov = compactionOverhead(version);
@@ -308,12 +319,20 @@ export interface LockedCompaction {
  *    are at least two of them, else it fails with a lock error and merges nothing.
  * Checked against git 2.47.3 and 2.55.0 in test/locks.test.ts.
  */
-export function gitAutoCompactionWithLocks(sizes: number[], versions: (1 | 2)[], factor: number, locks: StackLocks): LockedCompaction {
+export function gitAutoCompactionWithLocks(
+  sizes: number[],
+  versions: (1 | 2)[],
+  factor: number,
+  locks: StackLocks,
+): LockedCompaction {
   const { segment: rule } = gitAutoCompaction(sizes, versions, factor);
   if (locks.tablesList) {
     return {
-      rule, segment: null, outcome: 'list-locked',
-      reason: 'tables.list.lock exists: git refuses to write ("cannot lock references") and to compact ("data is locked") until it is removed',
+      rule,
+      segment: null,
+      outcome: 'list-locked',
+      reason:
+        'tables.list.lock exists: git refuses to write ("cannot lock references") and to compact ("data is locked") until it is removed',
     };
   }
   if (!rule) return { rule, segment: null, outcome: 'none', reason: 'the stack is geometric: nothing to merge' };
@@ -322,12 +341,16 @@ export function gitAutoCompactionWithLocks(sizes: number[], versions: (1 | 2)[],
     const above = rule.end - i;
     if (above >= 2) {
       return {
-        rule, segment: { start: i + 1, end: rule.end }, outcome: 'compacts',
+        rule,
+        segment: { start: i + 1, end: rule.end },
+        outcome: 'compacts',
         reason: `table ${i} is locked: git merges only the ${above} tables above it (${i + 1}–${rule.end}) of the segment ${rule.start}–${rule.end}`,
       };
     }
     return {
-      rule, segment: null, outcome: 'locked',
+      rule,
+      segment: null,
+      outcome: 'locked',
       reason: `table ${i} is locked and ${above === 0 ? 'it is the newest table of the segment' : 'only 1 table of the segment is above it'}: git merges nothing (git pack-refs --auto: "unable to compact stack: data is locked")`,
     };
   }

@@ -30,7 +30,12 @@ export class WriterError extends FormatError {
    * @param file the file the refused record came from, when known; else the new table.
    * @param key the name of the refused record (callers use it to name the input file holding it).
    */
-  constructor(expected: string, file = 'the table being written', offset = -1, readonly key?: string) {
+  constructor(
+    expected: string,
+    file = 'the table being written',
+    offset = -1,
+    readonly key?: string,
+  ) {
     super(file, offset, expected);
     this.name = 'WriterError';
   }
@@ -75,7 +80,8 @@ export class BlockWriter {
   /** Room for a key of `n` bytes; a key longer than a block can never be written. */
   ensureKey(n: number): void {
     if (n <= this.keyBuf.length) return;
-    if (n > this.limit) throw new WriterError(`a key of at most ${this.limit} bytes (the block size), found one of ${n} bytes`);
+    if (n > this.limit)
+      throw new WriterError(`a key of at most ${this.limit} bytes (the block size), found one of ${n} bytes`);
     let cap = this.keyBuf.length;
     while (cap < n) cap *= 2;
     const k = new Uint8Array(cap);
@@ -157,7 +163,10 @@ export class BlockWriter {
       b[o++] = c;
       last[i] = c;
     }
-    if (acc > 0xff) throw new WriterError(`a byte string as the ref name (one char per byte; use textToKey), found a char above 0xff in ${JSON.stringify(name.slice(0, 80))}`);
+    if (acc > 0xff)
+      throw new WriterError(
+        `a byte string as the ref name (one char per byte; use textToKey), found a char above 0xff in ${JSON.stringify(name.slice(0, 80))}`,
+      );
     this.lastLen = kl;
     this.pos += n;
     this.entries++;

@@ -13,7 +13,13 @@
 import { Inflate } from 'fflate';
 import { FormatError, u16, u24, u32, toHex } from '../basics.ts';
 import {
-  BLOCK_HEADER_SIZE, BLOCK_LOG, type BlockType, INFLATE_SLICE, RESTART_COUNT_SIZE, RESTART_ENTRY_SIZE, type SectionName,
+  BLOCK_HEADER_SIZE,
+  BLOCK_LOG,
+  type BlockType,
+  INFLATE_SLICE,
+  RESTART_COUNT_SIZE,
+  RESTART_ENTRY_SIZE,
+  type SectionName,
 } from './constants.ts';
 import { RecordReader } from './record.ts';
 
@@ -45,15 +51,30 @@ export function restartAt(blk: Uint8Array, rt: number, i: number): number {
  * room for records, offsets increase and lie in [firstRec, table). Returns [count, tableOffset].
  * Errors are `FormatError`s at file offset `base` + block offset.
  */
-export function checkedRestarts(file: string, blk: Uint8Array, base: number, firstRec: number, blockLen: number): [number, number] {
+export function checkedRestarts(
+  file: string,
+  blk: Uint8Array,
+  base: number,
+  firstRec: number,
+  blockLen: number,
+): [number, number] {
   const { count: rc, tableOffset: rt } = restartLayout(blk, blockLen);
   if (rc === 0) throw new FormatError(file, base + blockLen - 2, 'restart_count ≥ 1, found 0');
-  if (rt <= firstRec) throw new FormatError(file, base + blockLen - 2, `a restart table (${rc} × 3 bytes) that leaves room for records in block_len ${blockLen}`);
+  if (rt <= firstRec)
+    throw new FormatError(
+      file,
+      base + blockLen - 2,
+      `a restart table (${rc} × 3 bytes) that leaves room for records in block_len ${blockLen}`,
+    );
   let prev = -1;
   for (let i = 0; i < rc; i++) {
     const r = restartAt(blk, rt, i);
     if (r < firstRec || r >= rt || r <= prev) {
-      throw new FormatError(file, base + rt + 3 * i, `restart offset ${i} increasing and inside the records [${firstRec}, ${rt}), found ${r}`);
+      throw new FormatError(
+        file,
+        base + rt + 3 * i,
+        `restart offset ${i} increasing and inside the records [${firstRec}, ${rt}), found ${r}`,
+      );
     }
     prev = r;
   }
@@ -113,12 +134,14 @@ export class BlockReader {
   seek(want: ArrayLike<number>, wantLen: number, work: BlockSeekWork): BlockSeek {
     const r = this.records;
     const rt = this.restartTable;
-    let lo = 0, hi = this.restartCount;
+    let lo = 0,
+      hi = this.restartCount;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       work.restartProbes++;
       r.reset(this.bytes, this.restart(mid), rt);
-      if (r.parseKey(true) !== 0 || r.compare(want, wantLen) > 0) hi = mid; else lo = mid + 1;
+      if (r.parseKey(true) !== 0 || r.compare(want, wantLen) > 0) hi = mid;
+      else lo = mid + 1;
     }
     const start = this.restart(lo === 0 ? 0 : lo - 1);
     let ordinal = this.ordinalAt(start);
@@ -190,15 +213,24 @@ export interface InflatedLog {
  * deflate blocks are walked (`deflateEnd`) to say exactly where the stream ends and what is there.
  */
 export function inflateLogBlock(
-  read: (offset: number, length: number) => Uint8Array, off: number, hl: number, blockLen: number, end: number,
-  section: SectionName, step?: (at: number) => void,
+  read: (offset: number, length: number) => Uint8Array,
+  off: number,
+  hl: number,
+  blockLen: number,
+  end: number,
+  section: SectionName,
+  step?: (at: number) => void,
 ): InflatedLog {
   const zStart = off + hl;
   const outLen = blockLen - hl;
-  const fail = (offset: number, expected: string, block: Uint8Array = read(off, hl).slice()): InflatedLog =>
-    ({ block, streamEnd: -1, error: { offset, expected } });
+  const fail = (offset: number, expected: string, block: Uint8Array = read(off, hl).slice()): InflatedLog => ({
+    block,
+    streamEnd: -1,
+    error: { offset, expected },
+  });
   if (outLen < 2) return fail(off + hl - 3, `log block_len ≥ ${hl + 2}, found ${blockLen}`);
-  if (zStart + 2 > end) return fail(zStart, `a zlib stream header (2 bytes) inside the ${section} section (ends at ${end})`);
+  if (zStart + 2 > end)
+    return fail(zStart, `a zlib stream header (2 bytes) inside the ${section} section (ends at ${end})`);
   const zh = read(zStart, 2);
   if (!zlibHeaderOk(zh[0], zh[1])) {
     return fail(zStart, `a zlib header (deflate, window ≤ 32 KiB, check bits, no dictionary), found 0x${toHex(zh)}`);
@@ -208,7 +240,10 @@ export function inflateLogBlock(
   let got = 0;
   let overflow = false;
   const inf = new Inflate((chunk) => {
-    if (got + chunk.length > outLen) { overflow = true; throw new Error('overflow'); }
+    if (got + chunk.length > outLen) {
+      overflow = true;
+      throw new Error('overflow');
+    }
     out.set(chunk, hl + got);
     got += chunk.length;
   });
@@ -225,13 +260,22 @@ export function inflateLogBlock(
     try {
       inf.push(chunk, false);
     } catch (e) {
-      if (overflow) return fail(lastSlice, `log block to inflate to exactly block_len ${blockLen} bytes (it inflates to more)`, partial());
+      if (overflow)
+        return fail(
+          lastSlice,
+          `log block to inflate to exactly block_len ${blockLen} bytes (it inflates to more)`,
+          partial(),
+        );
       return fail(lastSlice, `a valid zlib stream (${(e as Error).message})`, partial());
     }
   }
   if (got !== outLen) {
     const ends = deflateEnd(read(dStart, Math.min(end, fed + 1024) - dStart)) >= 0;
-    return fail(zStart, `log block to inflate to block_len ${blockLen} bytes, got ${got + hl}${ends ? '' : ' (the stream does not end inside the section)'}`, partial());
+    return fail(
+      zStart,
+      `log block to inflate to block_len ${blockLen} bytes, got ${got + hl}${ends ? '' : ' (the stream does not end inside the section)'}`,
+      partial(),
+    );
   }
   const adler = adler32(out, hl, blockLen);
   // The trailer lies after the slice start that completed the output (every symbol fully fed was
@@ -239,21 +283,30 @@ export function inflateLogBlock(
   const from = Math.max(dStart, lastSlice - 4);
   const to = Math.min(end, fed + 1024);
   const rest = read(from, to - from);
-  const a0 = adler >>> 24, a1 = (adler >>> 16) & 0xff, a2 = (adler >>> 8) & 0xff, a3 = adler & 0xff;
+  const a0 = adler >>> 24,
+    a1 = (adler >>> 16) & 0xff,
+    a2 = (adler >>> 8) & 0xff,
+    a3 = adler & 0xff;
   let streamEnd = -1;
   for (let i = 0; i + 4 <= rest.length; i++) {
     if (rest[i] === a0 && rest[i + 1] === a1 && rest[i + 2] === a2 && rest[i + 3] === a3) {
       const after = from + i + 4;
-      if (after === end || (i + 4 < rest.length ? rest[i + 4] : read(after, 1)[0]) === BLOCK_LOG) { streamEnd = after; break; }
+      if (after === end || (i + 4 < rest.length ? rest[i + 4] : read(after, 1)[0]) === BLOCK_LOG) {
+        streamEnd = after;
+        break;
+      }
     }
   }
   if (streamEnd < 0) {
     const e = deflateEnd(read(dStart, to - dStart));
-    if (e < 0) return fail(zStart, `the zlib stream to end with its Adler-32 before the ${section} section end ${end}`, out);
+    if (e < 0)
+      return fail(zStart, `the zlib stream to end with its Adler-32 before the ${section} section end ${end}`, out);
     const at = dStart + e;
-    if (at + 4 > end) return fail(at, `the zlib stream's Adler-32 (4 bytes) inside the ${section} section (ends at ${end})`, out);
+    if (at + 4 > end)
+      return fail(at, `the zlib stream's Adler-32 (4 bytes) inside the ${section} section (ends at ${end})`, out);
     const found = u32(read(at, 4), 0);
-    if (found !== adler) return fail(at, `zlib Adler-32 ${hex8(adler)} of the inflated block, found ${hex8(found)}`, out);
+    if (found !== adler)
+      return fail(at, `zlib Adler-32 ${hex8(adler)} of the inflated block, found ${hex8(found)}`, out);
     streamEnd = at + 4;
   }
   return { block: out, streamEnd, error: null };
@@ -265,11 +318,16 @@ function hex8(n: number): string {
 
 /** Adler-32 of b[start, end) (the zlib trailer, RFC 1950). */
 export function adler32(b: Uint8Array, start: number, end: number): number {
-  let a = 1, s = 0;
+  let a = 1,
+    s = 0;
   for (let i = start; i < end;) {
     const stop = Math.min(end, i + 3800);
-    for (; i < stop; i++) { a += b[i]; s += a; }
-    a %= 65521; s %= 65521;
+    for (; i < stop; i++) {
+      a += b[i];
+      s += a;
+    }
+    a %= 65521;
+    s %= 65521;
   }
   return ((s << 16) | a) >>> 0;
 }
@@ -290,7 +348,10 @@ export function deflateEnd(d: Uint8Array): number {
     for (let i = 0; i < n; i++, bitPos++) v |= ((d[bitPos >> 3] >> (bitPos & 7)) & 1) << i;
     return v;
   };
-  interface Code { count: Uint16Array; symbol: Uint16Array }
+  interface Code {
+    count: Uint16Array;
+    symbol: Uint16Array;
+  }
   const build = (lengths: ArrayLike<number>, n: number): Code => {
     const count = new Uint16Array(16);
     for (let i = 0; i < n; i++) count[lengths[i]]++;
@@ -302,7 +363,9 @@ export function deflateEnd(d: Uint8Array): number {
     return { count, symbol };
   };
   const decode = (c: Code): number => {
-    let code = 0, first = 0, index = 0;
+    let code = 0,
+      first = 0,
+      index = 0;
     for (let len = 1; len < 16; len++) {
       code |= bits(1);
       const cnt = c.count[len];
@@ -322,7 +385,8 @@ export function deflateEnd(d: Uint8Array): number {
       const type = bits(2);
       if (type === 0) {
         bitPos = (bitPos + 7) & ~7;
-        const len = bits(16), nlen = bits(16);
+        const len = bits(16),
+          nlen = bits(16);
         if ((len ^ 0xffff) !== nlen) return -1;
         bitPos += len * 8;
         if (bitPos > total) return -1;
@@ -331,12 +395,17 @@ export function deflateEnd(d: Uint8Array): number {
         if (type === 1) {
           if (!fixed) {
             const l = new Uint8Array(288);
-            l.fill(8, 0, 144); l.fill(9, 144, 256); l.fill(7, 256, 280); l.fill(8, 280, 288);
+            l.fill(8, 0, 144);
+            l.fill(9, 144, 256);
+            l.fill(7, 256, 280);
+            l.fill(8, 280, 288);
             fixed = [build(l, 288), build(new Uint8Array(30).fill(5), 30)];
           }
           [lit, dist] = fixed;
         } else {
-          const nlen = bits(5) + 257, ndist = bits(5) + 1, ncode = bits(4) + 4;
+          const nlen = bits(5) + 257,
+            ndist = bits(5) + 1,
+            ncode = bits(4) + 4;
           const ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
           const cl = new Uint8Array(19);
           for (let i = 0; i < ncode; i++) cl[ORDER[i]] = bits(3);
@@ -346,9 +415,13 @@ export function deflateEnd(d: Uint8Array): number {
             const sym = decode(lencode);
             if (sym < 16) lengths[i++] = sym;
             else {
-              let rep = 0, val = 0;
-              if (sym === 16) { if (i === 0) return -1; val = lengths[i - 1]; rep = 3 + bits(2); }
-              else if (sym === 17) rep = 3 + bits(3);
+              let rep = 0,
+                val = 0;
+              if (sym === 16) {
+                if (i === 0) return -1;
+                val = lengths[i - 1];
+                rep = 3 + bits(2);
+              } else if (sym === 17) rep = 3 + bits(3);
               else rep = 11 + bits(7);
               if (i + rep > nlen + ndist) return -1;
               while (rep--) lengths[i++] = val;

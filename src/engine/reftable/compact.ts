@@ -22,7 +22,13 @@ import { lowerBound, mergeTables, type Stack } from '../stack.ts';
 import { WriterError, tableFileName, writeTable, type LogRecordIn, type RefRecordIn } from './writer.ts';
 import { gitAutoCompaction, gitAutoCompactionWithLocks, type Segment, type StackLocks } from './auto-compaction.ts';
 import {
-  type FilesRepo, type PackedRefs, type PackedRecord, checkRefnameFormat, mergedEntries, packedIterationOrder, parseReflog,
+  type FilesRepo,
+  type PackedRefs,
+  type PackedRecord,
+  checkRefnameFormat,
+  mergedEntries,
+  packedIterationOrder,
+  parseReflog,
 } from '../files.ts';
 
 /** Layout options of a written table; defaults are git's (`reftable.*` config defaults). */
@@ -148,24 +154,51 @@ export function tableLogRecords(t: Table): LogRecordIn[] {
   const out: LogRecordIn[] = [];
   const hs = t.header.hashSize;
   const rec = new RecordReader();
-  const v: LogValue = { oldAt: 0, newAt: 0, nameAt: 0, nameLen: 0, emailAt: 0, emailLen: 0, time: 0, tz: 0, messageAt: 0, messageLen: 0 };
+  const v: LogValue = {
+    oldAt: 0,
+    newAt: 0,
+    nameAt: 0,
+    nameLen: 0,
+    emailAt: 0,
+    emailLen: 0,
+    time: 0,
+    tz: 0,
+    messageAt: 0,
+    messageLen: 0,
+  };
   const logEnd = t.fileSize - t.header.footerSize;
   for (const b of t.blocks) {
     if (b.type !== 'log') continue;
     const hl = firstRecordOffset(b.offset, t.header.headerSize);
-    const r = inflateLogBlock((o, n) => t.source.read(o, n), b.offset, hl, b.blockLen, Math.min(logEnd, b.offset + b.fileBytes), b.section);
+    const r = inflateLogBlock(
+      (o, n) => t.source.read(o, n),
+      b.offset,
+      hl,
+      b.blockLen,
+      Math.min(logEnd, b.offset + b.fileBytes),
+      b.section,
+    );
     if (r.error) throw new FormatError(t.path, r.error.offset, r.error.expected);
     const blk = r.block;
     const bad = (at: number): FormatError =>
-      new FormatError(t.path, b.offset, `a well-formed log record at byte ${at} of the inflated log block (this block was accepted before: the file changed?)`);
+      new FormatError(
+        t.path,
+        b.offset,
+        `a well-formed log record at byte ${at} of the inflated log block (this block was accepted before: the file changed?)`,
+      );
     rec.reset(blk, hl, b.restartTableOffset);
     while (rec.more) {
       const at = rec.pos;
       if (rec.parseKey() !== KEY_OK || !isLogKey(rec.key, rec.keyLen)) throw bad(at);
       const kl = rec.keyLen;
       const type = rec.valueType;
-      if (type !== LOG_UPDATE && type !== LOG_DELETION) throw new FormatError(t.path, b.offset, `log type 0 or 1, found ${type}`);
-      const logRec: LogRecordIn = { name: bytesToKey(rec.key, 0, kl - LOG_KEY_SUFFIX), updateIndex: logKeyUpdateIndex(rec.key, kl), type: type === LOG_UPDATE ? 1 : 0 };
+      if (type !== LOG_UPDATE && type !== LOG_DELETION)
+        throw new FormatError(t.path, b.offset, `log type 0 or 1, found ${type}`);
+      const logRec: LogRecordIn = {
+        name: bytesToKey(rec.key, 0, kl - LOG_KEY_SUFFIX),
+        updateIndex: logKeyUpdateIndex(rec.key, kl),
+        type: type === LOG_UPDATE ? 1 : 0,
+      };
       if (!rec.readLogValue(hs, v)) throw bad(at);
       if (type === LOG_UPDATE) {
         logRec.oldId = blk.slice(v.oldAt, v.oldAt + hs);
@@ -258,7 +291,12 @@ export function compactSegment(stack: Stack, segment: Segment, opts: CompactOpti
   for (let i = start; i <= end; i++) seg.push(tableAt(stack, i));
   const hashId = seg[0].header.hashId;
   const mixed = seg.find((t) => t.header.hashId !== hashId);
-  if (mixed) throw new FormatError(mixed.path, 0, `the hash of the other tables of the segment (${hashId}), found ${mixed.header.hashId} (git calls such a stack corrupt)`);
+  if (mixed)
+    throw new FormatError(
+      mixed.path,
+      0,
+      `the hash of the other tables of the segment (${hashId}), found ${mixed.header.hashId} (git calls such a stack corrupt)`,
+    );
   const hs = seg[0].header.hashSize;
   const atBase = start === 0;
   const spec = opts.dropDeletions === 'spec';
@@ -267,13 +305,16 @@ export function compactSegment(stack: Stack, segment: Segment, opts: CompactOpti
   // ---- refs: the segment's merged view ----
   const m = mergeTables(seg);
   const refs: RefRecordIn[] = [];
-  let tombstonesDropped = 0, tombstonesKept = 0, specTomb = 0;
-  const inLower = (key: string): boolean => lower.some((t) => {
-    if (!t) return true; // unreadable: it may hold the key
-    const names = t.refs.names;
-    const j = lowerBound(names, key);
-    return j < names.length && names[j] === key;
-  });
+  let tombstonesDropped = 0,
+    tombstonesKept = 0,
+    specTomb = 0;
+  const inLower = (key: string): boolean =>
+    lower.some((t) => {
+      if (!t) return true; // unreadable: it may hold the key
+      const names = t.refs.names;
+      const j = lowerBound(names, key);
+      return j < names.length && names[j] === key;
+    });
   for (let k = 0; k < m.count; k++) {
     const t = seg[m.table[k]];
     const r = m.rec[k];
@@ -314,7 +355,10 @@ export function compactSegment(stack: Stack, segment: Segment, opts: CompactOpti
     return lowerLogKeys.has(logKey(l));
   };
   const logs: LogRecordIn[] = [];
-  let shadowedLogs = 0, logDeletionsDropped = 0, logDeletionsKept = 0, specLogDel = 0;
+  let shadowedLogs = 0,
+    logDeletionsDropped = 0,
+    logDeletionsKept = 0,
+    specLogDel = 0;
   for (let i = 0; i < tagged.length; i++) {
     const rec = tagged[i].rec;
     if (i > 0 && cmpLog(tagged[i - 1].rec, rec) === 0) {
@@ -340,28 +384,40 @@ export function compactSegment(stack: Stack, segment: Segment, opts: CompactOpti
 
   const minUpdateIndex = seg[0].header.minUpdateIndex;
   const maxUpdateIndex = seg[seg.length - 1].header.maxUpdateIndex;
-  const bytes = writeOrSay(() => writeTable(refs, logs, {
-    hashId,
-    blockSize: opts.blockSize ?? 4096,
-    restartInterval: opts.restartInterval ?? 16,
-    indexObjects: opts.indexObjects ?? true,
-    minUpdateIndex,
-    maxUpdateIndex,
-  }), (key) => {
-    // the newest table of the segment holding the refused record names it
-    for (let i = seg.length - 1; i >= 0; i--) {
-      const names = seg[i].refs.names;
-      const j = lowerBound(names, key);
-      if (j < names.length && names[j] === key) return seg[i].path;
-    }
-    return seg[seg.length - 1].path;
-  }, `compacting tables ${start}–${end}`);
+  const bytes = writeOrSay(
+    () =>
+      writeTable(refs, logs, {
+        hashId,
+        blockSize: opts.blockSize ?? 4096,
+        restartInterval: opts.restartInterval ?? 16,
+        indexObjects: opts.indexObjects ?? true,
+        minUpdateIndex,
+        maxUpdateIndex,
+      }),
+    (key) => {
+      // the newest table of the segment holding the refused record names it
+      for (let i = seg.length - 1; i >= 0; i--) {
+        const names = seg[i].refs.names;
+        const j = lowerBound(names, key);
+        if (j < names.length && names[j] === key) return seg[i].path;
+      }
+      return seg[seg.length - 1].path;
+    },
+    `compacting tables ${start}–${end}`,
+  );
   const name = tableFileName(minUpdateIndex, maxUpdateIndex, randomSuffix(opts));
   const empty = refs.length === 0 && logs.length === 0;
   const names = [...stack.names.slice(0, start), ...(empty ? [] : [name]), ...stack.names.slice(end + 1)];
   return {
-    segment: { start, end }, changed: true, name, bytes, empty, minUpdateIndex, maxUpdateIndex,
-    names, tablesList: listText(names),
+    segment: { start, end },
+    changed: true,
+    name,
+    bytes,
+    empty,
+    minUpdateIndex,
+    maxUpdateIndex,
+    names,
+    tablesList: listText(names),
     dropsDeletions: atBase || (spec && tombstonesDropped + logDeletionsDropped > 0),
     specDroppable: { tombstones: atBase ? 0 : specTomb, logDeletions: atBase ? 0 : specLogDel },
     stats: {
@@ -371,7 +427,10 @@ export function compactSegment(stack: Stack, segment: Segment, opts: CompactOpti
       logsIn: tagged.length,
       shadowedRefs: m.shadowed.reduce((s, x) => s + x, 0),
       shadowedLogs,
-      tombstonesDropped, logDeletionsDropped, tombstonesKept, logDeletionsKept,
+      tombstonesDropped,
+      logDeletionsDropped,
+      tombstonesKept,
+      logDeletionsKept,
       refsOut: refs.length,
       logsOut: logs.length,
     },
@@ -392,7 +451,12 @@ export function compactAll(stack: Stack, opts: CompactOptions & { locks?: StackL
     const l = opts.locks;
     if (l?.tablesList) throw lockedError(stack, 'tables.list.lock', 'git pack-refs to find tables.list unlocked');
     const i = l ? l.tables.lastIndexOf(true) : -1;
-    if (i >= 0) throw lockedError(stack, `${stack.names[i]}.lock`, `git pack-refs to lock every table (it fails with "unable to compact stack: data is locked": table ${i} is locked)`);
+    if (i >= 0)
+      throw lockedError(
+        stack,
+        `${stack.names[i]}.lock`,
+        `git pack-refs to lock every table (it fails with "unable to compact stack: data is locked": table ${i} is locked)`,
+      );
     return compactSegment(stack, { start: 0, end: n - 1 }, opts);
   }
   const t = tableAt(stack, 0);
@@ -400,21 +464,39 @@ export function compactAll(stack: Stack, opts: CompactOptions & { locks?: StackL
   const records = t.counts.ref + t.counts.peeled + t.counts.symref + t.counts.tombstone;
   const logs = t.counts.log + t.counts.logDeletion;
   return {
-    segment: { start: 0, end: 0 }, changed: false, name: stack.names[0], bytes, empty: false,
-    minUpdateIndex: t.header.minUpdateIndex, maxUpdateIndex: t.header.maxUpdateIndex,
-    names: stack.names.slice(), tablesList: listText(stack.names),
-    dropsDeletions: false, specDroppable: { tombstones: 0, logDeletions: 0 },
+    segment: { start: 0, end: 0 },
+    changed: false,
+    name: stack.names[0],
+    bytes,
+    empty: false,
+    minUpdateIndex: t.header.minUpdateIndex,
+    maxUpdateIndex: t.header.maxUpdateIndex,
+    names: stack.names.slice(),
+    tablesList: listText(stack.names),
+    dropsDeletions: false,
+    specDroppable: { tombstones: 0, logDeletions: 0 },
     stats: {
-      tablesIn: 1, bytesIn: t.fileSize, refsIn: records, logsIn: logs, shadowedRefs: 0, shadowedLogs: 0,
-      tombstonesDropped: 0, logDeletionsDropped: 0, tombstonesKept: t.counts.tombstone, logDeletionsKept: t.counts.logDeletion,
-      refsOut: records, logsOut: logs,
+      tablesIn: 1,
+      bytesIn: t.fileSize,
+      refsIn: records,
+      logsIn: logs,
+      shadowedRefs: 0,
+      shadowedLogs: 0,
+      tombstonesDropped: 0,
+      logDeletionsDropped: 0,
+      tombstonesKept: t.counts.tombstone,
+      logDeletionsKept: t.counts.logDeletion,
+      refsOut: records,
+      logsOut: logs,
     },
   };
 }
 
 /** File sizes and format versions of the stack's tables (broken tables: their file size, v1). */
 function stackSizes(stack: Stack): { sizes: number[]; versions: (1 | 2)[] } {
-  const sizes = stack.tables.map((t, i) => t?.fileSize ?? stack.broken.find((b) => b.name === stack.names[i])?.fileSize ?? 0);
+  const sizes = stack.tables.map(
+    (t, i) => t?.fileSize ?? stack.broken.find((b) => b.name === stack.names[i])?.fileSize ?? 0,
+  );
   const versions = stack.tables.map((t) => (t?.header.version ?? 1) as 1 | 2);
   return { sizes, versions };
 }
@@ -426,22 +508,31 @@ function stackSizes(stack: Stack): { sizes: number[]; versions: (1 | 2)[] } {
  * segment is narrowed as git narrows it (`gitAutoCompactionWithLocks`), and a stack git would
  * refuse to compact ("data is locked") throws `FormatError` naming the lock file.
  */
-export function compactAuto(stack: Stack, opts: CompactOptions & { factor?: number; locks?: StackLocks } = {}): CompactResult | null {
+export function compactAuto(
+  stack: Stack,
+  opts: CompactOptions & { factor?: number; locks?: StackLocks } = {},
+): CompactResult | null {
   const { sizes, versions } = stackSizes(stack);
   if (!opts.locks) {
     const seg = gitAutoCompaction(sizes, versions, opts.factor ?? 2).segment;
     return seg ? compactSegment(stack, seg, opts) : null;
   }
   const r = gitAutoCompactionWithLocks(sizes, versions, opts.factor ?? 2, opts.locks);
-  if (r.outcome === 'list-locked') throw lockedError(stack, 'tables.list.lock', 'git pack-refs --auto to find tables.list unlocked');
-  if (r.outcome === 'locked') throw lockedError(stack, '', `git pack-refs --auto to lock at least two tables of the segment (${r.reason})`);
+  if (r.outcome === 'list-locked')
+    throw lockedError(stack, 'tables.list.lock', 'git pack-refs --auto to find tables.list unlocked');
+  if (r.outcome === 'locked')
+    throw lockedError(stack, '', `git pack-refs --auto to lock at least two tables of the segment (${r.reason})`);
   return r.segment ? compactSegment(stack, r.segment, opts) : null;
 }
 
 /** Git fails on a locked stack with "data is locked": the same refusal as the engine's one error. */
 function lockedError(stack: Stack, lock: string, expected: string): FormatError {
   const dir = stack.listPath.includes('/') ? stack.listPath.slice(0, stack.listPath.lastIndexOf('/') + 1) : '';
-  return new FormatError(lock ? dir + lock : stack.listPath, -1, `${expected}; git refuses while the lock file exists ("data is locked")`);
+  return new FormatError(
+    lock ? dir + lock : stack.listPath,
+    -1,
+    `${expected}; git refuses while the lock file exists ("data is locked")`,
+  );
 }
 
 /**
@@ -483,7 +574,8 @@ export function stackFiles(stack: Stack): StackFile[] {
 export function zipStack(files: StackFile[], opts: { mtime?: Date } = {}): Uint8Array {
   const dir: Record<string, Uint8Array> = {};
   for (const f of files) {
-    if (!/^[^/\\]+$/.test(f.name) || f.name === '.' || f.name === '..') throw new RangeError(`not a plain file name: ${JSON.stringify(f.name)}`);
+    if (!/^[^/\\]+$/.test(f.name) || f.name === '.' || f.name === '..')
+      throw new RangeError(`not a plain file name: ${JSON.stringify(f.name)}`);
     dir[f.name] = f.bytes;
   }
   return zipSync({ reftable: dir }, { level: 6, ...(opts.mtime ? { mtime: opts.mtime } : {}) });
@@ -537,7 +629,8 @@ function isPackedRefs(x: FilesRepo | PackedRefs): x is PackedRefs {
 
 function oidBytes(hex: string, hs: number, what: string): Uint8Array {
   const b = fromHex(hex);
-  if (!b || b.length !== hs) throw new FormatError(what, -1, `a ${hs}-byte object id, found ${JSON.stringify(hex.slice(0, 80))}`);
+  if (!b || b.length !== hs)
+    throw new FormatError(what, -1, `a ${hs}-byte object id, found ${JSON.stringify(hex.slice(0, 80))}`);
   return b;
 }
 
@@ -571,7 +664,13 @@ function splitIdent(ident: string): { name: string; email: string } {
   const lt = ident.indexOf('<');
   const gt = ident.lastIndexOf('>');
   if (lt < 0 || gt < lt) return { name: ident.trim(), email: '' };
-  return { name: ident.slice(0, lt).replace(/[ \t]+$/, '').replace(/^[ \t]+/, ''), email: ident.slice(lt + 1, gt) };
+  return {
+    name: ident
+      .slice(0, lt)
+      .replace(/[ \t]+$/, '')
+      .replace(/^[ \t]+/, ''),
+    email: ident.slice(lt + 1, gt),
+  };
 }
 
 /**
@@ -614,7 +713,8 @@ export function convertFilesToReftable(input: FilesRepo | PackedRefs, opts: Conv
       return null;
     }
     const value = oidBytes(p.oid, hs, 'packed-refs');
-    if (p.peeled) return { name: p.name, updateIndex: 1, type: 2, value, peeled: oidBytes(p.peeled, hs, 'packed-refs') };
+    if (p.peeled)
+      return { name: p.name, updateIndex: 1, type: 2, value, peeled: oidBytes(p.peeled, hs, 'packed-refs') };
     const vouched = peelTrait === 'fully-peeled' || (peelTrait === 'peeled' && p.name.startsWith('refs/tags/'));
     if (!vouched) unpeeled++;
     return { name: p.name, updateIndex: 1, type: 1, value };
@@ -657,7 +757,8 @@ export function convertFilesToReftable(input: FilesRepo | PackedRefs, opts: Conv
   // Duplicate names (a packed-refs file listing a name twice): keep the first.
   const unique: RefRecordIn[] = [];
   for (const r of refs) {
-    if (unique.length && unique[unique.length - 1].name === r.name) skipped.push({ name: r.name, reason: 'listed twice in packed-refs; the first record is kept' });
+    if (unique.length && unique[unique.length - 1].name === r.name)
+      skipped.push({ name: r.name, reason: 'listed twice in packed-refs; the first record is kept' });
     else unique.push(r);
   }
 
@@ -698,14 +799,19 @@ export function convertFilesToReftable(input: FilesRepo | PackedRefs, opts: Conv
   }
   logs.sort(cmpLog);
   const maxUpdateIndex = Math.max(1, logs.length);
-  const bytes = writeOrSay(() => writeTable(unique, logs, {
-    hashId,
-    blockSize,
-    restartInterval: opts.restartInterval ?? 16,
-    indexObjects: opts.indexObjects ?? true,
-    minUpdateIndex: 1,
-    maxUpdateIndex,
-  }), (key) => (looseNames.has(key) ? key : packed ? 'packed-refs' : key), 'converting to a reftable');
+  const bytes = writeOrSay(
+    () =>
+      writeTable(unique, logs, {
+        hashId,
+        blockSize,
+        restartInterval: opts.restartInterval ?? 16,
+        indexObjects: opts.indexObjects ?? true,
+        minUpdateIndex: 1,
+        maxUpdateIndex,
+      }),
+    (key) => (looseNames.has(key) ? key : packed ? 'packed-refs' : key),
+    'converting to a reftable',
+  );
   const name = tableFileName(1, maxUpdateIndex, randomSuffix(opts));
   const counts = { direct: 0, peeled: 0, symref: 0 };
   for (const r of unique) {
@@ -714,7 +820,15 @@ export function convertFilesToReftable(input: FilesRepo | PackedRefs, opts: Conv
     else if (r.type === 3) counts.symref++;
   }
   return {
-    name, bytes, tablesList: name + '\n', minUpdateIndex: 1, maxUpdateIndex, hashId,
-    refs: counts, logs: logs.length, unpeeled, skipped,
+    name,
+    bytes,
+    tablesList: name + '\n',
+    minUpdateIndex: 1,
+    maxUpdateIndex,
+    hashId,
+    refs: counts,
+    logs: logs.length,
+    unpeeled,
+    skipped,
   };
 }

@@ -43,8 +43,18 @@ export type BlockType = 'ref' | 'index' | 'obj' | 'log';
 /** Which section a block belongs to. An index block is in `refIndex`, `objIndex` or `logIndex`. */
 export type SectionName = 'ref' | 'refIndex' | 'obj' | 'objIndex' | 'log' | 'logIndex';
 
-export const TYPE_OF: Readonly<Record<number, BlockType>> = { [BLOCK_REF]: 'ref', [BLOCK_INDEX]: 'index', [BLOCK_OBJ]: 'obj', [BLOCK_LOG]: 'log' };
-export const LETTER: Readonly<Record<BlockType, number>> = { ref: BLOCK_REF, index: BLOCK_INDEX, obj: BLOCK_OBJ, log: BLOCK_LOG };
+export const TYPE_OF: Readonly<Record<number, BlockType>> = {
+  [BLOCK_REF]: 'ref',
+  [BLOCK_INDEX]: 'index',
+  [BLOCK_OBJ]: 'obj',
+  [BLOCK_LOG]: 'log',
+};
+export const LETTER: Readonly<Record<BlockType, number>> = {
+  ref: BLOCK_REF,
+  index: BLOCK_INDEX,
+  obj: BLOCK_OBJ,
+  log: BLOCK_LOG,
+};
 
 /** A block starts with its type letter and a 3-byte block_len. */
 export const BLOCK_HEADER_SIZE = 4;

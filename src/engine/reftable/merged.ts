@@ -70,7 +70,10 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
   for (const t of tables) if (t) total += t.refs.count;
   const tab = new Uint32Array(total);
   const rec = new Uint32Array(total);
-  let n = 0, nLive = 0, nTomb = 0, nHiding = 0;
+  let n = 0,
+    nLive = 0,
+    nTomb = 0,
+    nHiding = 0;
   if (live <= 1) {
     const ti = tables.findIndex((t) => t && t.refs.count > 0);
     if (ti >= 0) {
@@ -100,7 +103,9 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
     // Keys are compared as bytes in each table's key arena, four at a time (big-endian words
     // compare like memcmp): no strings are made.
     const runs: number[] = [];
-    tables.forEach((t, i) => { if (t && t.refs.count > 0) runs.push(i); });
+    tables.forEach((t, i) => {
+      if (t && t.refs.count > 0) runs.push(i);
+    });
     const K = runs.length;
     const kbs = runs.map((i) => tables[i]!.refs.keyBytes);
     const dvs = kbs.map((b) => new DataView(b.buffer, b.byteOffset, b.length));
@@ -111,7 +116,8 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
     const cnt = Int32Array.from(runs, (i) => tables[i]!.refs.count);
     /** Current record of each run; its key is kbs[r][curS[r], curE[r]). */
     const pos = new Int32Array(K);
-    const curS = new Int32Array(K), curE = new Int32Array(K);
+    const curS = new Int32Array(K),
+      curE = new Int32Array(K);
     /**
      * Each run's code relative to its base (the key that beat it, or for the winner the previous
      * winner): (value + 1) − 257 × offset, smaller for a smaller key; -Infinity: equal to the
@@ -133,22 +139,44 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
      */
     const tie = (a: number, b: number): number => {
       const o = off[a] + 1;
-      const da = dvs[a], db = dvs[b];
-      const pa = curS[a], pb = curS[b];
-      const la = curE[a] - pa, lb = curE[b] - pb;
+      const da = dvs[a],
+        db = dvs[b];
+      const pa = curS[a],
+        pb = curS[b];
+      const la = curE[a] - pa,
+        lb = curE[b] - pb;
       const m = la < lb ? la : lb;
       let j = o;
       for (; j + 4 <= m; j += 4) if (da.getUint32(pa + j) !== db.getUint32(pb + j)) break;
-      const ka = kbs[a], kb = kbs[b];
+      const ka = kbs[a],
+        kb = kbs[b];
       while (j < m && ka[pa + j] === kb[pb + j]) j++;
       let w: number, l: number;
       if (j < m) {
-        if (ka[pa + j] < kb[pb + j]) { w = a; l = b; } else { w = b; l = a; }
+        if (ka[pa + j] < kb[pb + j]) {
+          w = a;
+          l = b;
+        } else {
+          w = b;
+          l = a;
+        }
       } else if (la !== lb) {
-        if (la < lb) { w = a; l = b; } else { w = b; l = a; }
+        if (la < lb) {
+          w = a;
+          l = b;
+        } else {
+          w = b;
+          l = a;
+        }
       } else {
         // Equal keys: the newer table wins; the other is equal to it.
-        if (a > b) { w = a; l = b; } else { w = b; l = a; }
+        if (a > b) {
+          w = a;
+          l = b;
+        } else {
+          w = b;
+          l = a;
+        }
         code[l] = -Infinity;
         return w;
       }
@@ -158,11 +186,13 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
     };
     /** The match of runs a and b (codes relative to the same base): the winner; the loser is recoded if needed. */
     const match = (a: number, b: number): number => {
-      const ca = code[a], cb = code[b];
+      const ca = code[a],
+        cb = code[b];
       if (ca < cb) return a;
       if (cb < ca) return b;
       if (ca === Infinity) return a; // both exhausted
-      if (ca === -Infinity) { // both equal to the base, so to each other: the newer table wins
+      if (ca === -Infinity) {
+        // both equal to the base, so to each other: the newer table wins
         return a > b ? a : b;
       }
       return tie(a, b);
@@ -177,15 +207,23 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
       // internal nodes in the order they are made (their weights never decrease).
       const win = new Int32Array(2 * K - 1);
       const weight = new Float64Array(2 * K - 1);
-      for (let r = 0; r < K; r++) { win[r] = r; weight[r] = cnt[r]; }
+      for (let r = 0; r < K; r++) {
+        win[r] = r;
+        weight[r] = cnt[r];
+      }
       const leaves = Array.from({ length: K }, (_, r) => r).sort((x, y) => weight[x] - weight[y] || x - y);
-      let h1 = 0, h2 = K;
-      const take = (v: number): number => (h2 >= v || (h1 < K && weight[leaves[h1]] <= weight[h2]) ? leaves[h1++] : h2++);
+      let h1 = 0,
+        h2 = K;
+      const take = (v: number): number =>
+        h2 >= v || (h1 < K && weight[leaves[h1]] <= weight[h2]) ? leaves[h1++] : h2++;
       for (let v = K; v < 2 * K - 1; v++) {
-        const a = take(v), b = take(v);
-        parent[a] = v; parent[b] = v;
+        const a = take(v),
+          b = take(v);
+        parent[a] = v;
+        parent[b] = v;
         weight[v] = weight[a] + weight[b];
-        const wa = win[a], wb = win[b];
+        const wa = win[a],
+          wb = win[b];
         const w = match(wa, wb);
         win[v] = w;
         loser[v] = w === wa ? wb : wa;
@@ -197,12 +235,16 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
       const p = ++pos[r];
       if (p >= cnt[r]) code[r] = Infinity;
       else {
-        const ps = curS[r], pe = curE[r];
-        const s = kss[r][p], e = kss[r][p + 1];
-        curS[r] = s; curE[r] = e;
+        const ps = curS[r],
+          pe = curE[r];
+        const s = kss[r][p],
+          e = kss[r][p + 1];
+        curS[r] = s;
+        curE[r] = e;
         // Keys of a table strictly increase: the new key differs from the previous one at
         // j < its length (or extends it).
-        const dv = dvs[r], kb = kbs[r];
+        const dv = dvs[r],
+          kb = kbs[r];
         const m = Math.min(pe - ps, e - s);
         let j = Math.min(lcps[r][p], m);
         for (; j + 4 <= m; j += 4) if (dv.getUint32(ps + j) !== dv.getUint32(s + j)) break;
@@ -213,7 +255,10 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
       let w = r;
       for (let v = parent[r]; v >= 0; v = parent[v]) {
         const l = loser[v];
-        if (match(w, l) === l) { loser[v] = w; w = l; }
+        if (match(w, l) === l) {
+          loser[v] = w;
+          w = l;
+        }
       }
       top = w;
     };
@@ -222,39 +267,76 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
       const w = runs[wr];
       const wi = pos[wr];
       const isTomb = typ[wr][wi] === 0;
-      tab[n] = w; rec[n] = wi; n++;
+      tab[n] = w;
+      rec[n] = wi;
+      n++;
       winners[w]++;
-      if (isTomb) { nTomb++; winningTombstonesBy[w]++; } else nLive++;
+      if (isTomb) {
+        nTomb++;
+        winningTombstonesBy[w]++;
+      } else nLive++;
       let hid = false;
       advance(wr);
       // Every older table positioned on the same key comes next, newest first, coded "equal":
       // it is shadowed; the one before it (newer) has an older record under it.
-      let prevT = w, prevTomb = isTomb;
+      let prevT = w,
+        prevTomb = isTomb;
       while (code[top] === -Infinity) {
         const ht = runs[top];
         shadowed[ht]++;
-        if (isTomb) { hid = true; hiddenByTombstone[ht]++; }
+        if (isTomb) {
+          hid = true;
+          hiddenByTombstone[ht]++;
+        }
         if (prevTomb) tombstonesOverOlderBy[prevT]++;
         prevT = ht;
         prevTomb = typ[top][pos[top]] === 0;
         advance(top);
       }
-      if (hid) { nHiding++; tombstonesHidingBy[w]++; }
+      if (hid) {
+        nHiding++;
+        tombstonesHidingBy[w]++;
+      }
     }
   }
   const allTombstones = tombstonesBy.reduce((a, b) => a + b, 0);
-  return new Merged(tables, n, tab.subarray(0, n), rec.subarray(0, n), nLive, nTomb, nHiding, shadowed, winners, hiddenByTombstone, tombstonesHidingBy,
-    allTombstones, tombstonesBy, winningTombstonesBy, tombstonesOverOlderBy);
+  return new Merged(
+    tables,
+    n,
+    tab.subarray(0, n),
+    rec.subarray(0, n),
+    nLive,
+    nTomb,
+    nHiding,
+    shadowed,
+    winners,
+    hiddenByTombstone,
+    tombstonesHidingBy,
+    allTombstones,
+    tombstonesBy,
+    winningTombstonesBy,
+    tombstonesOverOlderBy,
+  );
 }
 
 /** `MergedView` implementation: keys are read from the tables' key arenas on demand. */
 class Merged implements MergedView {
   private cache: string[] | null = null;
   constructor(
-    private readonly tables: (Table | null)[], readonly count: number, readonly table: Uint32Array, readonly rec: Uint32Array,
-    readonly live: number, readonly tombstones: number, readonly tombstonesHiding: number, readonly shadowed: number[],
-    readonly winners: number[], readonly hiddenByTombstone: number[], readonly tombstonesHidingBy: number[],
-    readonly allTombstones: number, readonly tombstonesBy: number[], readonly winningTombstonesBy: number[],
+    private readonly tables: (Table | null)[],
+    readonly count: number,
+    readonly table: Uint32Array,
+    readonly rec: Uint32Array,
+    readonly live: number,
+    readonly tombstones: number,
+    readonly tombstonesHiding: number,
+    readonly shadowed: number[],
+    readonly winners: number[],
+    readonly hiddenByTombstone: number[],
+    readonly tombstonesHidingBy: number[],
+    readonly allTombstones: number,
+    readonly tombstonesBy: number[],
+    readonly winningTombstonesBy: number[],
     readonly tombstonesOverOlderBy: number[],
   ) {}
   key(i: number): string {
@@ -272,7 +354,8 @@ class Merged implements MergedView {
   private cmpStr(i: number, s: string): number {
     const r = this.tables[this.table[i]]!.refs;
     const kb = r.keyBytes;
-    const st = r.keyStart[this.rec[i]], en = r.keyStart[this.rec[i] + 1];
+    const st = r.keyStart[this.rec[i]],
+      en = r.keyStart[this.rec[i] + 1];
     const n = Math.min(en - st, s.length);
     for (let j = 0; j < n; j++) {
       const d = kb[st + j] - s.charCodeAt(j);
@@ -281,10 +364,12 @@ class Merged implements MergedView {
     return en - st - s.length;
   }
   lowerBound(name: string): number {
-    let lo = 0, hi = this.count;
+    let lo = 0,
+      hi = this.count;
     while (lo < hi) {
       const m = (lo + hi) >>> 1;
-      if (this.cmpStr(m, name) < 0) lo = m + 1; else hi = m;
+      if (this.cmpStr(m, name) < 0) lo = m + 1;
+      else hi = m;
     }
     return lo;
   }
@@ -298,7 +383,8 @@ class Merged implements MergedView {
 export function lowerBound(keys: string[], key: string, lo = 0, hi = keys.length): number {
   while (lo < hi) {
     const m = (lo + hi) >>> 1;
-    if (keys[m] < key) lo = m + 1; else hi = m;
+    if (keys[m] < key) lo = m + 1;
+    else hi = m;
   }
   return lo;
 }

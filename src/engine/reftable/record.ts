@@ -41,14 +41,20 @@ export function parseKeyHead(b: Uint8Array, pos: number, end: number): number {
   if (prefix < 0x80) pos++;
   else {
     prefix = getVarint(b, pos, end);
-    if (prefix < 0) { keyHead.errorAt = pos; return prefix; }
+    if (prefix < 0) {
+      keyHead.errorAt = pos;
+      return prefix;
+    }
     pos = cursor.pos;
   }
   let sw = pos < end ? b[pos] : 0x80;
   if (sw < 0x80) pos++;
   else {
     sw = getVarint(b, pos, end);
-    if (sw < 0) { keyHead.errorAt = pos; return sw; }
+    if (sw < 0) {
+      keyHead.errorAt = pos;
+      return sw;
+    }
     pos = cursor.pos;
   }
   const vt = sw & 7;
@@ -135,16 +141,28 @@ export class RecordReader {
    * starts from an empty key, as at a restart point) and move to its value.
    */
   parseKey(fresh = false): number {
-    const b = this.buf, end = this.end, start = this.pos;
+    const b = this.buf,
+      end = this.end,
+      start = this.pos;
     const at = parseKeyHead(b, start, end);
-    if (at < 0) { this.errorAt = keyHead.errorAt; return at; }
-    const prefix = keyHead.prefix, slen = keyHead.suffixLen;
+    if (at < 0) {
+      this.errorAt = keyHead.errorAt;
+      return at;
+    }
+    const prefix = keyHead.prefix,
+      slen = keyHead.suffixLen;
     this.prefixLength = prefix;
     this.suffixLength = slen;
     this.recordStart = start;
     if (fresh) this.keyLen = 0;
-    if (prefix > this.keyLen) { this.errorAt = start; return KEY_PREFIX; }
-    if (at + slen > end) { this.errorAt = at; return KEY_SUFFIX; }
+    if (prefix > this.keyLen) {
+      this.errorAt = start;
+      return KEY_PREFIX;
+    }
+    if (at + slen > end) {
+      this.errorAt = at;
+      return KEY_SUFFIX;
+    }
     const len = prefix + slen;
     if (len > this.key.length) {
       const bigger = new Uint8Array(Math.max(this.key.length * 2, len));
@@ -163,7 +181,8 @@ export class RecordReader {
 
   /** The current key against `want[0, wantLen)` (bytes or UTF-16 units of a byte string): <0, 0, >0. */
   compare(want: ArrayLike<number>, wantLen: number): number {
-    const k = this.key, kl = this.keyLen;
+    const k = this.key,
+      kl = this.keyLen;
     const n = kl < wantLen ? kl : wantLen;
     for (let i = 0; i < n; i++) {
       const d = k[i] - want[i];
@@ -187,14 +206,20 @@ export class RecordReader {
   /** A varint at `pos`; -1 / -2 (see `getVarint`) with `errorAt` set, the position unchanged. */
   varint(): number {
     const v = getVarint(this.buf, this.pos, this.end);
-    if (v < 0) { this.errorAt = this.pos; return v; }
+    if (v < 0) {
+      this.errorAt = this.pos;
+      return v;
+    }
     this.pos = cursor.pos;
     return v;
   }
 
   /** Move past `n` raw bytes; false (position unchanged) if they do not fit before `end`. */
   skip(n: number): boolean {
-    if (n < 0 || this.pos + n > this.end) { this.errorAt = this.pos; return false; }
+    if (n < 0 || this.pos + n > this.end) {
+      this.errorAt = this.pos;
+      return false;
+    }
     this.pos += n;
     return true;
   }
@@ -270,22 +295,28 @@ export class RecordReader {
     if (!this.skip(hashSize)) return false;
     let l = this.varint();
     if (l < 0) return false;
-    out.nameAt = this.pos; out.nameLen = l;
+    out.nameAt = this.pos;
+    out.nameLen = l;
     if (!this.skip(l)) return false;
     l = this.varint();
     if (l < 0) return false;
-    out.emailAt = this.pos; out.emailLen = l;
+    out.emailAt = this.pos;
+    out.emailLen = l;
     if (!this.skip(l)) return false;
     const t = this.varint();
     if (t < 0) return false;
     out.time = t;
-    if (this.pos + 2 > this.end) { this.errorAt = this.pos; return false; }
+    if (this.pos + 2 > this.end) {
+      this.errorAt = this.pos;
+      return false;
+    }
     const tz = u16(this.buf, this.pos);
     out.tz = tz >= 0x8000 ? tz - 0x10000 : tz;
     this.pos += 2;
     l = this.varint();
     if (l < 0) return false;
-    out.messageAt = this.pos; out.messageLen = l;
+    out.messageAt = this.pos;
+    out.messageLen = l;
     return this.skip(l);
   }
 
@@ -299,7 +330,18 @@ export class RecordReader {
 }
 
 const scratchRef: RefValue = { updateIndexDelta: 0, oidAt: -1, peeledAt: -1, targetAt: -1, targetLen: 0 };
-const scratchLog: LogValue = { oldAt: 0, newAt: 0, nameAt: 0, nameLen: 0, emailAt: 0, emailLen: 0, time: 0, tz: 0, messageAt: 0, messageLen: 0 };
+const scratchLog: LogValue = {
+  oldAt: 0,
+  newAt: 0,
+  nameAt: 0,
+  nameLen: 0,
+  emailAt: 0,
+  emailLen: 0,
+  time: 0,
+  tz: 0,
+  messageAt: 0,
+  messageLen: 0,
+};
 
 /** Bytes of the varint at `pos` (it is known to decode). */
 function varintBytes(b: Uint8Array, pos: number): number {

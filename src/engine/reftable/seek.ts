@@ -93,7 +93,14 @@ function blockReader(t: Table, b: BlockInfo): BlockReader {
     z.set(blk);
     blk = z;
   }
-  const r = new BlockReader(blk, b.type, firstRecordOffset(b.offset, t.header.headerSize), b.restartTableOffset, b.restartCount, t.header.hashSize);
+  const r = new BlockReader(
+    blk,
+    b.type,
+    firstRecordOffset(b.offset, t.header.headerSize),
+    b.restartTableOffset,
+    b.restartCount,
+    t.header.hashSize,
+  );
   cache.set(b.offset, r);
   if (cache.size > BLOCK_CACHE) cache.delete(cache.keys().next().value!);
   return r;
@@ -131,9 +138,11 @@ function firstKeyVsWant(t: Table, b: BlockInfo, c: SeekCounters): number {
  */
 function linearBlock(t: Table, blocks: BlockInfo[], c: SeekCounters, isIndex: boolean): BlockInfo {
   let cur = blocks[0];
-  if (isIndex) c.indexBlocks++; else c.leafBlocks++;
+  if (isIndex) c.indexBlocks++;
+  else c.leafBlocks++;
   for (let i = 1; i < blocks.length; i++) {
-    if (isIndex) c.indexBlocks++; else c.leafBlocks++;
+    if (isIndex) c.indexBlocks++;
+    else c.leafBlocks++;
     if (firstKeyVsWant(t, blocks[i], c) > 0) break;
     cur = blocks[i];
   }
@@ -148,7 +157,14 @@ function linearBlock(t: Table, blocks: BlockInfo[], c: SeekCounters, isIndex: bo
  * in the block it points at; repeat while that is an index block. Returns the leaf block, or
  * null when the index says the key is past every key.
  */
-function descend(t: Table, cache: TableIndexCache, start: BlockInfo, section: SectionName, leaf: 'ref' | 'obj', c: SeekCounters): BlockInfo | null {
+function descend(
+  t: Table,
+  cache: TableIndexCache,
+  start: BlockInfo,
+  section: SectionName,
+  leaf: 'ref' | 'obj',
+  c: SeekCounters,
+): BlockInfo | null {
   let blk = start;
   for (let depth = 0; depth < MAX_INDEX_DEPTH; depth++) {
     const r = blockReader(t, blk);
@@ -166,7 +182,11 @@ function descend(t: Table, cache: TableIndexCache, start: BlockInfo, section: Se
     }
     const child = cache.byOffset.get(pos);
     if (!child) return null;
-    if (child.type === 'index' && child.section === section) { c.indexBlocks++; blk = child; continue; }
+    if (child.type === 'index' && child.section === section) {
+      c.indexBlocks++;
+      blk = child;
+      continue;
+    }
     c.leafBlocks++;
     return child.type === leaf ? child : null;
   }
@@ -217,7 +237,12 @@ export function seekRef(t: Table, want: string, c: SeekCounters): SeekResult {
 function rootIndexBlocks(t: Table, cache: TableIndexCache, section: SectionName): BlockInfo[] {
   const all = cache.sections.get(section);
   if (!all) return [];
-  const start = section === 'refIndex' ? t.footer.refIndexPosition : section === 'objIndex' ? t.footer.objIndexPosition : t.footer.logIndexPosition;
+  const start =
+    section === 'refIndex'
+      ? t.footer.refIndexPosition
+      : section === 'objIndex'
+        ? t.footer.objIndexPosition
+        : t.footer.logIndexPosition;
   return all.filter((b) => b.offset >= start);
 }
 
@@ -235,7 +260,8 @@ export function refsForObject(t: Table, oid: string, c: SeekCounters): number[] 
   // Compared as bytes (no string per record). Only records with a value (types 1 and 2) match,
   // as in git's filtering iterator: tombstones and symrefs have no object id.
   const id = oid.length === 2 * hs && /^[0-9a-fA-F]*$/.test(oid) ? hexToBytes(oid) : null;
-  const oids = t.refs.oids, types = t.refs.types;
+  const oids = t.refs.oids,
+    types = t.refs.types;
   const sameId = (b: Uint8Array, at: number): boolean => {
     for (let k = 0; k < hs; k++) if (b[at + k] !== id![k]) return false;
     return true;
@@ -290,4 +316,3 @@ export function lookupRef(t: Table, name: string, c: SeekCounters = newCounters(
   const r = seekRef(t, name, c);
   return r.exact ? r.index : -1;
 }
-

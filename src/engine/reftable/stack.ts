@@ -57,7 +57,11 @@ function parseTablesListAt(path: string, bytes: Uint8Array): { names: string[]; 
     if (bytes[i] !== 0x0a) continue;
     const name = utf8.decode(bytes.subarray(start, i));
     // git skips empty lines (reftable/basics.c parse_names keeps only non-empty ones).
-    if (!name) { empty.push(start); start = i + 1; continue; }
+    if (!name) {
+      empty.push(start);
+      start = i + 1;
+      continue;
+    }
     if (!SAFE_NAME.test(name) || name === '.' || name === '..') {
       throw new FormatError(path, start, `a plain file name (no '/', no '..'), found ${JSON.stringify(name)}`);
     }
@@ -83,11 +87,21 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
   let lineAt: number[] = [];
   if (list) {
     // 64 MiB of names is over a million tables: more is not a stack git could have written.
-    if (list.source.size > 64 * 1048576) throw new FormatError(list.path, 64 * 1048576, `a tables.list of at most 64 MiB (this one has ${list.source.size.toLocaleString('en-US')} bytes)`);
+    if (list.source.size > 64 * 1048576)
+      throw new FormatError(
+        list.path,
+        64 * 1048576,
+        `a tables.list of at most 64 MiB (this one has ${list.source.size.toLocaleString('en-US')} bytes)`,
+      );
     let empty: number[];
     ({ names, offsets: lineAt, empty } = parseTablesListAt(list.path, readAll(list.source)));
     if (empty.length) {
-      findings.push({ severity: 'info', file: list.path, offset: empty[0], message: `${empty.length} empty line${empty.length === 1 ? '' : 's'} (git skips them)` });
+      findings.push({
+        severity: 'info',
+        file: list.path,
+        offset: empty[0],
+        message: `${empty.length} empty line${empty.length === 1 ? '' : 's'} (git skips them)`,
+      });
     }
     // A name on several lines: git (reftable/stack.c reftable_stack_reload_once) opens it once
     // per line and merges the copies like any tables; not an error. One warning per name.
@@ -99,11 +113,21 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
     });
     for (const [n, e] of listed) {
       if (e.count < 2) continue;
-      findings.push({ severity: 'warning', file: list.path, offset: lineAt[e.repeat], message: `table ${JSON.stringify(n)} is listed ${e.count} times (git opens it once per line and merges the copies: the refs do not change, every read pays for each copy)` });
+      findings.push({
+        severity: 'warning',
+        file: list.path,
+        offset: lineAt[e.repeat],
+        message: `table ${JSON.stringify(n)} is listed ${e.count} times (git opens it once per line and merges the copies: the refs do not change, every read pays for each copy)`,
+      });
     }
     for (const n of byName.keys()) {
       if (!listed.has(n) && n.endsWith('.ref')) {
-        findings.push({ severity: 'warning', file: byName.get(n)!.path, offset: -1, message: 'table file not listed in tables.list (garbage git would delete on the next compaction)' });
+        findings.push({
+          severity: 'warning',
+          file: byName.get(n)!.path,
+          offset: -1,
+          message: 'table file not listed in tables.list (garbage git would delete on the next compaction)',
+        });
       }
     }
   } else {
@@ -116,11 +140,18 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
   const opened = new Map<string, Table | null>();
   names.forEach((n, i) => {
     const again = opened.get(n);
-    if (again !== undefined) { tables.push(again); return; }
+    if (again !== undefined) {
+      tables.push(again);
+      return;
+    }
     const f = byName.get(n);
     if (!f) {
       // Only reachable with a list: lone tables are named after the files themselves.
-      const e = new FormatError(list ? list.path : n, lineAt[i] ?? 0, `table file ${JSON.stringify(n)} named in tables.list to exist`);
+      const e = new FormatError(
+        list ? list.path : n,
+        lineAt[i] ?? 0,
+        `table file ${JSON.stringify(n)} named in tables.list to exist`,
+      );
       broken.push({ name: n, path: n, fileSize: 0, error: e });
       tables.push(null);
       opened.set(n, null);
@@ -128,14 +159,24 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
     }
     try {
       const base = done;
-      const t = openTable(f, { ...opts, budget, onProgress: opts.onProgress ? (b) => opts.onProgress!(base + b) : undefined });
+      const t = openTable(f, {
+        ...opts,
+        budget,
+        onProgress: opts.onProgress ? (b) => opts.onProgress!(base + b) : undefined,
+      });
       tables.push(t);
       opened.set(n, t);
       for (const w of t.findings) findings.push(w);
     } catch (e) {
       // A budget stop ends the whole analysis; any other format error breaks this table only.
       if (!(e instanceof FormatError) || e instanceof BudgetError) throw e;
-      broken.push({ name: n, path: f.path, fileSize: f.source.size, error: e, partial: openPartial(f, e, { ...opts, budget }) });
+      broken.push({
+        name: n,
+        path: f.path,
+        fileSize: f.source.size,
+        error: e,
+        partial: openPartial(f, e, { ...opts, budget }),
+      });
       tables.push(null);
       opened.set(n, null);
     }
@@ -151,19 +192,28 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
     const refused = new Set<Table>();
     tables.forEach((t, i) => {
       if (!t || t.header.hashId === want) return;
-      if (refused.has(t)) { tables[i] = null; return; }
+      if (refused.has(t)) {
+        tables[i] = null;
+        return;
+      }
       refused.add(t);
       const from = opts.hashId ? "the repository's object format" : `that of the stack's first table ${first!.name}`;
       const at = t.header.version === 2 ? HEADER_SIZE_V1 : VERSION_OFFSET;
       const found = t.header.version === 2 ? `'${t.header.hashId}'` : "'sha1' (a version 1 table is always SHA-1)";
-      const e = new FormatError(t.path, at, `hash id '${want}' as every table of the stack (${from}), found ${found}; git refuses the stack`);
+      const e = new FormatError(
+        t.path,
+        at,
+        `hash id '${want}' as every table of the stack (${from}), found ${found}; git refuses the stack`,
+      );
       broken.push({ name: names[i], path: t.path, fileSize: t.fileSize, error: e });
       tables[i] = null;
     });
   }
   if (!list) {
     // Lone tables: order by update index, as they would be listed.
-    const order = tables.map((t, i) => i).sort((a, b) => (tables[a]?.header.minUpdateIndex ?? 0) - (tables[b]?.header.minUpdateIndex ?? 0));
+    const order = tables
+      .map((t, i) => i)
+      .sort((a, b) => (tables[a]?.header.minUpdateIndex ?? 0) - (tables[b]?.header.minUpdateIndex ?? 0));
     names = order.map((i) => names[i]);
     const t2 = order.map((i) => tables[i]);
     for (let i = 0; i < t2.length; i++) tables[i] = t2[i];
@@ -175,11 +225,15 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
     if (!t) continue;
     if (prev && prev !== t) {
       if (t.header.minUpdateIndex <= prev.header.maxUpdateIndex) {
-        findings.push({ severity: 'warning', file: t.path, offset: 8, message: `update-index range ${t.header.minUpdateIndex}..${t.header.maxUpdateIndex} overlaps the older table ${prev.name} (${prev.header.minUpdateIndex}..${prev.header.maxUpdateIndex})` });
+        findings.push({
+          severity: 'warning',
+          file: t.path,
+          offset: 8,
+          message: `update-index range ${t.header.minUpdateIndex}..${t.header.maxUpdateIndex} overlaps the older table ${prev.name} (${prev.header.minUpdateIndex}..${prev.header.maxUpdateIndex})`,
+        });
       }
     }
     prev = t;
   }
   return { listPath: list?.path ?? '', names, tables, broken, findings };
 }
-

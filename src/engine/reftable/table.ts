@@ -9,13 +9,42 @@
  * Record keys are byte strings (see basics.bytesToKey).
  */
 import {
-  type ByteSource, type InputFile, bytesToKey, FormatError, BudgetError, Budget, type Finding,
-  u24, u32, u64Safe, crc32, cursor, getVarint, toHex,
+  type ByteSource,
+  type InputFile,
+  bytesToKey,
+  FormatError,
+  BudgetError,
+  Budget,
+  type Finding,
+  u24,
+  u32,
+  u64Safe,
+  crc32,
+  cursor,
+  getVarint,
+  toHex,
 } from '../basics.ts';
 import {
-  type BlockType, type SectionName, TYPE_OF, LETTER, MAGIC, HEADER_SIZE_V1, HEADER_SIZE_V2, MAX_HEADER_SIZE,
-  HASH_ID_SHA1, HASH_ID_S256, HASH_SIZE_SHA1, HASH_SIZE_S256, headerSize, footerSize, BLOCK_HEADER_SIZE,
-  KEY_BYTES_BASE, KEY_BYTES_PER_FILE_BYTE, MIN_OBJ_ID_LEN, MAX_INDEX_DEPTH, LOG_KEY_SUFFIX,
+  type BlockType,
+  type SectionName,
+  TYPE_OF,
+  LETTER,
+  MAGIC,
+  HEADER_SIZE_V1,
+  HEADER_SIZE_V2,
+  MAX_HEADER_SIZE,
+  HASH_ID_SHA1,
+  HASH_ID_S256,
+  HASH_SIZE_SHA1,
+  HASH_SIZE_S256,
+  headerSize,
+  footerSize,
+  BLOCK_HEADER_SIZE,
+  KEY_BYTES_BASE,
+  KEY_BYTES_PER_FILE_BYTE,
+  MIN_OBJ_ID_LEN,
+  MAX_INDEX_DEPTH,
+  LOG_KEY_SUFFIX,
 } from './constants.ts';
 import { parseKeyHead, keyHead } from './record.ts';
 import { checkedRestarts, inflateLogBlock, restartAt } from './block.ts';
@@ -148,7 +177,8 @@ export interface Table {
 
 /** Read the header at the start of `b`. Throws `FormatError` on bad magic, version or hash id. */
 export function parseHeader(file: string, b: Uint8Array): TableHeader {
-  if (b.length < HEADER_SIZE_V1) throw new FormatError(file, b.length, `a reftable header of ${HEADER_SIZE_V1} bytes (file too short)`);
+  if (b.length < HEADER_SIZE_V1)
+    throw new FormatError(file, b.length, `a reftable header of ${HEADER_SIZE_V1} bytes (file too short)`);
   if (b[0] !== MAGIC[0] || b[1] !== MAGIC[1] || b[2] !== MAGIC[2] || b[3] !== MAGIC[3]) {
     throw new FormatError(file, 0, "magic 'REFT'");
   }
@@ -159,7 +189,8 @@ export function parseHeader(file: string, b: Uint8Array): TableHeader {
   const maxUpdateIndex = u64Safe(b, 16, file, 0, 'max_update_index');
   let hashId: 'sha1' | 's256' = 'sha1';
   if (version === 2) {
-    if (b.length < HEADER_SIZE_V2) throw new FormatError(file, b.length, `a version 2 header of ${HEADER_SIZE_V2} bytes`);
+    if (b.length < HEADER_SIZE_V2)
+      throw new FormatError(file, b.length, `a version 2 header of ${HEADER_SIZE_V2} bytes`);
     const h = u32(b, HEADER_SIZE_V1);
     if (h === HASH_ID_SHA1) hashId = 'sha1';
     else if (h === HASH_ID_S256) hashId = 's256';
@@ -169,7 +200,11 @@ export function parseHeader(file: string, b: Uint8Array): TableHeader {
     throw new FormatError(file, 8, `min_update_index (${minUpdateIndex}) ≤ max_update_index (${maxUpdateIndex})`);
   }
   return {
-    version, blockSize, minUpdateIndex, maxUpdateIndex, hashId,
+    version,
+    blockSize,
+    minUpdateIndex,
+    maxUpdateIndex,
+    hashId,
     hashSize: hashId === 'sha1' ? HASH_SIZE_SHA1 : HASH_SIZE_S256,
     headerSize: headerSize(version),
     footerSize: footerSize(version),
@@ -205,15 +240,21 @@ export function parseFooter(file: string, h: TableHeader, head: Uint8Array, fb: 
     }
   }
   if (f.objPosition && (f.objIdLen < MIN_OBJ_ID_LEN || f.objIdLen > h.hashSize)) {
-    throw new FormatError(file, base + hs + 8, `obj_id_len between ${MIN_OBJ_ID_LEN} and ${h.hashSize}, found ${f.objIdLen}`);
+    throw new FormatError(
+      file,
+      base + hs + 8,
+      `obj_id_len between ${MIN_OBJ_ID_LEN} and ${h.hashSize}, found ${f.objIdLen}`,
+    );
   }
   return f;
 }
 
 /** Footer position fields: key, spec name, offset after the header copy. */
 const FOOTER_FIELDS: [keyof TableFooter & `${string}Position`, string, number][] = [
-  ['refIndexPosition', 'ref_index_position', 0], ['objPosition', 'obj_position', 8],
-  ['objIndexPosition', 'obj_index_position', 16], ['logPosition', 'log_position', 24],
+  ['refIndexPosition', 'ref_index_position', 0],
+  ['objPosition', 'obj_position', 8],
+  ['objIndexPosition', 'obj_index_position', 16],
+  ['logPosition', 'log_position', 24],
   ['logIndexPosition', 'log_index_position', 32],
 ];
 
@@ -294,9 +335,18 @@ export function openTable(input: InputFile, opts: OpenOptions = {}): Table {
   p.run();
   const name = file.split('/').pop() || file;
   return {
-    name, path: file, fileSize: size, header: h, footer, blocks: p.blocks, counts: p.counts,
-    sectionBytes: p.sectionBytes, refs: p.refsColumns(), refIndexLevels: p.refIndexLevels,
-    findings: p.findings, source: src,
+    name,
+    path: file,
+    fileSize: size,
+    header: h,
+    footer,
+    blocks: p.blocks,
+    counts: p.counts,
+    sectionBytes: p.sectionBytes,
+    refs: p.refsColumns(),
+    refIndexLevels: p.refIndexLevels,
+    findings: p.findings,
+    source: src,
   };
 }
 
@@ -328,7 +378,16 @@ export function openPartial(input: InputFile, error: FormatError, opts: OpenOpti
   const size = src.size;
   const name = file.split('/').pop() || file;
   let h: TableHeader | null = null;
-  const out: PartialTable = { name, path: file, fileSize: size, header: null, blocks: [], error, stop: null, source: src };
+  const out: PartialTable = {
+    name,
+    path: file,
+    fileSize: size,
+    header: null,
+    blocks: [],
+    error,
+    stop: null,
+    source: src,
+  };
   try {
     h = parseHeader(file, src.read(0, Math.min(size, MAX_HEADER_SIZE)));
   } catch (e) {
@@ -338,10 +397,23 @@ export function openPartial(input: InputFile, error: FormatError, opts: OpenOpti
   }
   out.header = h;
   const budget = opts.budget ?? new Budget(opts.deadline, opts.maxRecords);
-  const noFooter: TableFooter = { refIndexPosition: 0, objPosition: 0, objIdLen: 0, objIndexPosition: 0, logPosition: 0, logIndexPosition: 0, crc: 0 };
+  const noFooter: TableFooter = {
+    refIndexPosition: 0,
+    objPosition: 0,
+    objIdLen: 0,
+    objIndexPosition: 0,
+    logPosition: 0,
+    logIndexPosition: 0,
+    crc: 0,
+  };
   const whole = size <= (opts.wholeReadLimit ?? WHOLE_READ_LIMIT) ? src.read(0, size) : null;
   // The blocks end where the footer would start; a footer cut short leaves less than that.
-  const end = error instanceof TruncatedError ? (error.footerAt >= 0 ? error.footerAt : size) : Math.max(h.headerSize, size - h.footerSize);
+  const end =
+    error instanceof TruncatedError
+      ? error.footerAt >= 0
+        ? error.footerAt
+        : size
+      : Math.max(h.headerSize, size - h.footerSize);
   const p = new Parser(file, src, whole, h, noFooter, size, { ...opts, onProgress: undefined }, budget);
   try {
     const first = TYPE_OF[p.bytes(h.headerSize, 1)[0]];
@@ -361,10 +433,19 @@ export function openPartial(input: InputFile, error: FormatError, opts: OpenOpti
  * the tail, else null ("footer missing").
  */
 export class TruncatedError extends FormatError {
-  constructor(file: string, readonly size: number, readonly expectedSize: number | null, readonly footerAt: number) {
-    super(file, size, expectedSize !== null
-      ? `a complete table: truncated: ${size.toLocaleString('en-US')} of ${expectedSize.toLocaleString('en-US')} bytes (the footer starting at ${footerAt} is cut)`
-      : `a complete table: truncated: ${size.toLocaleString('en-US')} bytes and the footer missing (no footer at the end)`);
+  constructor(
+    file: string,
+    readonly size: number,
+    readonly expectedSize: number | null,
+    readonly footerAt: number,
+  ) {
+    super(
+      file,
+      size,
+      expectedSize !== null
+        ? `a complete table: truncated: ${size.toLocaleString('en-US')} of ${expectedSize.toLocaleString('en-US')} bytes (the footer starting at ${footerAt} is cut)`
+        : `a complete table: truncated: ${size.toLocaleString('en-US')} bytes and the footer missing (no footer at the end)`,
+    );
     this.name = 'TruncatedError';
   }
 }
@@ -393,7 +474,11 @@ function truncation(file: string, src: ByteSource, h: TableHeader, head: Uint8Ar
 }
 
 function shortRead(file: string, off: number, got: number, want: number): FormatError {
-  return new FormatError(file, off + got, `${want} readable bytes at offset ${off}, got ${got} (the file changed while being read?)`);
+  return new FormatError(
+    file,
+    off + got,
+    `${want} readable bytes at offset ${off}, got ${got} (the file changed while being read?)`,
+  );
 }
 
 /**
@@ -402,7 +487,12 @@ function shortRead(file: string, off: number, got: number, want: number): Format
  * block a log block) has `log_position` 0 as git writes it, its log section then starts at 0
  * (git's reader: `log_offsets.is_present = first_block_typ == BLOCK_TYPE_LOG || offset > 0`).
  */
-export function sectionRanges(h: TableHeader, f: TableFooter, size: number, firstType: number): { name: SectionName; start: number; end: number }[] {
+export function sectionRanges(
+  h: TableHeader,
+  f: TableFooter,
+  size: number,
+  firstType: number,
+): { name: SectionName; start: number; end: number }[] {
   const starts: { name: SectionName; start: number }[] = [];
   const hasRefs = firstType === LETTER.ref;
   if (hasRefs) starts.push({ name: 'ref', start: 0 });
@@ -418,10 +508,20 @@ export function sectionRanges(h: TableHeader, f: TableFooter, size: number, firs
 }
 
 const INDEX_OF: Record<SectionName, SectionName> = {
-  ref: 'refIndex', refIndex: 'refIndex', obj: 'objIndex', objIndex: 'objIndex', log: 'logIndex', logIndex: 'logIndex',
+  ref: 'refIndex',
+  refIndex: 'refIndex',
+  obj: 'objIndex',
+  objIndex: 'objIndex',
+  log: 'logIndex',
+  logIndex: 'logIndex',
 };
 const EXPECTED_TYPE: Record<SectionName, BlockType> = {
-  ref: 'ref', refIndex: 'index', obj: 'obj', objIndex: 'index', log: 'log', logIndex: 'index',
+  ref: 'ref',
+  refIndex: 'index',
+  obj: 'obj',
+  objIndex: 'index',
+  log: 'log',
+  logIndex: 'index',
 };
 
 /**
@@ -430,7 +530,6 @@ const EXPECTED_TYPE: Record<SectionName, BlockType> = {
  * million refs, without copying through intermediate sizes.
  */
 const JUMP_BYTES = 64 * 1024 * 1024;
-
 
 /** Growable column storage for ref records. */
 class RefBuilder {
@@ -449,7 +548,10 @@ class RefBuilder {
   peeledChunk = new Uint8Array(0);
   peeledAt = 0;
   /** `capacity`: records to allocate up front (at least 16). */
-  constructor(public hashSize: number, capacity: number) {
+  constructor(
+    public hashSize: number,
+    capacity: number,
+  ) {
     const cap = Math.max(16, capacity);
     this.types = new Uint8Array(cap);
     this.keyStart = new Uint32Array(cap + 1);
@@ -475,12 +577,24 @@ class RefBuilder {
     const bound = Math.max(old * 4, 1 << 18, Math.floor(Math.min(2 * sectionBytes, JUMP_BYTES) / this.recordBytes));
     const cap = Math.max(need, Math.min(bound, Math.max(Math.ceil(old * 1.25), predicted)));
     const n = this.count;
-    const t = new Uint8Array(cap); t.set(this.types.subarray(0, n)); this.types = t;
-    const ks = new Uint32Array(cap + 1); ks.set(this.keyStart.subarray(0, n + 1)); this.keyStart = ks;
-    const u = new Float64Array(cap); u.set(this.upd.subarray(0, n)); this.upd = u;
-    const bl = new Uint32Array(cap); bl.set(this.block.subarray(0, n)); this.block = bl;
-    const lc = new Uint8Array(cap); lc.set(this.lcp.subarray(0, n)); this.lcp = lc;
-    const o = new Uint8Array(cap * this.hashSize); o.set(this.oids.subarray(0, n * this.hashSize)); this.oids = o;
+    const t = new Uint8Array(cap);
+    t.set(this.types.subarray(0, n));
+    this.types = t;
+    const ks = new Uint32Array(cap + 1);
+    ks.set(this.keyStart.subarray(0, n + 1));
+    this.keyStart = ks;
+    const u = new Float64Array(cap);
+    u.set(this.upd.subarray(0, n));
+    this.upd = u;
+    const bl = new Uint32Array(cap);
+    bl.set(this.block.subarray(0, n));
+    this.block = bl;
+    const lc = new Uint8Array(cap);
+    lc.set(this.lcp.subarray(0, n));
+    this.lcp = lc;
+    const o = new Uint8Array(cap * this.hashSize);
+    o.set(this.oids.subarray(0, n * this.hashSize));
+    this.oids = o;
   }
   /** Grow the key arena to hold at least `need` bytes (to `predicted`, bounded as `grow` is). */
   growKeys(need: number, predicted: number, sectionBytes: number, limit = Infinity): void {
@@ -488,7 +602,10 @@ class RefBuilder {
     const bound = Math.max(old * 4, 1 << 23, Math.min(2 * sectionBytes, JUMP_BYTES));
     // Never past the table's name budget (`KEY_BYTES_*`): a bomb is refused at the budget, not
     // after allocating a multiple of it.
-    const cap = Math.min(Math.max(need + 4096, Math.min(bound, Math.max(Math.ceil(old * 1.25), predicted))), Math.max(need, limit));
+    const cap = Math.min(
+      Math.max(need + 4096, Math.min(bound, Math.max(Math.ceil(old * 1.25), predicted))),
+      Math.max(need, limit),
+    );
     const k = new Uint8Array(cap);
     k.set(this.keys.subarray(0, this.keyLen));
     this.keys = k;
@@ -500,7 +617,8 @@ class RefBuilder {
       this.peeledChunk = new Uint8Array(4096 * hs);
       this.peeledAt = 0;
     }
-    const c = this.peeledChunk, at = this.peeledAt;
+    const c = this.peeledChunk,
+      at = this.peeledAt;
     for (let j = 0; j < hs; j++) c[at + j] = blk[pos + j];
     this.peeled.set(i, c.subarray(at, at + hs));
     this.peeledAt = at + hs;
@@ -511,8 +629,9 @@ class RefBuilder {
    * differ between namespaces, and a copy of it costs about 0.5 ms per MB).
    */
   trim(): void {
-    const n = this.count, hs = this.hashSize;
-    if (this.types.length - n > (this.types.length >> 3)) {
+    const n = this.count,
+      hs = this.hashSize;
+    if (this.types.length - n > this.types.length >> 3) {
       this.types = this.types.slice(0, n);
       this.keyStart = this.keyStart.slice(0, n + 1);
       this.upd = this.upd.slice(0, n);
@@ -520,7 +639,7 @@ class RefBuilder {
       this.lcp = this.lcp.slice(0, n);
       this.oids = this.oids.slice(0, n * hs);
     }
-    if (this.keys.length - this.keyLen > (this.keys.length >> 2)) this.keys = this.keys.slice(0, this.keyLen);
+    if (this.keys.length - this.keyLen > this.keys.length >> 2) this.keys = this.keys.slice(0, this.keyLen);
   }
 }
 
@@ -545,9 +664,15 @@ export function keyString(b: Uint8Array, start: number, end: number): string {
 class Columns implements RefColumns {
   private cache: string[] | null = null;
   constructor(
-    readonly count: number, readonly keyBytes: Uint8Array, readonly keyStart: Uint32Array,
-    readonly types: Uint8Array, readonly updateIndex: Float64Array, readonly oids: Uint8Array,
-    readonly peeled: Map<number, Uint8Array>, readonly targets: Map<number, string>, readonly block: Uint32Array,
+    readonly count: number,
+    readonly keyBytes: Uint8Array,
+    readonly keyStart: Uint32Array,
+    readonly types: Uint8Array,
+    readonly updateIndex: Float64Array,
+    readonly oids: Uint8Array,
+    readonly peeled: Map<number, Uint8Array>,
+    readonly targets: Map<number, string>,
+    readonly block: Uint32Array,
     readonly lcp: Uint8Array,
   ) {}
   name(i: number): string {
@@ -557,7 +682,8 @@ class Columns implements RefColumns {
   get names(): string[] {
     if (!this.cache) {
       const out = new Array<string>(this.count);
-      const kb = this.keyBytes, ks = this.keyStart;
+      const kb = this.keyBytes,
+        ks = this.keyStart;
       for (let i = 0; i < this.count; i++) out[i] = keyString(kb, ks[i], ks[i + 1]);
       this.cache = out;
     }
@@ -572,8 +698,12 @@ let scratchKey = new Uint8Array(4096);
 const SECTION_RANK: Record<SectionName, number> = { ref: 0, refIndex: 1, obj: 2, objIndex: 3, log: 4, logIndex: 5 };
 /** The footer field naming each section's start (the ref section has none: it starts at 0). */
 const SECTION_FIELD: Record<SectionName, [string, number]> = {
-  ref: ['first block type', -1], refIndex: ['ref_index_position', 0], obj: ['obj_position', 8],
-  objIndex: ['obj_index_position', 16], log: ['log_position', 24], logIndex: ['log_index_position', 32],
+  ref: ['first block type', -1],
+  refIndex: ['ref_index_position', 0],
+  obj: ['obj_position', 8],
+  objIndex: ['obj_index_position', 16],
+  log: ['log_position', 24],
+  logIndex: ['log_index_position', 32],
 };
 /** Records decoded between two budget checks inside one block. */
 const BUDGET_STRIDE = 0xffff;
@@ -606,8 +736,13 @@ class Parser {
   indexChildren = new Map<number, { pos: number[]; at: number[]; keyOk: boolean[] }>();
 
   constructor(
-    readonly file: string, readonly src: ByteSource, readonly whole: Uint8Array | null,
-    readonly h: TableHeader, readonly f: TableFooter, readonly size: number, readonly opts: OpenOptions,
+    readonly file: string,
+    readonly src: ByteSource,
+    readonly whole: Uint8Array | null,
+    readonly h: TableHeader,
+    readonly f: TableFooter,
+    readonly size: number,
+    readonly opts: OpenOptions,
     readonly budget: Budget,
   ) {
     this.rb = new RefBuilder(h.hashSize, 0);
@@ -626,8 +761,16 @@ class Parser {
     r.trim();
     const n = r.count;
     return new Columns(
-      n, r.keys.subarray(0, r.keyLen), r.keyStart.subarray(0, n + 1), r.types.subarray(0, n), r.upd.subarray(0, n),
-      r.oids.subarray(0, n * r.hashSize), r.peeled, r.targets, r.block.subarray(0, n), r.lcp.subarray(0, n),
+      n,
+      r.keys.subarray(0, r.keyLen),
+      r.keyStart.subarray(0, n + 1),
+      r.types.subarray(0, n),
+      r.upd.subarray(0, n),
+      r.oids.subarray(0, n * r.hashSize),
+      r.peeled,
+      r.targets,
+      r.block.subarray(0, n),
+      r.lcp.subarray(0, n),
     );
   }
 
@@ -637,14 +780,26 @@ class Parser {
     const firstType = this.bytes(h.headerSize, 1)[0];
     const sections = sectionRanges(h, f, size, firstType);
     if (sections.length === 0 && footerBase > h.headerSize) {
-      throw new FormatError(file, h.headerSize, `block type 'r' or 'g' after the header, found 0x${firstType.toString(16)}`);
+      throw new FormatError(
+        file,
+        h.headerSize,
+        `block type 'r' or 'g' after the header, found 0x${firstType.toString(16)}`,
+      );
     }
     if (sections.length && sections[0].start !== 0 && sections[0].start !== h.headerSize) {
       const [name, rel] = SECTION_FIELD[sections[0].name];
-      throw new FormatError(file, footerBase + h.headerSize + rel, `the first section (${name}) to start right after the header at ${h.headerSize}, found ${sections[0].start}`);
+      throw new FormatError(
+        file,
+        footerBase + h.headerSize + rel,
+        `the first section (${name}) to start right after the header at ${h.headerSize}, found ${sections[0].start}`,
+      );
     }
     const present = new Set(sections.map((s) => s.name));
-    for (const [idx, leaf] of [['refIndex', 'ref'], ['objIndex', 'obj'], ['logIndex', 'log']] as [SectionName, SectionName][]) {
+    for (const [idx, leaf] of [
+      ['refIndex', 'ref'],
+      ['objIndex', 'obj'],
+      ['logIndex', 'log'],
+    ] as [SectionName, SectionName][]) {
       if (present.has(idx) && !present.has(leaf)) {
         const [name, rel] = SECTION_FIELD[idx];
         throw new FormatError(file, footerBase + h.headerSize + rel, `${name} 0 when the table has no ${leaf} section`);
@@ -653,7 +808,11 @@ class Parser {
     for (let i = 1; i < sections.length; i++) {
       if (SECTION_RANK[sections[i].name] < SECTION_RANK[sections[i - 1].name]) {
         const [name, rel] = SECTION_FIELD[sections[i].name];
-        throw new FormatError(file, footerBase + h.headerSize + rel, `sections in the order ref, ref index, obj, obj index, log, log index (${name} ${sections[i].start} is after ${SECTION_FIELD[sections[i - 1].name][0]} ${sections[i - 1].start})`);
+        throw new FormatError(
+          file,
+          footerBase + h.headerSize + rel,
+          `sections in the order ref, ref index, obj, obj index, log, log index (${name} ${sections[i].start} is after ${SECTION_FIELD[sections[i - 1].name][0]} ${sections[i - 1].start})`,
+        );
       }
     }
     // The ref columns start small and grow to the size predicted from the part of the ref section
@@ -699,7 +858,8 @@ class Parser {
         onProgress(off);
       }
       const hdrAt = off === 0 ? h.headerSize : off;
-      if (hdrAt + 4 > end) throw new FormatError(file, hdrAt, `a 4-byte block header before ${section} section end ${end}`);
+      if (hdrAt + 4 > end)
+        throw new FormatError(file, hdrAt, `a 4-byte block header before ${section} section end ${end}`);
       const bh = this.bytes(hdrAt, 4);
       const type = TYPE_OF[bh[0]];
       if (type === 'index' && want !== 'index' && off > start) {
@@ -714,16 +874,27 @@ class Parser {
         prevLastKey = null;
       }
       if (type !== want) {
-        throw new FormatError(file, hdrAt, `block type '${String.fromCharCode(LETTER[want])}' (${want}) in the ${section} section, found 0x${bh[0].toString(16)}`);
+        throw new FormatError(
+          file,
+          hdrAt,
+          `block type '${String.fromCharCode(LETTER[want])}' (${want}) in the ${section} section, found 0x${bh[0].toString(16)}`,
+        );
       }
       const blockLen = u24(bh, 1);
       let info: BlockInfo;
       if (type === 'log') {
         info = this.logBlock(off, hdrAt, blockLen, end, section);
       } else {
-        if (blockLen < hdrAt - off + 4 + 2) throw new FormatError(file, hdrAt + 1, `block_len ≥ ${hdrAt - off + 6}, found ${blockLen}`);
-        if (h.blockSize && blockLen > h.blockSize) throw new FormatError(file, hdrAt + 1, `block_len ≤ block size ${h.blockSize}, found ${blockLen}`);
-        if (off + blockLen > end) throw new FormatError(file, hdrAt + 1, `block_len within the ${section} section (ends at ${end}), found ${blockLen}`);
+        if (blockLen < hdrAt - off + 4 + 2)
+          throw new FormatError(file, hdrAt + 1, `block_len ≥ ${hdrAt - off + 6}, found ${blockLen}`);
+        if (h.blockSize && blockLen > h.blockSize)
+          throw new FormatError(file, hdrAt + 1, `block_len ≤ block size ${h.blockSize}, found ${blockLen}`);
+        if (off + blockLen > end)
+          throw new FormatError(
+            file,
+            hdrAt + 1,
+            `block_len within the ${section} section (ends at ${end}), found ${blockLen}`,
+          );
         const blk = this.bytes(off, blockLen);
         info = this.decodeBlock(blk, off, hdrAt - off, blockLen, type, section);
         // Padding: NUL bytes up to the next block (aligned) or none (unaligned).
@@ -739,7 +910,11 @@ class Parser {
         info.fileBytes = next - off;
       }
       if (type !== 'index' && prevLastKey !== null && !(prevLastKey < info.firstKey)) {
-        throw new FormatError(file, type === 'log' ? hdrAt : hdrAt + 4, `keys increasing across blocks (this block's first key after the previous block's last key)`);
+        throw new FormatError(
+          file,
+          type === 'log' ? hdrAt : hdrAt + 4,
+          `keys increasing across blocks (this block's first key after the previous block's last key)`,
+        );
       }
       prevLastKey = info.lastKey;
       this.blockAt.set(off, this.blocks.length);
@@ -765,7 +940,7 @@ class Parser {
   predict(x: number, at: number): number {
     const done = Math.max(1, at - this.refStart);
     const total = Math.max(done, this.refEnd - this.refStart);
-    return Math.ceil((x * total / done) * 1.03) + 1024;
+    return Math.ceil(((x * total) / done) * 1.03) + 1024;
   }
 
   /** The record budget, checked inside big blocks. */
@@ -778,7 +953,14 @@ class Parser {
    * Decode every record of a ref, index or obj block. `blk` holds the block's block_len bytes
    * (for the first block, from file byte 0). `hoff` is the block header's offset within `blk`.
    */
-  decodeBlock(blk: Uint8Array, base: number, hoff: number, blockLen: number, type: BlockType, section: SectionName): BlockInfo {
+  decodeBlock(
+    blk: Uint8Array,
+    base: number,
+    hoff: number,
+    blockLen: number,
+    type: BlockType,
+    section: SectionName,
+  ): BlockInfo {
     if (type === 'ref') return this.decodeRefBlock(blk, base, hoff, blockLen, section);
     const file = this.file;
     const firstRec = hoff + 4;
@@ -800,21 +982,33 @@ class Parser {
     let nObj = 0;
     while (pos < rt) {
       const recStart = pos;
-      if (n - spent === BUDGET_STRIDE) { this.spend(n - spent, base + recStart); spent = n; }
+      if (n - spent === BUDGET_STRIDE) {
+        this.spend(n - spent, base + recStart);
+        spent = n;
+      }
       pos = parseKeyHead(blk, pos, rt);
       if (pos < 0) throw varintError(file, base + keyHead.errorAt, pos);
-      const prefix = keyHead.prefix, vtype = keyHead.valueType, slen = keyHead.suffixLen;
-      if (prefix > klen) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
+      const prefix = keyHead.prefix,
+        vtype = keyHead.valueType,
+        slen = keyHead.suffixLen;
+      if (prefix > klen)
+        throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
       if (recStart === nextRestart) {
-        if (prefix !== 0) throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
+        if (prefix !== 0)
+          throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
         ri++;
         nextRestart = ri < rc ? restartAt(blk, rt, ri) : -1;
       } else if (n === 0) {
         throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
       } else if (nextRestart !== -1 && recStart > nextRestart) {
-        throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
+        throw new FormatError(
+          file,
+          base + rt + 3 * ri,
+          `restart offset ${ri} at a record boundary, found ${nextRestart}`,
+        );
       }
-      if (pos + slen > rt) throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
+      if (pos + slen > rt)
+        throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
       // New key = previous key[0, prefix) + suffix; it must sort after the previous key, which
       // (sharing the prefix) is decided by the suffix against the previous key's rest.
       if (n > 0) {
@@ -826,7 +1020,8 @@ class Parser {
           if (c !== 0) break;
         }
         if (c === 0) c = slen - rest;
-        if (c <= 0) throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
+        if (c <= 0)
+          throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
       }
       if (prefix + slen > kb.length) {
         const bigger = new Uint8Array(Math.max(kb.length * 2, prefix + slen));
@@ -842,7 +1037,8 @@ class Parser {
         if (vtype !== 0) throw new FormatError(file, base + recStart, `index record value type 0, found ${vtype}`);
         const bp = getVarint(blk, pos, rt);
         if (bp < 0) throw varintError(file, base + pos, bp);
-        if (bp === base) throw new FormatError(file, base + pos, `index position pointing at another block, not itself (${bp})`);
+        if (bp === base)
+          throw new FormatError(file, base + pos, `index position pointing at another block, not itself (${bp})`);
         children.pos.push(bp);
         children.at.push(base + pos);
         // Whether the key is the last key of the block it points at, compared now in bytes (the
@@ -895,13 +1091,27 @@ class Parser {
       }
     }
     this.counts.obj += nObj;
-    if (ri !== rc) throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
+    if (ri !== rc)
+      throw new FormatError(
+        file,
+        base + rt + 3 * ri,
+        `restart offset ${ri} at a record boundary, found ${nextRestart}`,
+      );
     this.spend(n - spent, base);
     if (children) this.indexChildren.set(base, children);
     return {
-      offset: base, type, section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: blockLen,
+      offset: base,
+      type,
+      section,
+      blockLen,
+      restartCount: rc,
+      recordCount: n,
+      padding: 0,
+      fileBytes: blockLen,
       // One string when the block has one record (tiny blocks: the key once, not twice).
-      restartTableOffset: rt, firstKey, lastKey: n === 1 ? firstKey : keyString(kb, 0, klen),
+      restartTableOffset: rt,
+      firstKey,
+      lastKey: n === 1 ? firstKey : keyString(kb, 0, klen),
     };
   }
 
@@ -923,8 +1133,14 @@ class Parser {
     // Room for every record this block can hold (each takes at least 3 bytes): the columns grow
     // here, once per block at most, never inside the record loop.
     const most = Math.floor((rt - firstRec) / 3) + 1;
-    if (rb.count + most > rb.types.length) rb.grow(rb.count + most, this.predict(rb.count, base) + most, this.refEnd - this.refStart);
-    const keyStart = rb.keyStart, types = rb.types, updCol = rb.upd, blockCol = rb.block, lcpCol = rb.lcp, oids = rb.oids;
+    if (rb.count + most > rb.types.length)
+      rb.grow(rb.count + most, this.predict(rb.count, base) + most, this.refEnd - this.refStart);
+    const keyStart = rb.keyStart,
+      types = rb.types,
+      updCol = rb.upd,
+      blockCol = rb.block,
+      lcpCol = rb.lcp,
+      oids = rb.oids;
     const oids32 = new Uint32Array(oids.buffer, oids.byteOffset, oids.length >> 2);
     let keys = rb.keys;
     // Object ids are copied four bytes at a time: read unaligned from the block in the
@@ -936,28 +1152,46 @@ class Parser {
     let i = rb.count;
     let at = rb.keyLen;
     /** Start of the previous key of this block in the arena, and its length (0 before the first). */
-    let ps = at, klen = 0;
+    let ps = at,
+      klen = 0;
     let pos = firstRec;
-    let n = 0, ri = 0, spent = 0;
-    let nRef = 0, nPeeled = 0, nSymref = 0, nTomb = 0;
+    let n = 0,
+      ri = 0,
+      spent = 0;
+    let nRef = 0,
+      nPeeled = 0,
+      nSymref = 0,
+      nTomb = 0;
     let nextRestart = restartAt(blk, rt, 0);
     while (pos < rt) {
       const recStart = pos;
-      if (n - spent === BUDGET_STRIDE) { this.spend(n - spent, base + recStart); spent = n; }
+      if (n - spent === BUDGET_STRIDE) {
+        this.spend(n - spent, base + recStart);
+        spent = n;
+      }
       pos = parseKeyHead(blk, pos, rt);
       if (pos < 0) throw varintError(file, base + keyHead.errorAt, pos);
-      const prefix = keyHead.prefix, vtype = keyHead.valueType, slen = keyHead.suffixLen;
-      if (prefix > klen) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
+      const prefix = keyHead.prefix,
+        vtype = keyHead.valueType,
+        slen = keyHead.suffixLen;
+      if (prefix > klen)
+        throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
       if (recStart === nextRestart) {
-        if (prefix !== 0) throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
+        if (prefix !== 0)
+          throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
         ri++;
         nextRestart = ri < rc ? restartAt(blk, rt, ri) : -1;
       } else if (n === 0) {
         throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
       } else if (nextRestart !== -1 && recStart > nextRestart) {
-        throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
+        throw new FormatError(
+          file,
+          base + rt + 3 * ri,
+          `restart offset ${ri} at a record boundary, found ${nextRestart}`,
+        );
       }
-      if (pos + slen > rt) throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
+      if (pos + slen > rt)
+        throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
       // New key = previous key[0, prefix) + suffix; it must sort after the previous key, which
       // (sharing the prefix) is decided by the suffix against the previous key's rest.
       if (n > 0) {
@@ -966,16 +1200,24 @@ class Parser {
         let c = slen - rest;
         for (let j = 0; j < m; j++) {
           const d = blk[pos + j] - keys[ps + prefix + j];
-          if (d !== 0) { c = d; break; }
+          if (d !== 0) {
+            c = d;
+            break;
+          }
         }
-        if (c <= 0) throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
+        if (c <= 0)
+          throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
       }
       const len = prefix + slen;
       if (at + len > keys.length) {
         // Prefix compression lets a small file spell out huge keys: bound the names held.
         const budget = KEY_BYTES_BASE + KEY_BYTES_PER_FILE_BYTE * this.size;
         if (at + len > budget) {
-          throw new FormatError(file, base + recStart, `ref names of at most ${budget.toLocaleString('en-US')} bytes in all for a ${this.size.toLocaleString('en-US')}-byte table (prefix compression expands to more)`);
+          throw new FormatError(
+            file,
+            base + recStart,
+            `ref names of at most ${budget.toLocaleString('en-US')} bytes in all for a ${this.size.toLocaleString('en-US')}-byte table (prefix compression expands to more)`,
+          );
         }
         rb.keyLen = at;
         rb.growKeys(at + len, this.predict(at, base + pos), this.refEnd - this.refStart, budget);
@@ -1002,7 +1244,12 @@ class Parser {
         pos = cursor.pos;
       }
       const upd = minUpd + delta;
-      if (upd > maxUpd) throw new FormatError(file, base + dpos, `update_index within the table's range ${minUpd}..${maxUpd}, found ${upd}`);
+      if (upd > maxUpd)
+        throw new FormatError(
+          file,
+          base + dpos,
+          `update_index within the table's range ${minUpd}..${maxUpd}, found ${upd}`,
+        );
       at += len;
       keyStart[i + 1] = at;
       types[i] = vtype;
@@ -1010,7 +1257,12 @@ class Parser {
       blockCol[i] = blockIndex;
       lcpCol[i] = prefix < 255 ? prefix : 255;
       if (vtype === 1 || vtype === 2) {
-        if (pos + hs * vtype > rt) throw new FormatError(file, base + pos, `${vtype === 2 ? 'object id and peeled id' : 'object id'} of ${hs * vtype} bytes inside the records (${rt - pos} left)`);
+        if (pos + hs * vtype > rt)
+          throw new FormatError(
+            file,
+            base + pos,
+            `${vtype === 2 ? 'object id and peeled id' : 'object id'} of ${hs * vtype} bytes inside the records (${rt - pos} left)`,
+          );
         const o = i * words;
         if (LITTLE_ENDIAN) for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, true);
         else for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, false);
@@ -1024,7 +1276,8 @@ class Parser {
         const tl = getVarint(blk, pos, rt);
         if (tl < 0) throw varintError(file, base + pos, tl);
         pos = cursor.pos;
-        if (pos + tl > rt) throw new FormatError(file, base + pos, `symref target of ${tl} bytes inside the records (${rt - pos} left)`);
+        if (pos + tl > rt)
+          throw new FormatError(file, base + pos, `symref target of ${tl} bytes inside the records (${rt - pos} left)`);
         let t = '';
         for (let k = 0; k < tl; k++) t += String.fromCharCode(blk[pos + k]);
         rb.targets.set(i, t);
@@ -1036,14 +1289,31 @@ class Parser {
     rb.count = i;
     rb.keyLen = at;
     const c = this.counts;
-    c.ref += nRef; c.peeled += nPeeled; c.symref += nSymref; c.tombstone += nTomb;
-    if (ri !== rc) throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
+    c.ref += nRef;
+    c.peeled += nPeeled;
+    c.symref += nSymref;
+    c.tombstone += nTomb;
+    if (ri !== rc)
+      throw new FormatError(
+        file,
+        base + rt + 3 * ri,
+        `restart offset ${ri} at a record boundary, found ${nextRestart}`,
+      );
     this.spend(n - spent, base);
     const first = rb.keyStart[i - n];
     const fk = keyString(keys, first, rb.keyStart[i - n + 1]);
     return {
-      offset: base, type: 'ref', section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: blockLen,
-      restartTableOffset: rt, firstKey: fk, lastKey: n === 1 ? fk : keyString(keys, ps, ps + klen),
+      offset: base,
+      type: 'ref',
+      section,
+      blockLen,
+      restartCount: rc,
+      recordCount: n,
+      padding: 0,
+      fileBytes: blockLen,
+      restartTableOffset: rt,
+      firstKey: fk,
+      lastKey: n === 1 ? fk : keyString(keys, ps, ps + klen),
     };
   }
 
@@ -1054,7 +1324,15 @@ class Parser {
   logBlock(off: number, hdrAt: number, blockLen: number, end: number, section: SectionName): BlockInfo {
     const file = this.file;
     const hl = hdrAt - off + BLOCK_HEADER_SIZE;
-    const r = inflateLogBlock((o, n) => this.bytes(o, n), off, hl, blockLen, end, section, (at) => this.budget.check(file, at));
+    const r = inflateLogBlock(
+      (o, n) => this.bytes(o, n),
+      off,
+      hl,
+      blockLen,
+      end,
+      section,
+      (at) => this.budget.check(file, at),
+    );
     if (r.error) throw new FormatError(file, r.error.offset, r.error.expected);
     let info: BlockInfo;
     try {
@@ -1072,27 +1350,44 @@ class Parser {
     const file = this.file;
     const [rc, rt] = this.restarts(blk, base, hl, blockLen);
     // The key is kept as bytes (no string per record): long keys must not make this quadratic.
-    let pos = hl, klen = 0, firstKey = '', n = 0, ri = 0, spent = 0;
+    let pos = hl,
+      klen = 0,
+      firstKey = '',
+      n = 0,
+      ri = 0,
+      spent = 0;
     let kb = scratchKey;
     let nextRestart = restartAt(blk, rt, 0);
     const hs = this.h.hashSize;
     while (pos < rt) {
       const recStart = pos;
-      if (n - spent === BUDGET_STRIDE) { this.spend(n - spent, base); spent = n; }
+      if (n - spent === BUDGET_STRIDE) {
+        this.spend(n - spent, base);
+        spent = n;
+      }
       pos = parseKeyHead(blk, pos, rt);
       if (pos < 0) throw varintError(file, base + keyHead.errorAt, pos);
-      const prefix = keyHead.prefix, vtype = keyHead.valueType, slen = keyHead.suffixLen;
-      if (prefix > klen) throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
+      const prefix = keyHead.prefix,
+        vtype = keyHead.valueType,
+        slen = keyHead.suffixLen;
+      if (prefix > klen)
+        throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
       if (recStart === nextRestart) {
-        if (prefix !== 0) throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
+        if (prefix !== 0)
+          throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
         ri++;
         nextRestart = ri < rc ? restartAt(blk, rt, ri) : -1;
       } else if (n === 0) {
         throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
       } else if (nextRestart !== -1 && recStart > nextRestart) {
-        throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
+        throw new FormatError(
+          file,
+          base + rt + 3 * ri,
+          `restart offset ${ri} at a record boundary, found ${nextRestart}`,
+        );
       }
-      if (pos + slen > rt) throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
+      if (pos + slen > rt)
+        throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
       if (n > 0) {
         const rest = klen - prefix;
         const m = slen < rest ? slen : rest;
@@ -1102,7 +1397,8 @@ class Parser {
           if (c !== 0) break;
         }
         if (c === 0) c = slen - rest;
-        if (c <= 0) throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
+        if (c <= 0)
+          throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
       }
       if (prefix + slen > kb.length) {
         const bigger = new Uint8Array(Math.max(kb.length * 2, prefix + slen));
@@ -1120,29 +1416,60 @@ class Parser {
       if (vtype === 0) this.counts.logDeletion++;
       else if (vtype === 1) {
         this.counts.log++;
-        if (pos + 2 * hs > rt) throw new FormatError(file, base + pos, `old and new object ids (${2 * hs} bytes) inside the records (${rt - pos} left)`);
+        if (pos + 2 * hs > rt)
+          throw new FormatError(
+            file,
+            base + pos,
+            `old and new object ids (${2 * hs} bytes) inside the records (${rt - pos} left)`,
+          );
         pos += 2 * hs;
-        for (let k = 0; k < 2; k++) { // name, email
+        for (let k = 0; k < 2; k++) {
+          // name, email
           const l = getVarint(blk, pos, rt);
           if (l < 0) throw varintError(file, base + pos, l);
-          if (cursor.pos + l > rt) throw new FormatError(file, base + pos, `log ${k ? 'email' : 'name'} of ${l} bytes inside the records (${rt - cursor.pos} left)`);
+          if (cursor.pos + l > rt)
+            throw new FormatError(
+              file,
+              base + pos,
+              `log ${k ? 'email' : 'name'} of ${l} bytes inside the records (${rt - cursor.pos} left)`,
+            );
           pos = cursor.pos + l;
         }
         const t = getVarint(blk, pos, rt);
         if (t < 0) throw varintError(file, base + pos, t);
-        if (cursor.pos + 2 > rt) throw new FormatError(file, base + cursor.pos, 'log tz_offset (2 bytes) inside the records');
+        if (cursor.pos + 2 > rt)
+          throw new FormatError(file, base + cursor.pos, 'log tz_offset (2 bytes) inside the records');
         pos = cursor.pos + 2; // time, tz offset
         const ml = getVarint(blk, pos, rt);
         if (ml < 0) throw varintError(file, base + pos, ml);
-        if (cursor.pos + ml > rt) throw new FormatError(file, base + pos, `log message of ${ml} bytes inside the records (${rt - cursor.pos} left)`);
+        if (cursor.pos + ml > rt)
+          throw new FormatError(
+            file,
+            base + pos,
+            `log message of ${ml} bytes inside the records (${rt - cursor.pos} left)`,
+          );
         pos = cursor.pos + ml;
       } else throw new FormatError(file, base + recStart, `log value type 0 or 1, found ${vtype}`);
     }
-    if (ri !== rc) throw new FormatError(file, base + rt + 3 * ri, `restart offset ${ri} at a record boundary, found ${nextRestart}`);
+    if (ri !== rc)
+      throw new FormatError(
+        file,
+        base + rt + 3 * ri,
+        `restart offset ${ri} at a record boundary, found ${nextRestart}`,
+      );
     this.spend(n - spent, base);
     return {
-      offset: base, type: 'log', section, blockLen, restartCount: rc, recordCount: n, padding: 0, fileBytes: 0,
-      restartTableOffset: rt, firstKey, lastKey: n === 1 ? firstKey : bytesToKey(kb, 0, klen),
+      offset: base,
+      type: 'log',
+      section,
+      blockLen,
+      restartCount: rc,
+      recordCount: n,
+      padding: 0,
+      fileBytes: 0,
+      restartTableOffset: rt,
+      firstKey,
+      lastKey: n === 1 ? firstKey : bytesToKey(kb, 0, klen),
     };
   }
 
@@ -1169,15 +1496,29 @@ class Parser {
           const c = ch.pos[i];
           const t = this.blockTypeAt.get(c);
           if (t === 'index' && this.sectionAt.get(c) === s.name) {
-            if (c >= b.offset) throw new FormatError(file, ch.at[i], `index position pointing back to a ${leaf} block or a lower index block (no cycles), found ${c} (this block is at ${b.offset})`);
+            if (c >= b.offset)
+              throw new FormatError(
+                file,
+                ch.at[i],
+                `index position pointing back to a ${leaf} block or a lower index block (no cycles), found ${c} (this block is at ${b.offset})`,
+              );
             hgt = Math.max(hgt, 1 + height.get(c)!);
             if (hgt > MAX_INDEX_DEPTH) throw new FormatError(file, ch.at[i], `index depth ≤ ${MAX_INDEX_DEPTH} levels`);
           } else if (t !== leaf) {
-            throw new FormatError(file, ch.at[i], `index position at the start of a ${leaf} block${leaf === 'log' ? '' : ' or a lower index block'}, found ${c}${t ? ` (a ${t} block)` : ''}`);
+            throw new FormatError(
+              file,
+              ch.at[i],
+              `index position at the start of a ${leaf} block${leaf === 'log' ? '' : ' or a lower index block'}, found ${c}${t ? ` (a ${t} block)` : ''}`,
+            );
           }
           if (!keyWarned && !ch.keyOk[i]) {
             keyWarned = true;
-            this.findings.push({ severity: 'warning', file, offset: ch.at[i], message: `index key equal to the last key of the block it points at (${c}); git's lookups through this ${s.name} can miss records` });
+            this.findings.push({
+              severity: 'warning',
+              file,
+              offset: ch.at[i],
+              message: `index key equal to the last key of the block it points at (${c}); git's lookups through this ${s.name} can miss records`,
+            });
           }
         }
         height.set(b.offset, hgt);

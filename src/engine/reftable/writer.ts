@@ -31,7 +31,16 @@ import { deflateLogBlock } from './deflate.ts';
 import { crc32, putU16, putU24, putU32, putU64, putVarint, varintLength } from '../basics.ts';
 import type { TableFooter } from '../table.ts';
 import {
-  BlockWriter, WriterError, MAX_RESTARTS, T_INDEX, T_LOG, T_OBJ, T_REF, footerSize, headerSize, type WrittenSection,
+  BlockWriter,
+  WriterError,
+  MAX_RESTARTS,
+  T_INDEX,
+  T_LOG,
+  T_OBJ,
+  T_REF,
+  footerSize,
+  headerSize,
+  type WrittenSection,
 } from './block-writer.ts';
 import { HASH_ID_S256, HASH_ID_SHA1 } from './constants.ts';
 
@@ -161,23 +170,37 @@ const FORMAT_ID_S256 = HASH_ID_S256;
 
 /** A name as error text: quoted, and cut to 80 characters (a name may be megabytes long). */
 function showName(name: string): string {
-  return JSON.stringify(name.length > 80 ? name.slice(0, 60) + '…' : name) + (name.length > 80 ? ` (${name.length.toLocaleString('en-US')} bytes)` : '');
+  return (
+    JSON.stringify(name.length > 80 ? name.slice(0, 60) + '…' : name) +
+    (name.length > 80 ? ` (${name.length.toLocaleString('en-US')} bytes)` : '')
+  );
 }
 
 /** A record that does not fit an empty block: git's writer fails with "entry too large". */
 function tooBig(kind: 'ref' | 'log', name: string, limit: number): WriterError {
-  return new WriterError(`a ${kind} record that fits one ${limit.toLocaleString('en-US')}-byte block (git fails with "entry too large"), found ${kind} ${showName(name)}, which does not`, undefined, -1, name);
+  return new WriterError(
+    `a ${kind} record that fits one ${limit.toLocaleString('en-US')}-byte block (git fails with "entry too large"), found ${kind} ${showName(name)}, which does not`,
+    undefined,
+    -1,
+    name,
+  );
 }
 
 /** The object id, checked to be `hs` bytes long; the message is only built on failure. */
 function checkOid(id: Uint8Array | undefined, hs: number, kind: string, name: string, field: string): Uint8Array {
-  if (!id || id.length !== hs) throw new WriterError(`a ${hs}-byte object id as the ${field} of ${kind} ${showName(name)}, found ${id ? `${id.length} bytes` : 'none'}`);
+  if (!id || id.length !== hs)
+    throw new WriterError(
+      `a ${hs}-byte object id as the ${field} of ${kind} ${showName(name)}, found ${id ? `${id.length} bytes` : 'none'}`,
+    );
   return id;
 }
 
 function byteLen(s: string, what: string): number {
   for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) > 0xff) throw new WriterError(`a byte string as the ${what} (one char per byte; use textToKey), found char ${i} above 0xff`);
+    if (s.charCodeAt(i) > 0xff)
+      throw new WriterError(
+        `a byte string as the ${what} (one char per byte; use textToKey), found char ${i} above 0xff`,
+      );
   }
   return s.length;
 }
@@ -214,9 +237,11 @@ class TableWriter extends BlockWriter {
 
   constructor(o: WriterOptions, estimate: number) {
     const bs = o.blockSize ?? 4096;
-    if (!Number.isInteger(bs) || bs < 0 || bs >= 1 << 24) throw new WriterError(`a block size of 0..16777215 (git's reftable.blockSize), found ${bs}`);
+    if (!Number.isInteger(bs) || bs < 0 || bs >= 1 << 24)
+      throw new WriterError(`a block size of 0..16777215 (git's reftable.blockSize), found ${bs}`);
     const ri = o.restartInterval ?? 16;
-    if (!Number.isInteger(ri) || ri < 1 || ri > MAX_RESTARTS) throw new WriterError(`a restart interval of 1..65535 (git's reftable.restartInterval), found ${ri}`);
+    if (!Number.isInteger(ri) || ri < 1 || ri > MAX_RESTARTS)
+      throw new WriterError(`a restart interval of 1..65535 (git's reftable.restartInterval), found ${ri}`);
     super(bs === 0 ? UNALIGNED_FILL : bs, ri);
     this.version = o.hashId === 's256' ? 2 : 1;
     this.hs = this.version === 2 ? 32 : 20;
@@ -227,11 +252,18 @@ class TableWriter extends BlockWriter {
     this.threshold = this.padded ? 3 : 1;
     this.minUI = o.minUpdateIndex;
     this.maxUI = o.maxUpdateIndex;
-    for (const [k, v] of [['minUpdateIndex', this.minUI], ['maxUpdateIndex', this.maxUI]] as const) {
+    for (const [k, v] of [
+      ['minUpdateIndex', this.minUI],
+      ['maxUpdateIndex', this.maxUI],
+    ] as const) {
       if (!Number.isSafeInteger(v) || v < 0) throw new WriterError(`a non-negative safe integer as ${k}, found ${v}`);
     }
-    if (this.minUI > this.maxUI) throw new WriterError(`minUpdateIndex ≤ maxUpdateIndex, found ${this.minUI} > ${this.maxUI}`);
-    if (this.limit < this.hdrSize + 4 + 2 + 3 + 2) throw new WriterError(`a block size of at least ${this.hdrSize + 4 + 2 + 3 + 2} bytes (header, block header, one restart), found ${bs}`);
+    if (this.minUI > this.maxUI)
+      throw new WriterError(`minUpdateIndex ≤ maxUpdateIndex, found ${this.minUI} > ${this.maxUI}`);
+    if (this.limit < this.hdrSize + 4 + 2 + 3 + 2)
+      throw new WriterError(
+        `a block size of at least ${this.hdrSize + 4 + 2 + 3 + 2} bytes (header, block header, one restart), found ${bs}`,
+      );
     this.out = new Uint8Array(Math.max(1 << 12, estimate + Math.min(this.limit, 1 << 16) + 128));
   }
 
@@ -314,7 +346,10 @@ class TableWriter extends BlockWriter {
       this.flush();
       this.begin(T_INDEX, this.bsection);
       o = this.add(0, bl);
-      if (o < 0) throw new WriterError(`an index record that fits one ${this.limit}-byte block (git: "entry too large"), found a ${kl}-byte key`);
+      if (o < 0)
+        throw new WriterError(
+          `an index record that fits one ${this.limit}-byte block (git: "entry too large"), found a ${kl}-byte key`,
+        );
     }
     putVarint(this.blk, o, e.offset);
   }
@@ -429,7 +464,7 @@ class OidCollector {
       }
       return a - b;
     };
-    for (let s = 0; s < n; ) {
+    for (let s = 0; s < n;) {
       const pre = keys[s];
       let e = s + 1;
       while (e < n && keys[e] === pre) e++;
@@ -472,7 +507,10 @@ class OidCollector {
  * naming it (first absolute, then deltas). A record that does not fit even a fresh block is
  * written without positions (cnt 0: "scan all ref blocks").
  */
-function writeObjSection(w: TableWriter, oids: OidCollector): { objIdLen: number; objPosition: number; objIndexPosition: number } {
+function writeObjSection(
+  w: TableWriter,
+  oids: OidCollector,
+): { objIdLen: number; objPosition: number; objIndexPosition: number } {
   const hs = w.hs;
   const n = oids.n;
   const { ids, blk: blkNo } = oids.sorted();
@@ -528,7 +566,10 @@ function writeObjSection(w: TableWriter, oids: OidCollector): { objIdLen: number
       o = w.add(vt, bodyLen);
       if (o < 0) {
         o = w.add(0, 1);
-        if (o < 0) throw new WriterError(`an obj record that fits one ${w.limit}-byte block, found a ${idLen}-byte key that does not`);
+        if (o < 0)
+          throw new WriterError(
+            `an obj record that fits one ${w.limit}-byte block, found a ${idLen}-byte key that does not`,
+          );
         w.blk[o] = 0; // cnt_large = 0: no positions
         s = e;
         continue;
@@ -559,12 +600,23 @@ function cleanMessage(msg: string | undefined, exact: boolean, name: string): st
   let end = msg.length;
   while (end > 0 && msg.charCodeAt(end - 1) === 10) end--;
   const m = msg.slice(0, end);
-  if (m.indexOf('\n') >= 0) throw new WriterError(`a one-line log message for ${showName(name)} (git's reftable_writer_add_log refuses inner newlines), found ${m.split('\n').length} lines`, undefined, -1, name);
+  if (m.indexOf('\n') >= 0)
+    throw new WriterError(
+      `a one-line log message for ${showName(name)} (git's reftable_writer_add_log refuses inner newlines), found ${m.split('\n').length} lines`,
+      undefined,
+      -1,
+      name,
+    );
   return m + '\n';
 }
 
 /** Rough size of the table (to allocate the output once): records plus restart tables, padding, obj records. */
-function estimateSize(refs: readonly RefRecordIn[], logs: readonly LogRecordIn[], hs: number, indexObjects: boolean): { bytes: number; ids: number } {
+function estimateSize(
+  refs: readonly RefRecordIn[],
+  logs: readonly LogRecordIn[],
+  hs: number,
+  indexObjects: boolean,
+): { bytes: number; ids: number } {
   let n = 0;
   let ids = 0;
   for (let i = 0; i < refs.length; i++) {
@@ -581,7 +633,12 @@ function estimateSize(refs: readonly RefRecordIn[], logs: readonly LogRecordIn[]
   if (indexObjects) n += ids * 10;
   for (let i = 0; i < logs.length; i++) {
     const l = logs[i];
-    n += l.name.length + 14 + (l.type === 1 ? 2 * hs + 16 + (l.committerName?.length ?? 0) + (l.email?.length ?? 0) + (l.message?.length ?? 0) : 0);
+    n +=
+      l.name.length +
+      14 +
+      (l.type === 1
+        ? 2 * hs + 16 + (l.committerName?.length ?? 0) + (l.email?.length ?? 0) + (l.message?.length ?? 0)
+        : 0);
   }
   return { bytes: n, ids };
 }
@@ -598,7 +655,11 @@ function estimateSize(refs: readonly RefRecordIn[], logs: readonly LogRecordIn[]
  *   object id, a non-byte-string name, a multi-line log message (unless exactLogMessage), or a
  *   record that does not fit an empty block.
  */
-export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly LogRecordIn[], opts: WriterOptions): WrittenTable {
+export function writeTableDetailed(
+  refs: readonly RefRecordIn[],
+  logs: readonly LogRecordIn[],
+  opts: WriterOptions,
+): WrittenTable {
   const indexObjects = opts.indexObjects ?? true;
   const est = estimateSize(refs, logs, opts.hashId === 's256' ? 32 : 20, indexObjects);
   const w = new TableWriter(opts, est.bytes);
@@ -619,10 +680,22 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
     const rec = refs[r];
     const name = rec.name;
     if (name.length === 0) throw new WriterError(`a non-empty name for ref record ${r}, found an empty one`);
-    if (r > 0 && !(prev < name)) throw new WriterError(`ref names sorted and unique, found ${showName(name)} (record ${r}) not after ${showName(prev)}`, undefined, -1, name);
+    if (r > 0 && !(prev < name))
+      throw new WriterError(
+        `ref names sorted and unique, found ${showName(name)} (record ${r}) not after ${showName(prev)}`,
+        undefined,
+        -1,
+        name,
+      );
     prev = name;
     const ui = rec.updateIndex;
-    if (!(ui >= w.minUI && ui <= w.maxUI)) throw new WriterError(`an update index in [${w.minUI}, ${w.maxUI}] for ref ${showName(name)}, found ${ui}`, undefined, -1, name);
+    if (!(ui >= w.minUI && ui <= w.maxUI))
+      throw new WriterError(
+        `an update index in [${w.minUI}, ${w.maxUI}] for ref ${showName(name)}, found ${ui}`,
+        undefined,
+        -1,
+        name,
+      );
     const delta = ui - w.minUI;
     // A name longer than a block can never be written (git: REFTABLE_ENTRY_TOO_BIG_ERROR).
     if (name.length > w.limit) throw tooBig('ref', name, w.limit);
@@ -640,7 +713,8 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
       peeled = checkOid(rec.peeled, hs, 'ref', name, 'peeled');
       bodyLen += 2 * hs;
     } else if (t === 3) {
-      if (rec.target === undefined) throw new WriterError(`a target for symref ${showName(name)}, found none`, undefined, -1, name);
+      if (rec.target === undefined)
+        throw new WriterError(`a target for symref ${showName(name)}, found none`, undefined, -1, name);
       target = rec.target;
       const tl = byteLen(target, 'symref target');
       bodyLen += varintLength(tl) + tl;
@@ -711,9 +785,20 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
       const name = rec.name;
       const ui = rec.updateIndex;
       if (name.length === 0) throw new WriterError(`a non-empty name for log record ${r}, found an empty one`);
-      if (!Number.isSafeInteger(ui) || ui < 0) throw new WriterError(`a non-negative safe integer as the update index of log ${showName(name)}, found ${ui}`, undefined, -1, name);
+      if (!Number.isSafeInteger(ui) || ui < 0)
+        throw new WriterError(
+          `a non-negative safe integer as the update index of log ${showName(name)}, found ${ui}`,
+          undefined,
+          -1,
+          name,
+        );
       if (r > 0 && !(prevName < name || (prevName === name && ui < prevUI))) {
-        throw new WriterError(`log records sorted by name, then update index descending, found (${showName(name)}, ${ui}) (record ${r}) not after (${showName(prevName)}, ${prevUI})`, undefined, -1, name);
+        throw new WriterError(
+          `log records sorted by name, then update index descending, found (${showName(name)}, ${ui}) (record ${r}) not after (${showName(prevName)}, ${prevUI})`,
+          undefined,
+          -1,
+          name,
+        );
       }
       prevName = name;
       prevUI = ui;
@@ -723,7 +808,10 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
       const kb = w.keyBuf;
       for (let i = 0; i < name.length; i++) {
         const c = name.charCodeAt(i);
-        if (c > 0xff) throw new WriterError(`a byte string as the name of log record ${r} (one char per byte; use textToKey), found a char above 0xff`);
+        if (c > 0xff)
+          throw new WriterError(
+            `a byte string as the name of log record ${r} (one char per byte; use textToKey), found a char above 0xff`,
+          );
         kb[i] = c;
       }
       kb[name.length] = 0;
@@ -739,18 +827,31 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
       let msg = '';
       const t = rec.type;
       if (t === 1) {
-        if (ui > w.maxUI) throw new WriterError(`an update index ≤ ${w.maxUI} (maxUpdateIndex) for log ${showName(name)}, found ${ui}`, undefined, -1, name);
+        if (ui > w.maxUI)
+          throw new WriterError(
+            `an update index ≤ ${w.maxUI} (maxUpdateIndex) for log ${showName(name)}, found ${ui}`,
+            undefined,
+            -1,
+            name,
+          );
         if (rec.oldId) checkOid(rec.oldId, hs, 'log', name, 'old id');
         if (rec.newId) checkOid(rec.newId, hs, 'log', name, 'new id');
         who = rec.committerName ?? '';
         email = rec.email ?? '';
         msg = cleanMessage(rec.message, exact, name);
         const time = rec.time ?? 0;
-        if (!Number.isSafeInteger(time) || time < 0) throw new WriterError(`a non-negative safe integer as the time of log ${showName(name)}, found ${time}`, undefined, -1, name);
+        if (!Number.isSafeInteger(time) || time < 0)
+          throw new WriterError(
+            `a non-negative safe integer as the time of log ${showName(name)}, found ${time}`,
+            undefined,
+            -1,
+            name,
+          );
         const wl = byteLen(who, 'log committer name');
         const el = byteLen(email, 'log email');
         const ml = byteLen(msg, 'log message');
-        bodyLen = 2 * hs + varintLength(wl) + wl + varintLength(el) + el + varintLength(time) + 2 + varintLength(ml) + ml;
+        bodyLen =
+          2 * hs + varintLength(wl) + wl + varintLength(el) + el + varintLength(time) + 2 + varintLength(ml) + ml;
       } else if (t !== 0) {
         throw new WriterError(`log type 0 or 1 for log ${showName(name)}, found ${t as number}`, undefined, -1, name);
       }
@@ -827,7 +928,11 @@ export function writeTableDetailed(refs: readonly RefRecordIn[], logs: readonly 
  * Write one reftable (see `writeTableDetailed` for the rules, inputs and errors).
  * @returns the file bytes: header, blocks, footer.
  */
-export function writeTable(refs: readonly RefRecordIn[], logs: readonly LogRecordIn[], opts: WriterOptions): Uint8Array {
+export function writeTable(
+  refs: readonly RefRecordIn[],
+  logs: readonly LogRecordIn[],
+  opts: WriterOptions,
+): Uint8Array {
   return writeTableDetailed(refs, logs, opts).bytes;
 }
 

@@ -6,11 +6,25 @@
 import { FormatError } from '../basics.ts';
 import type { Analysis } from '../analyze.ts';
 import type { Report } from '../report.ts';
-import { estimatePackAll, geometryByCount, gitAutoCompaction, gitAutoCompactionWithLocks, jgitCompaction, replayAutoCompaction } from '../compaction.ts';
+import {
+  estimatePackAll,
+  geometryByCount,
+  gitAutoCompaction,
+  gitAutoCompactionWithLocks,
+  jgitCompaction,
+  replayAutoCompaction,
+} from '../compaction.ts';
 import { stackLocks } from '../analyze.ts';
 import { compactAll, compactAuto, stackFilesAfter, zipStack, type CompactResult } from '../compact.ts';
 import type { CompactionReport } from '../extensions.ts';
-import { MAX_REPLAY, type CompactedTable, type CompactionData, type CompactionQuery, type CompactionTable, type CompactNowResult } from './types.ts';
+import {
+  MAX_REPLAY,
+  type CompactedTable,
+  type CompactionData,
+  type CompactionQuery,
+  type CompactionTable,
+  type CompactNowResult,
+} from './types.ts';
 
 /** The compaction part of a session: the last compaction that wrote a table (for its zip). */
 export class CompactionSession {
@@ -21,7 +35,6 @@ export class CompactionSession {
   reset(): void {
     this.lastCompact = null;
   }
-
 
   /**
    * The compaction geometry at `q.factor` for the current report (files or a shared link): git's
@@ -34,8 +47,17 @@ export class CompactionSession {
     const c = (r.stack.compaction ?? null) as CompactionReport | null;
     const factor = q.factor;
     const tables: CompactionTable[] = r.tables.map((t, i) => ({
-      index: i, name: t.name, fileSize: t.fileSize, version: (t.version ?? 1) as 1 | 2,
-      records: t.records.ref + t.records.peeled + t.records.symref + t.records.tombstone + t.records.log + t.records.logDeletion,
+      index: i,
+      name: t.name,
+      fileSize: t.fileSize,
+      version: (t.version ?? 1) as 1 | 2,
+      records:
+        t.records.ref +
+        t.records.peeled +
+        t.records.symref +
+        t.records.tombstone +
+        t.records.log +
+        t.records.logDeletion,
       live: c?.byLive?.values[i] ?? Math.max(0, t.winners),
       broken: !!t.error,
     }));
@@ -45,20 +67,38 @@ export class CompactionSession {
     const txSize = Math.max(92, Math.min(1 << 30, Math.floor(q.txSize) || 150));
     const cannot = !analysis?.stack
       ? 'this report was opened from a link: the tables themselves are not here (re-run on a synthetic stack to compact one of the same shape)'
-      : analysis.stack.tables.some((t) => !t) ? 'a table could not be read, so it cannot be merged or copied' : null;
+      : analysis.stack.tables.some((t) => !t)
+        ? 'a table could not be read, so it cannot be merged or copied'
+        : null;
     return {
       factor,
       tables,
       // what git merges with the directory's lock files present (the rule's reasons unchanged)
       bytes: analysis?.stack
-        ? { ...gitAutoCompaction(sizes, versions, factor), segment: gitAutoCompactionWithLocks(sizes, versions, factor, stackLocks(analysis)).segment }
+        ? {
+            ...gitAutoCompaction(sizes, versions, factor),
+            segment: gitAutoCompactionWithLocks(sizes, versions, factor, stackLocks(analysis)).segment,
+          }
         : gitAutoCompaction(sizes, versions, factor),
-      records: geometryByCount(tables.map((t) => t.records), factor),
-      live: geometryByCount(tables.map((t) => t.live), factor),
+      records: geometryByCount(
+        tables.map((t) => t.records),
+        factor,
+      ),
+      live: geometryByCount(
+        tables.map((t) => t.live),
+        factor,
+      ),
       jgit: jgitCompaction(sizes),
       replay: replayAutoCompaction(sizes, versions, factor, k, txSize),
       packAllEstimate: estimatePackAll(sizes, versions),
-      measured: c ? { factor: c.factor, afterAuto: c.afterAuto ?? null, afterPackRefs: c.afterPackRefs ?? null, skipped: c.afterSkipped ?? null } : null,
+      measured: c
+        ? {
+            factor: c.factor,
+            afterAuto: c.afterAuto ?? null,
+            afterPackRefs: c.afterPackRefs ?? null,
+            skipped: c.afterSkipped ?? null,
+          }
+        : null,
       canCompact: !cannot,
       cannotCompact: cannot,
     };
@@ -71,13 +111,25 @@ export class CompactionSession {
    * 40 MB table takes about 2 s: a page can ask for it later with `compactedZip`). Throws when the
    * tables are not here.
    */
-  compactNow(a: Analysis | null, r: Report | null, q: { mode: 'auto' | 'all'; factor: number; zip?: boolean }): CompactNowResult {
+  compactNow(
+    a: Analysis | null,
+    r: Report | null,
+    q: { mode: 'auto' | 'all'; factor: number; zip?: boolean },
+  ): CompactNowResult {
     const t0 = Date.now();
-    if (!a?.stack || !r) throw new FormatError('(session)', -1, 'loaded tables to compact (a report opened from a link has no files)');
+    if (!a?.stack || !r)
+      throw new FormatError('(session)', -1, 'loaded tables to compact (a report opened from a link has no files)');
     const stack = a.stack;
     const recsOf = (i: number): number => {
       const t = r.tables[i];
-      return t.records.ref + t.records.peeled + t.records.symref + t.records.tombstone + t.records.log + t.records.logDeletion;
+      return (
+        t.records.ref +
+        t.records.peeled +
+        t.records.symref +
+        t.records.tombstone +
+        t.records.log +
+        t.records.logDeletion
+      );
     };
     const before = {
       tables: stack.names.length,
@@ -86,17 +138,35 @@ export class CompactionSession {
     };
     this.lastCompact = null;
     const res = q.mode === 'all' ? compactAll(stack) : compactAuto(stack, { factor: q.factor });
-    const unchanged = (): CompactedTable[] => stack.names.map((name, i) => ({ name, bytes: r.tables[i].fileSize, records: recsOf(i), isNew: false, from: i }));
+    const unchanged = (): CompactedTable[] =>
+      stack.names.map((name, i) => ({ name, bytes: r.tables[i].fileSize, records: recsOf(i), isNew: false, from: i }));
     if (!res) {
       return {
-        mode: q.mode, factor: q.factor, segment: null, changed: false, empty: false, dropsDeletions: false,
-        specDroppable: { tombstones: 0, logDeletions: 0 }, stats: null, before, after: before, tables: unchanged(),
-        zip: null, zipName: '', elapsed: Date.now() - t0,
+        mode: q.mode,
+        factor: q.factor,
+        segment: null,
+        changed: false,
+        empty: false,
+        dropsDeletions: false,
+        specDroppable: { tombstones: 0, logDeletions: 0 },
+        stats: null,
+        before,
+        after: before,
+        tables: unchanged(),
+        zip: null,
+        zipName: '',
+        elapsed: Date.now() - t0,
       };
     }
     const tables: CompactedTable[] = res.names.map((name) => {
       if (res.changed && name === res.name) {
-        return { name, bytes: res.bytes.length, records: res.stats.refsOut + res.stats.logsOut, isNew: true, from: res.segment.start };
+        return {
+          name,
+          bytes: res.bytes.length,
+          records: res.stats.refsOut + res.stats.logsOut,
+          isNew: true,
+          from: res.segment.start,
+        };
       }
       const i = stack.names.indexOf(name);
       return { name, bytes: r.tables[i].fileSize, records: recsOf(i), isNew: false, from: i };
@@ -105,10 +175,24 @@ export class CompactionSession {
     if (res.changed) this.lastCompact = { res, zipName };
     const zip = res.changed && q.zip !== false ? zipStack(stackFilesAfter(stack, res)) : null;
     return {
-      mode: q.mode, factor: q.factor, segment: res.segment, changed: res.changed, empty: res.empty,
-      dropsDeletions: res.dropsDeletions, specDroppable: res.specDroppable, stats: res.stats, before,
-      after: { tables: tables.length, bytes: tables.reduce((s, t) => s + t.bytes, 0), records: tables.reduce((s, t) => s + t.records, 0) },
-      tables, zip, zipName, elapsed: Date.now() - t0,
+      mode: q.mode,
+      factor: q.factor,
+      segment: res.segment,
+      changed: res.changed,
+      empty: res.empty,
+      dropsDeletions: res.dropsDeletions,
+      specDroppable: res.specDroppable,
+      stats: res.stats,
+      before,
+      after: {
+        tables: tables.length,
+        bytes: tables.reduce((s, t) => s + t.bytes, 0),
+        records: tables.reduce((s, t) => s + t.records, 0),
+      },
+      tables,
+      zip,
+      zipName,
+      elapsed: Date.now() - t0,
     };
   }
 

@@ -21,8 +21,21 @@ import { CompactionSession } from './compaction.ts';
 import { ShareSession } from './share.ts';
 import { SimulateSession } from './simulate.ts';
 import type {
-  Capabilities, CompactionData, CompactionQuery, CompactNowResult, ExportAnswer, ExportFormat, LoadResult, OpenShareAnswer,
-  ProgressFn, RefsPage, RefsQuery, ShareAnswer, SimulateAnswer, SimulateQuery, TableLayout,
+  Capabilities,
+  CompactionData,
+  CompactionQuery,
+  CompactNowResult,
+  ExportAnswer,
+  ExportFormat,
+  LoadResult,
+  OpenShareAnswer,
+  ProgressFn,
+  RefsPage,
+  RefsQuery,
+  ShareAnswer,
+  SimulateAnswer,
+  SimulateQuery,
+  TableLayout,
 } from './types.ts';
 
 export * from './types.ts';
@@ -34,7 +47,8 @@ export { slicedSource } from './load.ts';
  */
 export function engineError(e: unknown, what: string): FormatError {
   if (e instanceof FormatError) return e;
-  if (e instanceof ShareLinkError) return new FormatError('(link)', -1, `a link this refscope can rebuild (${e.message})`);
+  if (e instanceof ShareLinkError)
+    return new FormatError('(link)', -1, `a link this refscope can rebuild (${e.message})`);
   const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
   return new FormatError('(engine)', -1, `${what} to finish (it stopped: ${displayName(msg).slice(0, 300)})`);
 }
@@ -102,8 +116,13 @@ export class EngineSession {
     this.tracker.setPhase('done');
     this.tracker.end();
     return {
-      ...out.base, report: out.report, error, splits: this.list.splits,
-      refCount: this.list.liveCount(), refCountWithTombstones: this.list.totalCount, elapsed: Date.now() - out.t0,
+      ...out.base,
+      report: out.report,
+      error,
+      splits: this.list.splits,
+      refCount: this.list.liveCount(),
+      refCountWithTombstones: this.list.totalCount,
+      elapsed: Date.now() - out.t0,
     };
   }
 

@@ -9,7 +9,14 @@ import { analyzeFiles, type Analysis } from '../analyze.ts';
 import { classifyInput } from '../input.ts';
 import { buildReport, type Report } from '../report.ts';
 import {
-  LOAD_DEADLINE_MS, LOAD_MAX_RECORDS, PROGRESS_MS, READ_SLICE, type LoadError, type LoadProgress, type LoadResult, type ProgressFn,
+  LOAD_DEADLINE_MS,
+  LOAD_MAX_RECORDS,
+  PROGRESS_MS,
+  READ_SLICE,
+  type LoadError,
+  type LoadProgress,
+  type LoadResult,
+  type ProgressFn,
 } from './types.ts';
 
 /** Progress of the load in flight, reported at most every `PROGRESS_MS` (and at every phase change). */
@@ -30,7 +37,15 @@ export class LoadTracker {
   }
 
   begin(bytesTotal: number, tablesTotal: number): void {
-    this.progress = { phase: 'reading', bytesTotal, bytesRead: 0, bytesParsed: 0, tablesTotal, tablesDone: 0, elapsed: 0 };
+    this.progress = {
+      phase: 'reading',
+      bytesTotal,
+      bytesRead: 0,
+      bytesParsed: 0,
+      tablesTotal,
+      tablesDone: 0,
+      elapsed: 0,
+    };
     this.emit(true);
   }
 
@@ -92,31 +107,51 @@ export class LoadTracker {
 
 /** What `runLoad` produced: the analysis and report, or the result to return as it is. */
 export type LoadOutcome =
-  | { ok: true; analysis: Analysis; report: Report; base: LoadResult; t0: number }
-  | { ok: false; result: LoadResult };
+  { ok: true; analysis: Analysis; report: Report; base: LoadResult; t0: number } | { ok: false; result: LoadResult };
 
 /** Classify, analyse and report `inputs` (see the module comment). */
 export function runLoad(inputs: InputFile[], tracker: LoadTracker, onProgress: ProgressFn | null): LoadOutcome {
   const t0 = Date.now();
   tracker.start(onProgress, t0);
   const base: LoadResult = {
-    report: null, error: null, files: [], kind: 'empty', description: '', splits: [],
-    refCount: 0, refCountWithTombstones: 0, elapsed: 0,
+    report: null,
+    error: null,
+    files: [],
+    kind: 'empty',
+    description: '',
+    splits: [],
+    refCount: 0,
+    refCountWithTombstones: 0,
+    elapsed: 0,
   };
-  let kind = 'empty', description = '';
+  let kind = 'empty',
+    description = '';
   try {
     base.files = inputs.map((f) => ({ path: String(f.path), size: f.source.size }));
     const cls = classifyInput(inputs);
     kind = cls.kind;
     description = cls.description;
-    const relevant = cls.kind === 'reftable' ? [...cls.tableFiles, ...(cls.tablesList ? [cls.tablesList] : [])] : cls.gitFiles;
-    tracker.begin(relevant.reduce((s, f) => s + f.source.size, 0), cls.tableFiles.length);
+    const relevant =
+      cls.kind === 'reftable' ? [...cls.tableFiles, ...(cls.tablesList ? [cls.tablesList] : [])] : cls.gitFiles;
+    tracker.begin(
+      relevant.reduce((s, f) => s + f.source.size, 0),
+      cls.tableFiles.length,
+    );
     // Watch the first read of each table file to count tables as they are opened.
     const watched = inputs.map((f): InputFile => {
       if (!f.path.endsWith('.ref')) return f;
       const name = f.path.split('/').pop()!;
       const src = f.source;
-      return { path: f.path, source: { size: src.size, read: (o, l) => { tracker.noteTableRead(name); return src.read(o, l); } } };
+      return {
+        path: f.path,
+        source: {
+          size: src.size,
+          read: (o, l) => {
+            tracker.noteTableRead(name);
+            return src.read(o, l);
+          },
+        },
+      };
     });
     const a = analyzeFiles(watched, {
       // A crafted input must not freeze the tab: stop with a message instead (docs/limits.md).
@@ -127,7 +162,13 @@ export function runLoad(inputs: InputFile[], tracker: LoadTracker, onProgress: P
     tracker.allRead();
     tracker.setPhase('merging');
     const report = buildReport(a);
-    return { ok: true, analysis: a, report, base: { ...base, kind: a.input.kind, description: a.input.description }, t0 };
+    return {
+      ok: true,
+      analysis: a,
+      report,
+      base: { ...base, kind: a.input.kind, description: a.input.description },
+      t0,
+    };
   } catch (e) {
     tracker.end();
     return { ok: false, result: { ...base, kind, description, error: toLoadError(e), elapsed: Date.now() - t0 } };
@@ -145,7 +186,12 @@ export function toLoadError(e: unknown): LoadError {
  * A `ByteSource` that splits reads larger than `slice` bytes into slices, reporting each to
  * `onBytes` (so a long read of one big file still shows progress). `readSlice` does the reading.
  */
-export function slicedSource(size: number, readSlice: (offset: number, length: number) => Uint8Array, onBytes: (n: number) => void, slice = READ_SLICE): ByteSource {
+export function slicedSource(
+  size: number,
+  readSlice: (offset: number, length: number) => Uint8Array,
+  onBytes: (n: number) => void,
+  slice = READ_SLICE,
+): ByteSource {
   return {
     size,
     read(offset: number, length: number): Uint8Array {

@@ -26,11 +26,18 @@ function keyDisplay(t: Table | null, k: string, section: SectionName): string {
 }
 
 /** Index of the first position p in [lo, hi) of `idx` with keyOf(idx[p]) ≥ key. */
-function lowerBoundIdx(keyOf: (i: number) => string, idx: Int32Array | null, key: string, lo: number, hi: number): number {
+function lowerBoundIdx(
+  keyOf: (i: number) => string,
+  idx: Int32Array | null,
+  key: string,
+  lo: number,
+  hi: number,
+): number {
   while (lo < hi) {
     const m = (lo + hi) >>> 1;
     const k = keyOf(idx ? idx[m] : m);
-    if (k < key) lo = m + 1; else hi = m;
+    if (k < key) lo = m + 1;
+    else hi = m;
   }
   return lo;
 }
@@ -77,11 +84,19 @@ export class RefsList {
       }
       this.liveIdx = live.subarray(0, j);
       tables.forEach((t, i) => {
-        if (!t) { this.splits.push(null); return; }
+        if (!t) {
+          this.splits.push(null);
+          return;
+        }
         const sb = t.sectionBytes;
         this.splits.push({
-          live: m.winners[i] - tombWin[i], shadowed: m.shadowed[i], tombstones: tombWin[i], refRecords: t.refs.count,
-          refBytes: sb.ref, logBytes: sb.log, otherBytes: Math.max(0, t.fileSize - sb.ref - sb.log),
+          live: m.winners[i] - tombWin[i],
+          shadowed: m.shadowed[i],
+          tombstones: tombWin[i],
+          refRecords: t.refs.count,
+          refBytes: sb.ref,
+          logBytes: sb.log,
+          otherBytes: Math.max(0, t.fileSize - sb.ref - sb.log),
         });
       });
     } else {
@@ -106,7 +121,7 @@ export class RefsList {
    * arenas: the session makes no string per ref (a million names would take ~50 MB and ~250 ms).
    */
   private mergedList(): NonNullable<Analysis['merged']> | null {
-    return this.listed ? null : this.analysis?.merged ?? null;
+    return this.listed ? null : (this.analysis?.merged ?? null);
   }
 
   /** Entries of the refs list (tombstones included). */
@@ -127,7 +142,8 @@ export class RefsList {
     const tables = this.analysis?.stack?.tables;
     if (!m || !tables) return (i) => this.keys[i].includes(needle);
     const nb = keyToBytes(needle);
-    const nl = nb.length, first = nb[0];
+    const nl = nb.length,
+      first = nb[0];
     return (i) => {
       const r = tables[m.table[i]]!.refs;
       const rec = m.rec[i];
@@ -202,7 +218,17 @@ export class RefsList {
     const a = this.analysis!;
     if (this.listed) {
       const r = this.listed[i];
-      return { index, name: displayName(r.name), oid: r.oid, kind: 'ref', table: -1, source: a.input.kind === 'packed-refs' ? 'packed-refs' : 'files backend', updateIndex: -1, block: -1, blockRecord: -1 };
+      return {
+        index,
+        name: displayName(r.name),
+        oid: r.oid,
+        kind: 'ref',
+        table: -1,
+        source: a.input.kind === 'packed-refs' ? 'packed-refs' : 'files backend',
+        updateIndex: -1,
+        block: -1,
+        blockRecord: -1,
+      };
     }
     const m = a.merged!;
     const tables = a.stack!.tables;
@@ -212,8 +238,15 @@ export class RefsList {
     const type = t.refs.types[rec];
     const hs = t.header.hashSize;
     const row: RefRow = {
-      index, name: displayName(m.key(i)), oid: '', kind: 'ref', table: ti, source: t.name,
-      updateIndex: t.refs.updateIndex[rec], block: t.refs.block[rec], blockRecord: rec - firstOfBlock(t.refs.block, rec),
+      index,
+      name: displayName(m.key(i)),
+      oid: '',
+      kind: 'ref',
+      table: ti,
+      source: t.name,
+      updateIndex: t.refs.updateIndex[rec],
+      block: t.refs.block[rec],
+      blockRecord: rec - firstOfBlock(t.refs.block, rec),
     };
     if (type === 0) row.kind = 'tombstone';
     else if (type === 3) {
@@ -244,8 +277,15 @@ export class RefsList {
     if (!t) {
       const b = s.broken.find((x) => x.name === s.names[i]);
       return {
-        index: i, name: s.names[i], path: b?.path ?? s.names[i], fileSize: b?.fileSize ?? 0, header: null, footer: null,
-        sections: [], blocks: [], error: b ? { file: b.error.file, offset: b.error.offset, expected: b.error.expected } : null,
+        index: i,
+        name: s.names[i],
+        path: b?.path ?? s.names[i],
+        fileSize: b?.fileSize ?? 0,
+        header: null,
+        footer: null,
+        sections: [],
+        blocks: [],
+        error: b ? { file: b.error.file, offset: b.error.offset, expected: b.error.expected } : null,
       };
     }
     const h = t.header;
@@ -256,11 +296,25 @@ export class RefsList {
     }
     sections.push({ name: 'footer', start: t.fileSize - h.footerSize, end: t.fileSize });
     return {
-      index: i, name: t.name, path: t.path, fileSize: t.fileSize, header: { ...h }, footer: { ...t.footer }, sections,
+      index: i,
+      name: t.name,
+      path: t.path,
+      fileSize: t.fileSize,
+      header: { ...h },
+      footer: { ...t.footer },
+      sections,
       blocks: t.blocks.map((b, k) => ({
-        index: k, offset: b.offset, type: b.type, section: b.section, blockLen: b.blockLen, restartCount: b.restartCount,
-        recordCount: b.recordCount, padding: b.padding, fileBytes: b.fileBytes,
-        firstKey: keyDisplay(t, b.firstKey, b.section), lastKey: keyDisplay(t, b.lastKey, b.section),
+        index: k,
+        offset: b.offset,
+        type: b.type,
+        section: b.section,
+        blockLen: b.blockLen,
+        restartCount: b.restartCount,
+        recordCount: b.recordCount,
+        padding: b.padding,
+        fileBytes: b.fileBytes,
+        firstKey: keyDisplay(t, b.firstKey, b.section),
+        lastKey: keyDisplay(t, b.lastKey, b.section),
       })),
       error: null,
     };
@@ -277,10 +331,12 @@ export class RefsList {
 /** First record index holding the same block as record `rec` (`blocks` is non-decreasing). */
 function firstOfBlock(blocks: Uint32Array, rec: number): number {
   const want = blocks[rec];
-  let lo = 0, hi = rec;
+  let lo = 0,
+    hi = rec;
   while (lo < hi) {
     const m = (lo + hi) >>> 1;
-    if (blocks[m] < want) lo = m + 1; else hi = m;
+    if (blocks[m] < want) lo = m + 1;
+    else hi = m;
   }
   return lo;
 }

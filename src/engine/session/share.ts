@@ -7,8 +7,18 @@ import { FormatError, displayName } from '../basics.ts';
 import type { Analysis } from '../analyze.ts';
 import type { Report } from '../report.ts';
 import {
-  SHARED_LABEL, ShareLinkError, buildSharePayload, decodeShare, describeShare, encodeShare, reportFromShare, shareFigures,
-  shareLink, syntheticStack, type SharePayload, type SharedReport,
+  SHARED_LABEL,
+  ShareLinkError,
+  buildSharePayload,
+  decodeShare,
+  describeShare,
+  encodeShare,
+  reportFromShare,
+  shareFigures,
+  shareLink,
+  syntheticStack,
+  type SharePayload,
+  type SharedReport,
 } from '../share/index.ts';
 import { exportJson, exportMarkdown, exportScript } from '../export.ts';
 import type { ExportAnswer, ExportFormat, LoadResult, OpenShareAnswer, ShareAnswer, TableSplit } from './types.ts';
@@ -29,15 +39,24 @@ export class ShareSession {
    * The share link of `r`, and exactly what it contains (no ref names or object ids unless
    * `withNames`). A report itself opened from a link re-encodes its payload.
    */
-  share(a: Analysis | null, r: Report | null, q: { withNames: boolean; base?: string; simulation?: unknown }): ShareAnswer | null {
+  share(
+    a: Analysis | null,
+    r: Report | null,
+    q: { withNames: boolean; base?: string; simulation?: unknown },
+  ): ShareAnswer | null {
     if (!r) return null;
     let res;
     if (this.shared) res = encodeShare(this.shared, q.base);
     else if (a) res = shareLink(a, r, { withNames: q.withNames, base: q.base, simulation: q.simulation });
     else return null;
     return {
-      ok: res.ok, link: res.ok ? res.link : '', error: res.ok ? '' : res.error, chars: res.chars,
-      description: describeShare(res.payload), withNames: res.payload.withNames, fromLink: !!this.shared,
+      ok: res.ok,
+      link: res.ok ? res.link : '',
+      error: res.ok ? '' : res.error,
+      chars: res.chars,
+      description: describeShare(res.payload),
+      withNames: res.payload.withNames,
+      fromLink: !!this.shared,
     };
   }
 
@@ -53,24 +72,44 @@ export class ShareSession {
       p = decodeShare(fragment);
       rep = reportFromShare(p);
     } catch (e) {
-      if (e instanceof ShareLinkError) return { answer: { ok: false, reason: e.reason, message: e.message }, payload: null, report: null };
+      if (e instanceof ShareLinkError)
+        return { answer: { ok: false, reason: e.reason, message: e.message }, payload: null, report: null };
       const what = e instanceof FormatError ? e.expected : e instanceof Error ? e.message : String(e);
-      return { answer: { ok: false, reason: 'damaged', message: `link is damaged: ${displayName(what)}` }, payload: null, report: null };
+      return {
+        answer: { ok: false, reason: 'damaged', message: `link is damaged: ${displayName(what)}` },
+        payload: null,
+        report: null,
+      };
     }
     const f = shareFigures(p);
-    const splits: (TableSplit | null)[] = p.kind !== 'reftable' ? [] : p.tables.map((t, i) => {
-      if (t.unreadable) return null;
-      const ft = f.tables[i];
-      const refBytes = t.sectionBytes.ref;
-      const logBytes = t.sectionBytes.log;
-      return {
-        live: ft.liveWinners, shadowed: ft.shadowed, tombstones: ft.tombstoneWinners, refRecords: ft.refRecords,
-        refBytes, logBytes, otherBytes: Math.max(0, t.fileSize - refBytes - logBytes),
-      };
-    });
+    const splits: (TableSplit | null)[] =
+      p.kind !== 'reftable'
+        ? []
+        : p.tables.map((t, i) => {
+            if (t.unreadable) return null;
+            const ft = f.tables[i];
+            const refBytes = t.sectionBytes.ref;
+            const logBytes = t.sectionBytes.log;
+            return {
+              live: ft.liveWinners,
+              shadowed: ft.shadowed,
+              tombstones: ft.tombstoneWinners,
+              refRecords: ft.refRecords,
+              refBytes,
+              logBytes,
+              otherBytes: Math.max(0, t.fileSize - refBytes - logBytes),
+            };
+          });
     const result: LoadResult = {
-      report: rep, error: null, files: [], kind: p.kind, description: SHARED_LABEL, splits,
-      refCount: f.live, refCountWithTombstones: f.live + f.tombstones, elapsed: Date.now() - t0,
+      report: rep,
+      error: null,
+      files: [],
+      kind: p.kind,
+      description: SHARED_LABEL,
+      splits,
+      refCount: f.live,
+      refCountWithTombstones: f.live + f.tombstones,
+      elapsed: Date.now() - t0,
     };
     return { answer: { ok: true, result }, payload: p, report: rep };
   }
@@ -96,7 +135,12 @@ export class ShareSession {
     if (!r) throw new FormatError('(session)', -1, 'a report to export (nothing is loaded)');
     if (format === 'json') return { text: exportJson(r), filename: 'refscope-report.json', mime: 'application/json' };
     if (format === 'md') return { text: exportMarkdown(r), filename: 'refscope-report.md', mime: 'text/markdown' };
-    if (format !== 'script') throw new FormatError('(session)', -1, `an export format json, md or script, not ${JSON.stringify(String(format)).slice(0, 40)}`);
+    if (format !== 'script')
+      throw new FormatError(
+        '(session)',
+        -1,
+        `an export format json, md or script, not ${JSON.stringify(String(format)).slice(0, 40)}`,
+      );
     const p = this.shared ?? this.syntheticOf ?? (a ? buildSharePayload(a, r) : null);
     if (!p) throw new FormatError('(session)', -1, 'an analysis to export as a script');
     const source = r.stack ? `a ${r.input.kind} stack of ${r.stack.tables} tables` : r.input.kind;

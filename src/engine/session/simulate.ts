@@ -19,7 +19,6 @@ export class SimulateSession {
     this.sim = null;
   }
 
-
   /**
    * Run a workload on the current analysis with the simulator (`Simulator.run`): per model the
    * counts and the estimated time, what would fix it, the plain-words paragraph and the curve.
@@ -29,9 +28,13 @@ export class SimulateSession {
   simulate(a: Analysis | null, fromLink: boolean, q: SimulateQuery): SimulateAnswer {
     const t0 = Date.now();
     if (!a) {
-      throw new FormatError('(session)', -1, fromLink
-        ? 'tables to simulate on (a report opened from a link has none: rebuild a synthetic stack of the same shape)'
-        : 'a reftable stack or files-backend repository to simulate on (nothing is loaded)');
+      throw new FormatError(
+        '(session)',
+        -1,
+        fromLink
+          ? 'tables to simulate on (a report opened from a link has none: rebuild a synthetic stack of the same shape)'
+          : 'a reftable stack or files-backend repository to simulate on (nothing is loaded)',
+      );
     }
     const none = { file: '', offset: -1, expected: '', line: 0, column: 0, lineText: '' };
     let sim: Simulator;
@@ -47,19 +50,31 @@ export class SimulateSession {
       try {
         w = sim.parseStdin(bytes, { z, file });
       } catch (e) {
-        if (!(e instanceof FormatError)) return { ok: false, error: { kind: 'engine', message: (e as Error)?.message ?? String(e), ...none } };
+        if (!(e instanceof FormatError))
+          return { ok: false, error: { kind: 'engine', message: (e as Error)?.message ?? String(e), ...none } };
         const term = z ? 0 : 10;
         const at = Math.max(0, Math.min(bytes.length, e.offset));
-        let line = 1, start = 0;
-        for (let i = 0; i < at; i++) if (bytes[i] === term) { line++; start = i + 1; }
+        let line = 1,
+          start = 0;
+        for (let i = 0; i < at; i++)
+          if (bytes[i] === term) {
+            line++;
+            start = i + 1;
+          }
         let end = bytes.indexOf(term, start);
         if (end < 0) end = bytes.length;
         const text = displayName(bytesToKey(bytes, start, Math.min(end, start + 200)));
         return {
           ok: false,
           error: {
-            kind: 'stdin', message: displayName(e.message), file: displayName(e.file), offset: e.offset, expected: displayName(e.expected),
-            line, column: at - start + 1, lineText: text,
+            kind: 'stdin',
+            message: displayName(e.message),
+            file: displayName(e.file),
+            offset: e.offset,
+            expected: displayName(e.expected),
+            line,
+            column: at - start + 1,
+            lineText: text,
           },
         };
       }
@@ -74,7 +89,14 @@ export class SimulateSession {
     let result: SimulationResult;
     try {
       // The same 60 s budget as the CLI: a run cannot be cancelled from the page, so it ends itself.
-      result = sim.run(w, { models: q.models, warnAmbiguousRefs: q.warnAmbiguousRefs, autoCompaction: q.autoCompaction, factor: q.factor, budgetMs: this.budgetMs, ...q.options });
+      result = sim.run(w, {
+        models: q.models,
+        warnAmbiguousRefs: q.warnAmbiguousRefs,
+        autoCompaction: q.autoCompaction,
+        factor: q.factor,
+        budgetMs: this.budgetMs,
+        ...q.options,
+      });
     } catch (e) {
       if (e instanceof SimulationLimitError) {
         const message = `it ran past its ${e.budgetMs / 1000} s budget (${e.model} had replayed ${e.done.toLocaleString('en-US')} of ${e.total.toLocaleString('en-US')} operations). Try a smaller batch, one transaction instead of one per ref, or fewer models.`;
@@ -89,7 +111,15 @@ export class SimulateSession {
     let measure: { script: string } | { error: string } | undefined;
     if (q.measure) {
       try {
-        measure = { script: measureScriptFor(sim, w, { gitVersion: q.options?.gitVersion, spec: q.spec ?? null, source: a.input.description, generator: GENERATOR, repeats: q.measure.repeats }) };
+        measure = {
+          script: measureScriptFor(sim, w, {
+            gitVersion: q.options?.gitVersion,
+            spec: q.spec ?? null,
+            source: a.input.description,
+            generator: GENERATOR,
+            repeats: q.measure.repeats,
+          }),
+        };
       } catch (e) {
         measure = { error: displayName((e as Error)?.message ?? String(e)) };
       }
@@ -101,9 +131,15 @@ export class SimulateSession {
   capabilities(): Capabilities {
     let filesBackend = true;
     try {
-      analyzeFiles([{ path: 'packed-refs', source: memorySource(new TextEncoder().encode('# pack-refs with: peeled fully-peeled sorted \n')) }]);
+      analyzeFiles([
+        {
+          path: 'packed-refs',
+          source: memorySource(new TextEncoder().encode('# pack-refs with: peeled fully-peeled sorted \n')),
+        },
+      ]);
     } catch (e) {
-      if (!(e instanceof FormatError) && /files backend not registered/.test(String((e as Error)?.message))) filesBackend = false;
+      if (!(e instanceof FormatError) && /files backend not registered/.test(String((e as Error)?.message)))
+        filesBackend = false;
     }
     return { filesBackend };
   }

@@ -180,7 +180,12 @@ export interface CompactionData {
   /** Estimated size of the one table `git pack-refs` would write (sum of net sizes + overhead). */
   packAllEstimate: number;
   /** The report's measured `afterAuto` / `afterPackRefs` (real compactions at the report's factor), if any. */
-  measured: { factor: number; afterAuto: AfterCompaction | null; afterPackRefs: AfterCompaction | null; skipped: string | null } | null;
+  measured: {
+    factor: number;
+    afterAuto: AfterCompaction | null;
+    afterPackRefs: AfterCompaction | null;
+    skipped: string | null;
+  } | null;
   /** True when the tables are here, so `compactNow` can write the compacted stack. */
   canCompact: boolean;
   /** Why `compactNow` cannot run (no files, an unreadable table), or null. */
@@ -236,8 +241,7 @@ export interface ShareAnswer {
 
 /** What `openShare` returns. */
 export type OpenShareAnswer =
-  | { ok: true; result: LoadResult }
-  | { ok: false; reason: ShareErrorReason; message: string };
+  { ok: true; result: LoadResult } | { ok: false; reason: ShareErrorReason; message: string };
 
 /** Export formats of `exportAs`. */
 export type ExportFormat = 'json' | 'md' | 'script';

@@ -25,13 +25,23 @@ export function base64UrlEncode(b: Uint8Array): string {
 
 /** Inverse of `base64UrlEncode`; throws `ShareLinkError` on a bad character or an impossible length. */
 export function base64UrlDecode(s: string): Uint8Array {
-  if (s.length % 4 === 1) throw new ShareLinkError('truncated', 'link is truncated: its data has an impossible length (a character is missing)', SHARE_VERSION);
+  if (s.length % 4 === 1)
+    throw new ShareLinkError(
+      'truncated',
+      'link is truncated: its data has an impossible length (a character is missing)',
+      SHARE_VERSION,
+    );
   const out = new Uint8Array(Math.floor((s.length * 3) / 4));
-  let o = 0, acc = 0, bits = 0;
+  let o = 0,
+    acc = 0,
+    bits = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     const v = c < 128 ? B64_INV[c] : -1;
-    if (v < 0) throw damaged(`character ${JSON.stringify(s[i])} at position ${i + 1} of the data is not base64url (A–Z, a–z, 0–9, -, _)`);
+    if (v < 0)
+      throw damaged(
+        `character ${JSON.stringify(s[i])} at position ${i + 1} of the data is not base64url (A–Z, a–z, 0–9, -, _)`,
+      );
     acc = (acc << 6) | v;
     bits += 6;
     if (bits >= 8) {

@@ -9,14 +9,32 @@ import { lowerBound, type Stack, type MergedView } from '../stack.ts';
 import { resolveEntry } from '../refs.ts';
 import { type Table, type SectionName } from '../table.ts';
 import {
-  CUT_MARK, MAX_EXAMPLE_BYTES, MAX_FINDINGS, MAX_FINDING_BYTES, MAX_NAMESPACE_BYTES, MAX_SHARED_DIAGNOSIS, DEFAULT_EXAMPLE_NAMES, MAX_SHARED_REPORT_WINNERS, SHARE_SCHEMA, SHARE_VERSION, sharedWinners } from './limits.ts';
+  CUT_MARK,
+  MAX_EXAMPLE_BYTES,
+  MAX_FINDINGS,
+  MAX_FINDING_BYTES,
+  MAX_NAMESPACE_BYTES,
+  MAX_SHARED_DIAGNOSIS,
+  DEFAULT_EXAMPLE_NAMES,
+  MAX_SHARED_REPORT_WINNERS,
+  SHARE_SCHEMA,
+  SHARE_VERSION,
+  sharedWinners,
+} from './limits.ts';
 import { type ShareLinkResult, encodeShare } from './link.ts';
-import { type RefKind, type ShareHiding, type ShareMeasured, type ShareNsRecords, type ShareOptions, type ShareOverlap, type SharePayload } from './payload.ts';
+import {
+  type RefKind,
+  type ShareHiding,
+  type ShareMeasured,
+  type ShareNsRecords,
+  type ShareOptions,
+  type ShareOverlap,
+  type SharePayload,
+} from './payload.ts';
 import { reportFromShare } from './rebuild.ts';
 import { pickExamples, redactNamespaces, sanitizeMeasured, sanitizeSimulation, shareNamespaceOf } from './redact.ts';
 import { MAX_MEASURED_TEXT, MEASURED_FIELDS } from './validate.ts';
 import { sharedSimulation } from './simulation.ts';
-
 
 /**
  * Key suffix bytes stored for sorted names with a restart every `interval` records (the first
@@ -60,10 +78,14 @@ export function estimateRestartInterval(blocks: { recordCount: number; restartCo
   const total = bs.reduce((s, b) => s + b.restartCount, 0);
   const e16 = extras(16);
   if (e16 >= 0 && e16 <= Math.max(2, 0.05 * total)) return 16;
-  let best = 16, bestE = e16 < 0 ? Infinity : e16;
+  let best = 16,
+    bestE = e16 < 0 ? Infinity : e16;
   for (let iv = 1; iv <= 256; iv++) {
     const e = extras(iv);
-    if (e >= 0 && e < bestE) { best = iv; bestE = e; }
+    if (e >= 0 && e < bestE) {
+      best = iv;
+      bestE = e;
+    }
   }
   return best;
 }
@@ -80,7 +102,7 @@ interface NameRedaction {
  */
 export function buildSharePayload(a: Analysis, report: Report, opts: ShareOptions = {}): SharePayload {
   const withNames = !!opts.withNames;
-  const kind = (report.input.kind === 'files' || report.input.kind === 'packed-refs') ? report.input.kind : 'reftable';
+  const kind = report.input.kind === 'files' || report.input.kind === 'packed-refs' ? report.input.kind : 'reftable';
   const compaction = report.stack?.compaction as { factor?: number } | undefined;
   const factor = compaction?.factor ?? 2;
   const warnings = report.findings.filter((f) => f.severity === 'warning').length;
@@ -93,13 +115,31 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
     for (let i = skip; i < parts.length; i++) if (parts[i]) red.components.add(parts[i]);
   };
   const payload: SharePayload = {
-    schema: SHARE_SCHEMA, version: SHARE_VERSION, generator: report.generator, kind, withNames, factor,
-    namespaces: [], tables: [], nsRecords: [], overlaps: [], hiding: [], liveByNs: null,
+    schema: SHARE_SCHEMA,
+    version: SHARE_VERSION,
+    generator: report.generator,
+    kind,
+    withNames,
+    factor,
+    namespaces: [],
+    tables: [],
+    nsRecords: [],
+    overlaps: [],
+    hiding: [],
+    liveByNs: null,
     findings: {
-      warnings, errors, infos,
-      messages: withNames ? report.findings.slice(0, MAX_FINDINGS).map((f) => ({ severity: f.severity, message: cutBytes(textToKey(f.message), MAX_FINDING_BYTES) })) : null,
+      warnings,
+      errors,
+      infos,
+      messages: withNames
+        ? report.findings
+            .slice(0, MAX_FINDINGS)
+            .map((f) => ({ severity: f.severity, message: cutBytes(textToKey(f.message), MAX_FINDING_BYTES) }))
+        : null,
     },
-    examples: [], simulation: null, measured: null,
+    examples: [],
+    simulation: null,
+    measured: null,
   };
 
   if (kind !== 'reftable' || !a.stack || !a.merged) {
@@ -113,7 +153,8 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
     const real = [...counts.keys()].sort();
     payload.namespaces = withNames ? fitNamespaces(real) : redactNamespaces(real);
     payload.liveByNs = real.map((ns) => counts.get(ns)!);
-    if (withNames) payload.examples = pickExamples(fitExamples(refs.map((r) => r.name)), opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES);
+    if (withNames)
+      payload.examples = pickExamples(fitExamples(refs.map((r) => r.name)), opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES);
     payload.simulation = linkSimulation(opts.simulation, withNames, red.components);
     return payload;
   }
@@ -129,7 +170,10 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
     for (let r = 0; r < t.refs.count; r++) {
       const ns = shareNamespaceOf(t.refs.names[r]);
       let k = nsIndex.get(ns);
-      if (k === undefined) { k = nsIndex.size; nsIndex.set(ns, k); }
+      if (k === undefined) {
+        k = nsIndex.size;
+        nsIndex.set(ns, k);
+      }
       out[r] = k;
     }
     return out;
@@ -137,7 +181,9 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
   const realNs = [...nsIndex.keys()];
   const order = realNs.map((_, i) => i).sort((x, y) => (realNs[x] < realNs[y] ? -1 : realNs[x] > realNs[y] ? 1 : 0));
   const remap = new Int32Array(realNs.length);
-  order.forEach((old, nw) => { remap[old] = nw; });
+  order.forEach((old, nw) => {
+    remap[old] = nw;
+  });
   const sortedReal = order.map((i) => realNs[i]);
   payload.namespaces = withNames ? fitNamespaces(sortedReal) : redactNamespaces(sortedReal);
 
@@ -146,8 +192,12 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
   const bump = (table: number, ns: number, kind: RefKind, winner: boolean) => {
     const key = `${table}:${ns}:${kind}`;
     let e = nsRec.get(key);
-    if (!e) { e = { table, ns, kind, records: 0, winners: 0, dangling: 0 }; nsRec.set(key, e); }
-    if (winner) e.winners++; else e.records++;
+    if (!e) {
+      e = { table, ns, kind, records: 0, winners: 0, dangling: 0 };
+      nsRec.set(key, e);
+    }
+    if (winner) e.winners++;
+    else e.records++;
     return e;
   };
   tables.forEach((t, i) => {
@@ -177,7 +227,10 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
       const ns = remap[nsOf[i][r]];
       const key = `${w}:${i}:${ns}`;
       let e = ov.get(key);
-      if (!e) { e = { newer: w, older: i, ns, count: 0, tombstones: 0 }; ov.set(key, e); }
+      if (!e) {
+        e = { newer: w, older: i, ns, count: 0, tombstones: 0 };
+        ov.set(key, e);
+      }
       e.count++;
       if (tables[w]!.refs.types[m.rec[j]] === 0) {
         e.tombstones++;
@@ -192,7 +245,10 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
     const ns = remap[nsOf[ti][m.rec[j]]];
     const key = `${ti}:${ns}`;
     let e = hid.get(key);
-    if (!e) { e = { table: ti, ns, count: 0 }; hid.set(key, e); }
+    if (!e) {
+      e = { table: ti, ns, count: 0 };
+      hid.set(key, e);
+    }
     e.count++;
   }
   payload.nsRecords = [...nsRec.values()].sort((x, y) => x.table - y.table || x.ns - y.ns || x.kind - y.kind);
@@ -201,10 +257,14 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
 
   payload.tables = report.tables.map((tr, i) => {
     const t: Table | null = tables[i] ?? null;
-    const sectionBlocks = { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 } as Record<SectionName, number>;
+    const sectionBlocks = { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 } as Record<
+      SectionName,
+      number
+    >;
     for (const b of tr.blocks) sectionBlocks[b.section]++;
     const interval = estimateRestartInterval(tr.blocks.filter((b) => b.section === 'ref'));
-    let keyBytes = 0, distinctOids = 0;
+    let keyBytes = 0,
+      distinctOids = 0;
     if (t) {
       keyBytes = keySuffixBytes(t.refs.names, interval);
       const hs = t.header.hashSize;
@@ -226,16 +286,32 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
       distinctOids = seen.size;
     }
     return {
-      fileSize: tr.fileSize, version: tr.version, hashId: tr.hashId, unreadable: !!tr.error || !t,
-      blockSize: tr.blockSize ?? 0, minUpdateIndex: tr.minUpdateIndex ?? 0, maxUpdateIndex: tr.maxUpdateIndex ?? 0,
-      logs: tr.records.log, logDeletions: tr.records.logDeletion, objRecords: tr.records.obj, indexRecords: tr.records.index,
-      sectionBytes: { ...tr.sectionBytes }, sectionBlocks, refIndexLevels: tr.refIndexLevels,
-      restartInterval: t ? interval : 16, keyBytes, distinctOids,
+      fileSize: tr.fileSize,
+      version: tr.version,
+      hashId: tr.hashId,
+      unreadable: !!tr.error || !t,
+      blockSize: tr.blockSize ?? 0,
+      minUpdateIndex: tr.minUpdateIndex ?? 0,
+      maxUpdateIndex: tr.maxUpdateIndex ?? 0,
+      logs: tr.records.log,
+      logDeletions: tr.records.logDeletion,
+      objRecords: tr.records.obj,
+      indexRecords: tr.records.index,
+      sectionBytes: { ...tr.sectionBytes },
+      sectionBlocks,
+      refIndexLevels: tr.refIndexLevels,
+      restartInterval: t ? interval : 16,
+      keyBytes,
+      distinctOids,
     };
   });
 
   for (const t of tables) if (t) for (let r = 0; r < t.refs.count; r++) addComponents(t.refs.names[r]);
-  if (withNames) payload.examples = pickExamples(fitExamples(analysisRefs(a).map((r) => r.name)), opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES);
+  if (withNames)
+    payload.examples = pickExamples(
+      fitExamples(analysisRefs(a).map((r) => r.name)),
+      opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES,
+    );
   payload.simulation = linkSimulation(opts.simulation, withNames, red.components);
   payload.measured = measuredExtras(report, payload, withNames, red.components);
   return payload;
@@ -256,7 +332,12 @@ function linkSimulation(v: unknown, withNames: boolean, components: Set<string>)
  * fields that differ (measured on the real tables) and the diagnosis if it differs. Texts that
  * contain a ref name component or 8+ hex digits are left out unless `withNames`.
  */
-export function measuredExtras(report: Report, p: SharePayload, withNames: boolean, components: Set<string>): ShareMeasured | null {
+export function measuredExtras(
+  report: Report,
+  p: SharePayload,
+  withNames: boolean,
+  components: Set<string>,
+): ShareMeasured | null {
   if (!report.stack || sharedWinners(p) > MAX_SHARED_REPORT_WINNERS) return null;
   const probe = reportFromShare(p);
   const orig = (report.stack!.compaction ?? {}) as Record<string, unknown>;
@@ -265,23 +346,27 @@ export function measuredExtras(report: Report, p: SharePayload, withNames: boole
   const absent: string[] = [];
   for (const k of Object.keys(orig)) {
     if (!MEASURED_FIELDS.includes(k)) continue;
-    if (JSON.stringify(orig[k]) !== JSON.stringify(got[k])) set[k] = sanitizeMeasured(orig[k], withNames, components, p.tables.length, MAX_MEASURED_TEXT);
+    if (JSON.stringify(orig[k]) !== JSON.stringify(got[k]))
+      set[k] = sanitizeMeasured(orig[k], withNames, components, p.tables.length, MAX_MEASURED_TEXT);
   }
   for (const k of Object.keys(got)) if (!(k in orig) && MEASURED_FIELDS.includes(k)) absent.push(k);
   // the diagnosis names unreadable tables: compare with the rebuilt report's synthetic names
   let text = report.diagnosis;
-  report.tables.forEach((t, i) => { if (t.name && probe.tables[i]) text = text.split(t.name).join(probe.tables[i].name); });
+  report.tables.forEach((t, i) => {
+    if (t.name && probe.tables[i]) text = text.split(t.name).join(probe.tables[i].name);
+  });
   let diagnosis: string | null = null;
   if (text !== probe.diagnosis) {
-    const safe = withNames || (!/[0-9a-f]{8,}/i.test(text.replace(/0x[0-9a-f]{12}-0x[0-9a-f]{12}-[0-9a-f]{8}\.ref/g, ''))
-      && !text.split(/[^A-Za-z0-9._-]+/).some((w) => w && components.has(w)));
+    const safe =
+      withNames ||
+      (!/[0-9a-f]{8,}/i.test(text.replace(/0x[0-9a-f]{12}-0x[0-9a-f]{12}-[0-9a-f]{8}\.ref/g, '')) &&
+        !text.split(/[^A-Za-z0-9._-]+/).some((w) => w && components.has(w)));
     // A diagnosis naming hundreds of unreadable tables is cut to what a link carries, with a mark.
     diagnosis = safe ? cutText(text, MAX_SHARED_DIAGNOSIS) : null;
   }
   if (!Object.keys(set).length && !absent.length && diagnosis === null) return null;
   return { compaction: set, compactionAbsent: absent, diagnosis };
 }
-
 
 /**
  * Build the payload and its link in one step. With `withNames`, example names are dropped
@@ -346,7 +431,8 @@ function fitNamespaces(real: string[]): string[] {
   return real.map((ns) => {
     if (ns.length <= Math.min(255, MAX_NAMESPACE_BYTES)) return ns;
     let name: string;
-    do name = `refs/other-${++k}`; while (used.has(name));
+    do name = `refs/other-${++k}`;
+    while (used.has(name));
     used.add(name);
     return name;
   });

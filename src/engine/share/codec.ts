@@ -7,12 +7,37 @@
 import { crc32, encodeVarint, getVarint, cursor, textToKey, displayName, type Finding } from '../basics.ts';
 import { type SectionName } from '../table.ts';
 import {
-  MAX_EXAMPLES, MAX_EXAMPLE_BYTES, MAX_FINDINGS, MAX_FINDING_BYTES, MAX_GENERATOR_BYTES, MAX_NAMESPACES, MAX_NAMESPACE_BYTES,
-  MAX_SHARE_ENTRIES, MAX_SIM_DEPTH, MAX_SIM_VALUES, MAX_INFLATED, MAX_SHARE_TABLES, SHARE_SCHEMA, SHARE_VERSION, ShareLinkError, damaged, futureVersion } from './limits.ts';
-import { type RefKind, type ShareHiding, type ShareMeasured, type ShareNsRecords, type ShareOverlap, type SharePayload, type ShareTable, SECTIONS, NUM_FIELDS } from './payload.ts';
+  MAX_EXAMPLES,
+  MAX_EXAMPLE_BYTES,
+  MAX_FINDINGS,
+  MAX_FINDING_BYTES,
+  MAX_GENERATOR_BYTES,
+  MAX_NAMESPACES,
+  MAX_NAMESPACE_BYTES,
+  MAX_SHARE_ENTRIES,
+  MAX_SIM_DEPTH,
+  MAX_SIM_VALUES,
+  MAX_INFLATED,
+  MAX_SHARE_TABLES,
+  SHARE_SCHEMA,
+  SHARE_VERSION,
+  ShareLinkError,
+  damaged,
+  futureVersion,
+} from './limits.ts';
+import {
+  type RefKind,
+  type ShareHiding,
+  type ShareMeasured,
+  type ShareNsRecords,
+  type ShareOverlap,
+  type SharePayload,
+  type ShareTable,
+  SECTIONS,
+  NUM_FIELDS,
+} from './payload.ts';
 import { safeNamespaces, sanitizeSimulation } from './redact.ts';
 import { checkMeasured, checkPayload } from './validate.ts';
-
 
 class ByteWriter {
   buf = new Uint8Array(1024);
@@ -75,8 +100,6 @@ const KIND_CODE = { reftable: 0, files: 1, 'packed-refs': 2 } as const;
 const KIND_NAME = ['reftable', 'files', 'packed-refs'] as const;
 const SEVERITIES: Finding['severity'][] = ['warning', 'error', 'info'];
 
-
-
 /** The payload as bytes: `varint length, body, u32 CRC-32(body)` (docs/share.md). */
 export function encodeSharePayload(p: SharePayload): Uint8Array {
   const w = new ByteWriter();
@@ -106,7 +129,10 @@ export function encodeSharePayload(p: SharePayload): Uint8Array {
   for (const e of p.nsRecords) {
     w.varint(e.table - prev);
     prev = e.table;
-    w.varint(e.ns); w.varint(e.kind); w.varint(e.records); w.varint(e.winners);
+    w.varint(e.ns);
+    w.varint(e.kind);
+    w.varint(e.records);
+    w.varint(e.winners);
     if (e.kind === 3) w.varint(e.dangling);
   }
   w.varint(p.overlaps.length);
@@ -114,20 +140,29 @@ export function encodeSharePayload(p: SharePayload): Uint8Array {
   for (const e of p.overlaps) {
     w.varint(e.older - prev);
     prev = e.older;
-    w.varint(e.newer - e.older); w.varint(e.ns); w.varint(e.count); w.varint(e.tombstones);
+    w.varint(e.newer - e.older);
+    w.varint(e.ns);
+    w.varint(e.count);
+    w.varint(e.tombstones);
   }
   w.varint(p.hiding.length);
   prev = 0;
   for (const e of p.hiding) {
     w.varint(e.table - prev);
     prev = e.table;
-    w.varint(e.ns); w.varint(e.count);
+    w.varint(e.ns);
+    w.varint(e.count);
   }
   if (p.liveByNs) for (const v of p.liveByNs) w.varint(v);
-  w.varint(p.findings.warnings); w.varint(p.findings.errors); w.varint(p.findings.infos);
+  w.varint(p.findings.warnings);
+  w.varint(p.findings.errors);
+  w.varint(p.findings.infos);
   if (p.findings.messages) {
     w.varint(p.findings.messages.length);
-    for (const f of p.findings.messages) { w.varint(SEVERITIES.indexOf(f.severity)); w.str(f.message); }
+    for (const f of p.findings.messages) {
+      w.varint(SEVERITIES.indexOf(f.severity));
+      w.str(f.message);
+    }
   }
   w.varint(p.examples.length);
   for (const x of p.examples) w.str(x);
@@ -140,20 +175,29 @@ export function encodeSharePayload(p: SharePayload): Uint8Array {
   out.set(body, len.length);
   const c = crc32(body);
   const o = len.length + body.length;
-  out[o] = c >>> 24; out[o + 1] = (c >>> 16) & 0xff; out[o + 2] = (c >>> 8) & 0xff; out[o + 3] = c & 0xff;
+  out[o] = c >>> 24;
+  out[o + 1] = (c >>> 16) & 0xff;
+  out[o + 2] = (c >>> 8) & 0xff;
+  out[o + 3] = c & 0xff;
   return out;
 }
 
 /** Decode and check payload bytes (the inflated link data). Throws `ShareLinkError`. */
 export function decodeSharePayload(bytes: Uint8Array): SharePayload {
   const lenV = getVarint(bytes, 0, bytes.length);
-  if (lenV === -1) throw new ShareLinkError('truncated', 'link is truncated: the data ends before its length field', SHARE_VERSION);
+  if (lenV === -1)
+    throw new ShareLinkError('truncated', 'link is truncated: the data ends before its length field', SHARE_VERSION);
   if (lenV === -2) throw damaged('the length field is not a number');
   const start = cursor.pos;
   if (start + lenV + 4 > bytes.length) {
-    throw new ShareLinkError('truncated', `link is truncated: it says ${lenV + 4} bytes of data follow, ${bytes.length - start} do`, SHARE_VERSION);
+    throw new ShareLinkError(
+      'truncated',
+      `link is truncated: it says ${lenV + 4} bytes of data follow, ${bytes.length - start} do`,
+      SHARE_VERSION,
+    );
   }
-  if (start + lenV + 4 < bytes.length) throw damaged(`${bytes.length - start - lenV - 4} unexpected bytes after the data`);
+  if (start + lenV + 4 < bytes.length)
+    throw damaged(`${bytes.length - start - lenV - 4} unexpected bytes after the data`);
   const body = bytes.subarray(start, start + lenV);
   const o = start + lenV;
   const want = ((bytes[o] << 24) >>> 0) + ((bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3]);
@@ -187,9 +231,17 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
   const tflags: number[] = [];
   for (let i = 0; i < n; i++) tflags.push(r.varint(`table ${i} flags`, 15));
   const sb: Record<string, number[]> = {};
-  for (const s of SECTIONS) { const c: number[] = []; for (let i = 0; i < n; i++) c.push(r.varint(`table ${i} ${s} bytes`)); sb[s] = c; }
+  for (const s of SECTIONS) {
+    const c: number[] = [];
+    for (let i = 0; i < n; i++) c.push(r.varint(`table ${i} ${s} bytes`));
+    sb[s] = c;
+  }
   const sk: Record<string, number[]> = {};
-  for (const s of SECTIONS) { const c: number[] = []; for (let i = 0; i < n; i++) c.push(r.varint(`table ${i} ${s} blocks`)); sk[s] = c; }
+  for (const s of SECTIONS) {
+    const c: number[] = [];
+    for (let i = 0; i < n; i++) c.push(r.varint(`table ${i} ${s} blocks`));
+    sk[s] = c;
+  }
   const tables: ShareTable[] = [];
   for (let i = 0; i < n; i++) {
     const fl = tflags[i];
@@ -198,16 +250,28 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
     const unreadable = (fl & 8) !== 0;
     if (!unreadable && v === 0) throw damaged(`table ${i}: no format version`);
     const t: ShareTable = {
-      fileSize: cols.fileSize[i], version: v === 0 ? null : (v as 1 | 2), hashId: v === 0 ? null : (fl & 4 ? 's256' : 'sha1'), unreadable,
-      blockSize: cols.blockSize[i], minUpdateIndex: cols.minUpdateIndex[i], maxUpdateIndex: cols.minUpdateIndex[i] + spans[i],
-      logs: cols.logs[i], logDeletions: cols.logDeletions[i], objRecords: cols.objRecords[i], indexRecords: cols.indexRecords[i],
+      fileSize: cols.fileSize[i],
+      version: v === 0 ? null : (v as 1 | 2),
+      hashId: v === 0 ? null : fl & 4 ? 's256' : 'sha1',
+      unreadable,
+      blockSize: cols.blockSize[i],
+      minUpdateIndex: cols.minUpdateIndex[i],
+      maxUpdateIndex: cols.minUpdateIndex[i] + spans[i],
+      logs: cols.logs[i],
+      logDeletions: cols.logDeletions[i],
+      objRecords: cols.objRecords[i],
+      indexRecords: cols.indexRecords[i],
       sectionBytes: Object.fromEntries(SECTIONS.map((s) => [s, sb[s][i]])) as Record<SectionName, number>,
       sectionBlocks: Object.fromEntries(SECTIONS.map((s) => [s, sk[s][i]])) as Record<SectionName, number>,
-      refIndexLevels: cols.refIndexLevels[i], restartInterval: cols.restartInterval[i], keyBytes: cols.keyBytes[i], distinctOids: cols.distinctOids[i],
+      refIndexLevels: cols.refIndexLevels[i],
+      restartInterval: cols.restartInterval[i],
+      keyBytes: cols.keyBytes[i],
+      distinctOids: cols.distinctOids[i],
     };
     if (!Number.isSafeInteger(t.maxUpdateIndex)) throw damaged(`table ${i}: update index too large`);
     if (t.blockSize >= 1 << 24) throw damaged(`table ${i}: block size ${t.blockSize}`);
-    if (t.restartInterval < 1 || t.restartInterval > 65535) throw damaged(`table ${i}: restart interval ${t.restartInterval}`);
+    if (t.restartInterval < 1 || t.restartInterval > 65535)
+      throw damaged(`table ${i}: restart interval ${t.restartInterval}`);
     tables.push(t);
   }
   const nsRecords: ShareNsRecords[] = [];
@@ -288,9 +352,16 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
     }
     checkJsonBounds(m, 'the measured figures');
     const mm = m as ShareMeasured;
-    if (!mm || typeof mm !== 'object' || !mm.compaction || typeof mm.compaction !== 'object' || Array.isArray(mm.compaction)
-      || !Array.isArray(mm.compactionAbsent) || !mm.compactionAbsent.every((x) => typeof x === 'string')
-      || !(mm.diagnosis === null || typeof mm.diagnosis === 'string')) {
+    if (
+      !mm ||
+      typeof mm !== 'object' ||
+      !mm.compaction ||
+      typeof mm.compaction !== 'object' ||
+      Array.isArray(mm.compaction) ||
+      !Array.isArray(mm.compactionAbsent) ||
+      !mm.compactionAbsent.every((x) => typeof x === 'string') ||
+      !(mm.diagnosis === null || typeof mm.diagnosis === 'string')
+    ) {
       throw damaged('the measured figures have the wrong shape');
     }
     measured = { compaction: mm.compaction, compactionAbsent: mm.compactionAbsent, diagnosis: mm.diagnosis };
@@ -298,9 +369,22 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
   if (measured) checkMeasured(measured, n);
   if (!r.done) throw damaged('unexpected bytes at the end');
   const p: SharePayload = {
-    schema: SHARE_SCHEMA, version, generator, kind: KIND_NAME[kindCode], withNames: (flags & 1) !== 0, factor,
-    namespaces, tables, nsRecords, overlaps, hiding, liveByNs,
-    findings: { warnings, errors, infos, messages }, examples, simulation, measured,
+    schema: SHARE_SCHEMA,
+    version,
+    generator,
+    kind: KIND_NAME[kindCode],
+    withNames: (flags & 1) !== 0,
+    factor,
+    namespaces,
+    tables,
+    nsRecords,
+    overlaps,
+    hiding,
+    liveByNs,
+    findings: { warnings, errors, infos, messages },
+    examples,
+    simulation,
+    measured,
   };
   checkPayload(p);
   return p;

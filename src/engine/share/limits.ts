@@ -5,7 +5,6 @@
 import { FormatError, oneLine } from '../basics.ts';
 import { type SharePayload } from './payload.ts';
 
-
 /** Format version this refscope writes and reads. */
 export const SHARE_VERSION = 1;
 /** Schema name of a decoded payload. */
@@ -94,7 +93,11 @@ export function damaged(what: string): ShareLinkError {
 }
 
 export function futureVersion(v: number): ShareLinkError {
-  return new ShareLinkError('future-version', `link was made by a newer refscope (version ${v}); this refscope reads version ${SHARE_VERSION} links: open it with a newer refscope`, v);
+  return new ShareLinkError(
+    'future-version',
+    `link was made by a newer refscope (version ${v}); this refscope reads version ${SHARE_VERSION} links: open it with a newer refscope`,
+    v,
+  );
 }
 
 /** Winning records of a payload (the entries of the stand-in merged view of `reportFromShare`). */
@@ -102,9 +105,12 @@ export function sharedWinners(p: SharePayload): number {
   return p.nsRecords.reduce((s, e) => s + e.winners, 0);
 }
 export function tooManyWinners(winners: number, version: number | null): ShareLinkError {
-  return new ShareLinkError('too-large', `link is too large: its stack has ${fmt(winners)} winning records, a shared report is rebuilt for at most ${fmt(MAX_SHARED_REPORT_WINNERS)} (use the file export: refscope export --format json)`, version);
+  return new ShareLinkError(
+    'too-large',
+    `link is too large: its stack has ${fmt(winners)} winning records, a shared report is rebuilt for at most ${fmt(MAX_SHARED_REPORT_WINNERS)} (use the file export: refscope export --format json)`,
+    version,
+  );
 }
-
 
 export function fmt(n: number): string {
   return n.toLocaleString('en-US');

@@ -5,7 +5,19 @@
 import { deflateSync, inflateSync } from 'fflate';
 import { base64UrlDecode, base64UrlEncode } from './base64url.ts';
 import { decodeSharePayload, encodeSharePayload } from './codec.ts';
-import { DEFAULT_SHARE_BASE, MAX_INFLATED, MAX_LINK_CHARS, MAX_LINK_INPUT, MAX_SHARED_REPORT_WINNERS, SHARE_VERSION, ShareLinkError, damaged, futureVersion, sharedWinners, tooManyWinners } from './limits.ts';
+import {
+  DEFAULT_SHARE_BASE,
+  MAX_INFLATED,
+  MAX_LINK_CHARS,
+  MAX_LINK_INPUT,
+  MAX_SHARED_REPORT_WINNERS,
+  SHARE_VERSION,
+  ShareLinkError,
+  damaged,
+  futureVersion,
+  sharedWinners,
+  tooManyWinners,
+} from './limits.ts';
 import { type SharePayload } from './payload.ts';
 import { reportFromShare } from './rebuild.ts';
 
@@ -26,12 +38,23 @@ export function shareFragment(p: SharePayload): string {
 export function encodeShare(p: SharePayload, base: string = DEFAULT_SHARE_BASE): ShareLinkResult {
   const b = base.includes('#') ? base.slice(0, base.indexOf('#')) : base;
   const winners = sharedWinners(p);
-  if (winners > MAX_SHARED_REPORT_WINNERS) return { ok: false, chars: 0, payload: p, error: tooManyWinners(winners, SHARE_VERSION).message.replace(/^link is too large/, 'the stack is too large for a link') };
+  if (winners > MAX_SHARED_REPORT_WINNERS)
+    return {
+      ok: false,
+      chars: 0,
+      payload: p,
+      error: tooManyWinners(winners, SHARE_VERSION).message.replace(
+        /^link is too large/,
+        'the stack is too large for a link',
+      ),
+    };
   const fragment = shareFragment(p);
   const link = b + fragment;
   if (link.length > MAX_LINK_CHARS) {
     return {
-      ok: false, chars: link.length, payload: p,
+      ok: false,
+      chars: link.length,
+      payload: p,
       error: `the link would be ${link.length.toLocaleString('en-US')} characters, more than the ${MAX_LINK_CHARS.toLocaleString('en-US')} a link may have: use the file export (refscope export --format json) instead`,
     };
   }
@@ -39,8 +62,14 @@ export function encodeShare(p: SharePayload, base: string = DEFAULT_SHARE_BASE):
   try {
     reportFromShare(decodeShare(fragment));
   } catch (e) {
-    const why = e instanceof ShareLinkError ? e.message : `the decoder stopped (${e instanceof Error ? e.message : String(e)})`;
-    return { ok: false, chars: link.length, payload: p, error: `this report cannot be put in a link (${why}): use the file export (refscope export --format json) instead` };
+    const why =
+      e instanceof ShareLinkError ? e.message : `the decoder stopped (${e instanceof Error ? e.message : String(e)})`;
+    return {
+      ok: false,
+      chars: link.length,
+      payload: p,
+      error: `this report cannot be put in a link (${why}): use the file export (refscope export --format json) instead`,
+    };
   }
   return { ok: true, link, fragment, chars: link.length, payload: p };
 }
@@ -52,13 +81,20 @@ export function encodeShare(p: SharePayload, base: string = DEFAULT_SHARE_BASE):
  */
 export function decodeShare(text: string): SharePayload {
   if (typeof text !== 'string') throw new ShareLinkError('not-a-link', 'not a refscope share link: no text');
-  if (text.length > MAX_LINK_INPUT) throw new ShareLinkError('too-large', `not a refscope share link: ${text.length} characters, links have at most ${MAX_LINK_CHARS}`);
+  if (text.length > MAX_LINK_INPUT)
+    throw new ShareLinkError(
+      'too-large',
+      `not a refscope share link: ${text.length} characters, links have at most ${MAX_LINK_CHARS}`,
+    );
   let t = text.replace(/\s+/g, '');
   const hash = t.indexOf('#');
   if (hash >= 0) t = t.slice(hash + 1);
   const param = t.split('&').find((x) => x.startsWith('s='));
   if (param === undefined) {
-    throw new ShareLinkError('not-a-link', 'not a refscope share link: it has no "#s=" part (a share link ends in #s=<version>.<data>)');
+    throw new ShareLinkError(
+      'not-a-link',
+      'not a refscope share link: it has no "#s=" part (a share link ends in #s=<version>.<data>)',
+    );
   }
   const v = param.slice(2);
   const m = /^(\d{1,9})(?:\.(.*))?$/.exec(v);
@@ -66,16 +102,23 @@ export function decodeShare(text: string): SharePayload {
   const version = Number(m[1]);
   if (version > SHARE_VERSION) throw futureVersion(version);
   if (version < 1) throw new ShareLinkError('damaged', `link is damaged: format version ${version}`);
-  if (m[2] === undefined || m[2] === '') throw new ShareLinkError('truncated', 'link is truncated: it ends right after the format version', version);
+  if (m[2] === undefined || m[2] === '')
+    throw new ShareLinkError('truncated', 'link is truncated: it ends right after the format version', version);
   const deflated = base64UrlDecode(m[2]);
   let raw: Uint8Array;
   try {
     raw = inflateSync(deflated, { out: new Uint8Array(MAX_INFLATED + 1) });
   } catch (e) {
     const code = (e as { code?: number }).code;
-    if (code === 0) throw new ShareLinkError('truncated', 'link is truncated: its compressed data ends early (copy the whole link)', version);
+    if (code === 0)
+      throw new ShareLinkError(
+        'truncated',
+        'link is truncated: its compressed data ends early (copy the whole link)',
+        version,
+      );
     throw damaged('its compressed data is invalid');
   }
-  if (raw.length > MAX_INFLATED) throw new ShareLinkError('too-large', `link is damaged: it unpacks to more than ${MAX_INFLATED} bytes`, version);
+  if (raw.length > MAX_INFLATED)
+    throw new ShareLinkError('too-large', `link is damaged: it unpacks to more than ${MAX_INFLATED} bytes`, version);
   return decodeSharePayload(raw);
 }

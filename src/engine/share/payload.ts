@@ -6,7 +6,6 @@ import { type Finding } from '../basics.ts';
 import { type SectionName } from '../table.ts';
 import { SHARE_SCHEMA } from './limits.ts';
 
-
 /** Value types of ref records (reftable value_type): 0 tombstone, 1 ref, 2 ref + peeled, 3 symref. */
 export type RefKind = 0 | 1 | 2 | 3;
 export const SECTIONS: SectionName[] = ['ref', 'refIndex', 'obj', 'objIndex', 'log', 'logIndex'];
@@ -87,7 +86,12 @@ export interface SharePayload {
   hiding: ShareHiding[];
   /** Files backend / packed-refs only: live refs per namespace (same order as `namespaces`). */
   liveByNs: number[] | null;
-  findings: { warnings: number; errors: number; infos: number; messages: { severity: Finding['severity']; message: string }[] | null };
+  findings: {
+    warnings: number;
+    errors: number;
+    infos: number;
+    messages: { severity: Finding['severity']; message: string }[] | null;
+  };
   /** With `withNames`: example ref names (byte strings). */
   examples: string[];
   /** The sharer's simulation results in the numbers-only layout of share/simulation.ts, or null. */
@@ -123,9 +127,31 @@ export interface ShareOptions {
   simulation?: unknown;
 }
 
-export type NumField = 'fileSize' | 'blockSize' | 'minUpdateIndex' | 'logs' | 'logDeletions' | 'objRecords' | 'indexRecords' | 'refIndexLevels' | 'restartInterval' | 'keyBytes' | 'distinctOids';
-export const NUM_FIELDS: NumField[] = ['fileSize', 'blockSize', 'minUpdateIndex', 'logs', 'logDeletions', 'objRecords', 'indexRecords', 'refIndexLevels', 'restartInterval', 'keyBytes', 'distinctOids'];
-
+export type NumField =
+  | 'fileSize'
+  | 'blockSize'
+  | 'minUpdateIndex'
+  | 'logs'
+  | 'logDeletions'
+  | 'objRecords'
+  | 'indexRecords'
+  | 'refIndexLevels'
+  | 'restartInterval'
+  | 'keyBytes'
+  | 'distinctOids';
+export const NUM_FIELDS: NumField[] = [
+  'fileSize',
+  'blockSize',
+  'minUpdateIndex',
+  'logs',
+  'logDeletions',
+  'objRecords',
+  'indexRecords',
+  'refIndexLevels',
+  'restartInterval',
+  'keyBytes',
+  'distinctOids',
+];
 
 /** Per-table and stack-wide figures a payload implies (the report's numbers). */
 export interface ShareFigures {
@@ -152,8 +178,14 @@ export interface ShareFigures {
 /** Figures of a (checked) payload. */
 export function shareFigures(p: SharePayload): ShareFigures {
   const tables = p.tables.map(() => ({
-    records: { ref: 0, peeled: 0, symref: 0, tombstone: 0 }, refRecords: 0, winners: 0, liveWinners: 0,
-    tombstoneWinners: 0, shadowed: 0, hiddenByTombstone: 0, tombstonesHiding: 0,
+    records: { ref: 0, peeled: 0, symref: 0, tombstone: 0 },
+    refRecords: 0,
+    winners: 0,
+    liveWinners: 0,
+    tombstoneWinners: 0,
+    shadowed: 0,
+    hiddenByTombstone: 0,
+    tombstonesHiding: 0,
   }));
   const liveByNs = p.liveByNs ? p.liveByNs.slice() : p.namespaces.map(() => 0);
   const KEYS = ['tombstone', 'ref', 'peeled', 'symref'] as const;
@@ -163,7 +195,10 @@ export function shareFigures(p: SharePayload): ShareFigures {
     t.refRecords += e.records;
     t.winners += e.winners;
     if (e.kind === 0) t.tombstoneWinners += e.winners;
-    else { t.liveWinners += e.winners; if (!p.liveByNs) liveByNs[e.ns] += e.winners; }
+    else {
+      t.liveWinners += e.winners;
+      if (!p.liveByNs) liveByNs[e.ns] += e.winners;
+    }
     t.shadowed += e.records - e.winners;
   }
   for (const o of p.overlaps) tables[o.older].hiddenByTombstone += o.tombstones;

@@ -13,7 +13,6 @@ import { MAX_SHARED_REPORT_WINNERS, SHARED_DIAGNOSIS_PREFIX, plural, sharedWinne
 import { type SharePayload, type ShareTable, shareFigures, SECTIONS } from './payload.ts';
 import { checkPayload } from './validate.ts';
 
-
 /** A report rebuilt from a link: the `Report` fields plus `shared`. */
 export interface SharedReport extends Report {
   shared: {
@@ -51,24 +50,46 @@ export function reportFromShare(p: SharePayload): SharedReport {
   const winners = sharedWinners(p);
   if (winners > MAX_SHARED_REPORT_WINNERS) throw tooManyWinners(winners, p.version);
   const shared: SharedReport['shared'] = {
-    label: SHARED_LABEL, linkVersion: p.version, withNames: p.withNames, generator: p.generator,
+    label: SHARED_LABEL,
+    linkVersion: p.version,
+    withNames: p.withNames,
+    generator: p.generator,
     namespaces: p.namespaces.map((ns, i) => ({ name: displayName(ns), live: f.liveByNs[i] })),
-    simulation: p.simulation, examples: p.examples.map(displayName), blocksApproximate: true, namesSynthetic: true,
+    simulation: p.simulation,
+    examples: p.examples.map(displayName),
+    blocksApproximate: true,
+    namesSynthetic: true,
   };
   const findings: Finding[] = [];
   if (p.findings.messages) {
-    for (const m of p.findings.messages) findings.push({ severity: m.severity, file: '(shared)', offset: -1, message: displayName(m.message) });
+    for (const m of p.findings.messages)
+      findings.push({ severity: m.severity, file: '(shared)', offset: -1, message: displayName(m.message) });
   } else if (p.findings.warnings || p.findings.errors || p.findings.infos) {
     findings.push({
-      severity: 'info', file: '(shared)', offset: -1,
+      severity: 'info',
+      file: '(shared)',
+      offset: -1,
       message: `the original report had ${plural(p.findings.errors, 'error')} and ${plural(p.findings.warnings, 'warning')}${p.findings.infos ? ` and ${plural(p.findings.infos, 'note')}` : ''}; their texts are not in the link`,
     });
   }
-  const input: ClassifiedInput = { kind: p.kind, root: '', tablesList: null, tableFiles: [], gitFiles: [], description: SHARED_LABEL };
+  const input: ClassifiedInput = {
+    kind: p.kind,
+    root: '',
+    tablesList: null,
+    tableFiles: [],
+    gitFiles: [],
+    description: SHARED_LABEL,
+  };
   if (p.kind !== 'reftable') {
     const r: SharedReport = {
-      schema: 'refscope.report/1', generator: GENERATOR, input: { kind: p.kind, description: SHARED_LABEL },
-      tables: [], stack: null, findings, verdict: { gitReadable: true, reason: null }, prefixes: [],
+      schema: 'refscope.report/1',
+      generator: GENERATOR,
+      input: { kind: p.kind, description: SHARED_LABEL },
+      tables: [],
+      stack: null,
+      findings,
+      verdict: { gitReadable: true, reason: null },
+      prefixes: [],
       diagnosis: `${plural(f.live, 'live ref')} (${p.kind === 'files' ? 'files backend' : 'packed-refs'}; the shared link carries the namespace counts only).`,
       shared,
     };
@@ -99,16 +120,33 @@ export function reportFromShare(p: SharePayload): SharedReport {
     names.push(name);
     if (t.unreadable) {
       tables.push(null);
-      broken.push({ name, path: name, fileSize: t.fileSize, error: new FormatError(name, -1, 'a readable table (it could not be read in the original report; the link has its size only)') });
+      broken.push({
+        name,
+        path: name,
+        fileSize: t.fileSize,
+        error: new FormatError(
+          name,
+          -1,
+          'a readable table (it could not be read in the original report; the link has its size only)',
+        ),
+      });
       return;
     }
     const types = winKind[i];
     const ft = f.tables[i];
     const fake = {
-      name, path: name, fileSize: t.fileSize,
+      name,
+      path: name,
+      fileSize: t.fileSize,
       header: {
-        version: t.version!, blockSize: t.blockSize, minUpdateIndex: t.minUpdateIndex, maxUpdateIndex: t.maxUpdateIndex,
-        hashId: t.hashId!, hashSize: t.hashId === 's256' ? 32 : 20, headerSize: t.version === 2 ? 28 : 24, footerSize: t.version === 2 ? 72 : 68,
+        version: t.version!,
+        blockSize: t.blockSize,
+        minUpdateIndex: t.minUpdateIndex,
+        maxUpdateIndex: t.maxUpdateIndex,
+        hashId: t.hashId!,
+        hashSize: t.hashId === 's256' ? 32 : 20,
+        headerSize: t.version === 2 ? 28 : 24,
+        footerSize: t.version === 2 ? 72 : 68,
       },
       blocks: approximateBlocks(t, ft.refRecords),
       counts: { ...ft.records, log: t.logs, logDeletion: t.logDeletions, obj: t.objRecords, index: t.indexRecords },
@@ -128,15 +166,29 @@ export function reportFromShare(p: SharePayload): SharedReport {
   let k = 0;
   winNs.forEach((w, ti) => {
     tab.fill(ti, k, k + w.length);
-    for (let r = 0; r < w.length; r++, k++) { keys[k] = nsKey[w[r]]; rec[k] = r; }
+    for (let r = 0; r < w.length; r++, k++) {
+      keys[k] = nsKey[w[r]];
+      rec[k] = r;
+    }
   });
   const merged: MergedView = {
-    count, keys, table: tab as unknown as MergedView['table'], rec, live: f.live, tombstones: f.tombstones, tombstonesHiding: f.tombstonesHiding,
-    shadowed: f.tables.map((t) => t.shadowed), winners: f.tables.map((t) => t.winners),
-    hiddenByTombstone: f.tables.map((t) => t.hiddenByTombstone), tombstonesHidingBy: f.tables.map((t) => t.tombstonesHiding),
+    count,
+    keys,
+    table: tab as unknown as MergedView['table'],
+    rec,
+    live: f.live,
+    tombstones: f.tombstones,
+    tombstonesHiding: f.tombstonesHiding,
+    shadowed: f.tables.map((t) => t.shadowed),
+    winners: f.tables.map((t) => t.winners),
+    hiddenByTombstone: f.tables.map((t) => t.hiddenByTombstone),
+    tombstonesHidingBy: f.tables.map((t) => t.tombstonesHiding),
     key: (i) => keys[i],
     lowerBound: (name) => lowerBound(keys, name),
-    find: (name) => { const i = lowerBound(keys, name); return keys[i] === name ? i : -1; },
+    find: (name) => {
+      const i = lowerBound(keys, name);
+      return keys[i] === name ? i : -1;
+    },
   };
   const stack: Stack = { listPath: '', names, tables, broken, findings: [] };
   const a: Analysis = { input, stack, merged, files: null, findings };
@@ -157,11 +209,25 @@ export function reportFromShare(p: SharePayload): SharedReport {
 
 /** Blocks of a table reconstructed from per-section counts and bytes (evenly split). */
 function approximateBlocks(t: ShareTable, refRecords: number) {
-  const out: { offset: number; type: BlockType; section: SectionName; blockLen: number; restartCount: number; recordCount: number; padding: number; fileBytes: number; restartTableOffset: number; firstKey: string; lastKey: string }[] = [];
+  const out: {
+    offset: number;
+    type: BlockType;
+    section: SectionName;
+    blockLen: number;
+    restartCount: number;
+    recordCount: number;
+    padding: number;
+    fileBytes: number;
+    restartTableOffset: number;
+    firstKey: string;
+    lastKey: string;
+  }[] = [];
   let offset = 0;
   const idxBlocks = t.sectionBlocks.refIndex + t.sectionBlocks.objIndex + t.sectionBlocks.logIndex;
   const recordsOf: Record<SectionName, number> = {
-    ref: refRecords, obj: t.objRecords, log: t.logs + t.logDeletions,
+    ref: refRecords,
+    obj: t.objRecords,
+    log: t.logs + t.logDeletions,
     refIndex: idxBlocks ? Math.round((t.indexRecords * t.sectionBlocks.refIndex) / idxBlocks) : 0,
     objIndex: idxBlocks ? Math.round((t.indexRecords * t.sectionBlocks.objIndex) / idxBlocks) : 0,
     logIndex: 0,
@@ -173,7 +239,19 @@ function approximateBlocks(t: ShareTable, refRecords: number) {
       const bytes = Math.floor(t.sectionBytes[s] / nb) + (i === nb - 1 ? t.sectionBytes[s] % nb : 0);
       const recs = Math.floor(recordsOf[s] / nb) + (i === nb - 1 ? recordsOf[s] % nb : 0);
       const type: BlockType = s === 'ref' ? 'ref' : s === 'obj' ? 'obj' : s === 'log' ? 'log' : 'index';
-      out.push({ offset, type, section: s, blockLen: bytes, restartCount: 0, recordCount: recs, padding: 0, fileBytes: bytes, restartTableOffset: 0, firstKey: '', lastKey: '' });
+      out.push({
+        offset,
+        type,
+        section: s,
+        blockLen: bytes,
+        restartCount: 0,
+        recordCount: recs,
+        padding: 0,
+        fileBytes: bytes,
+        restartTableOffset: 0,
+        firstKey: '',
+        lastKey: '',
+      });
       offset += bytes;
     }
   }
@@ -189,11 +267,14 @@ function fitLists(v: unknown, rebuilt: unknown, n: number): unknown {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
   const out: Record<string, unknown> = { ...(v as Record<string, unknown>) };
   const own = (rebuilt && typeof rebuilt === 'object' ? rebuilt : {}) as Record<string, unknown>;
-  for (const [k, fill] of [['values', 0], ['reasons', '']] as const) {
+  for (const [k, fill] of [
+    ['values', 0],
+    ['reasons', ''],
+  ] as const) {
     const list = out[k];
     if (!Array.isArray(list) || list.length >= n) continue;
     const theirs = Array.isArray(own[k]) ? (own[k] as unknown[]) : [];
-    out[k] = Array.from({ length: n }, (_, i) => (i < list.length ? list[i] : theirs[i] ?? fill));
+    out[k] = Array.from({ length: n }, (_, i) => (i < list.length ? list[i] : (theirs[i] ?? fill)));
   }
   return out;
 }

@@ -4,14 +4,44 @@
  * name component or an object id.
  */
 
-
-
 /** Second components of `refs/<x>/…` kept as they are; others become `refs/other-N`. */
 const KNOWN_NAMESPACES = new Set([
-  'heads', 'tags', 'remotes', 'notes', 'pull', 'changes', 'keep-around', 'merge-requests', 'pipelines',
-  'environments', 'stash', 'bisect', 'replace', 'prefetch', 'rewritten', 'worktree', 'meta', 'cache-automerge',
-  'users', 'for', 'sources', 'namespaces', 'original', 'review', 'draft-comments', 'starred-changes',
-  'sequences', 'groups', 'tmp', 'backup', 'archive', 'svn', 'p4', 'jj', 'gitbutler', 'branchless',
+  'heads',
+  'tags',
+  'remotes',
+  'notes',
+  'pull',
+  'changes',
+  'keep-around',
+  'merge-requests',
+  'pipelines',
+  'environments',
+  'stash',
+  'bisect',
+  'replace',
+  'prefetch',
+  'rewritten',
+  'worktree',
+  'meta',
+  'cache-automerge',
+  'users',
+  'for',
+  'sources',
+  'namespaces',
+  'original',
+  'review',
+  'draft-comments',
+  'starred-changes',
+  'sequences',
+  'groups',
+  'tmp',
+  'backup',
+  'archive',
+  'svn',
+  'p4',
+  'jj',
+  'gitbutler',
+  'branchless',
 ]);
 
 /**
@@ -43,7 +73,8 @@ export function isSafeNamespace(ns: string): boolean {
   const parts = ns.split('/');
   if (parts.length !== 2 && !(parts.length === 3 && parts[1] === 'remotes')) return false;
   for (const c of parts) {
-    if (!NS_COMPONENT.test(c) || c.startsWith('.') || c.endsWith('.') || c.endsWith('.lock') || c.includes('..')) return false;
+    if (!NS_COMPONENT.test(c) || c.startsWith('.') || c.endsWith('.') || c.endsWith('.lock') || c.includes('..'))
+      return false;
   }
   return true;
 }
@@ -55,7 +86,8 @@ export function safeNamespaces(list: readonly string[]): string[] {
   return list.map((ns) => {
     if (isSafeNamespace(ns)) return ns;
     let name: string;
-    do name = `refs/other-${++k}`; while (used.has(name));
+    do name = `refs/other-${++k}`;
+    while (used.has(name));
     used.add(name);
     return name;
   });
@@ -63,7 +95,8 @@ export function safeNamespaces(list: readonly string[]): string[] {
 
 /** Real namespace names (sorted) → the names put in a link without `withNames`. */
 export function redactNamespaces(real: string[]): string[] {
-  let remote = 0, other = 0;
+  let remote = 0,
+    other = 0;
   return real.map((ns) => {
     if (ns === '(root)') return ns;
     if (ns.startsWith('refs/remotes/')) return `refs/remotes/remote-${++remote}`;
@@ -72,7 +105,6 @@ export function redactNamespaces(real: string[]): string[] {
     return `refs/other-${++other}`;
   });
 }
-
 
 /** Counts of what `sanitizeSimulation` kept. */
 export interface SanitizedSimulation {
@@ -94,9 +126,14 @@ export const SAFE_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
  * run of 8 hex digits, no ref name component) — unless `withNames`, then any string up to 200
  * characters; object keys only if identifier-like. Depth ≤ 8, ≤ 2,000 values.
  */
-export function sanitizeSimulation(v: unknown, withNames: boolean, components: Set<string> = new Set()): SanitizedSimulation {
+export function sanitizeSimulation(
+  v: unknown,
+  withNames: boolean,
+  components: Set<string> = new Set(),
+): SanitizedSimulation {
   let budget = 2000;
-  let numbers = 0, removed = 0;
+  let numbers = 0,
+    removed = 0;
   const labels: string[] = [];
   const labelOk = (s: string): boolean => {
     if (withNames) return s.length <= 200;
@@ -105,15 +142,24 @@ export function sanitizeSimulation(v: unknown, withNames: boolean, components: S
     return !components.has(s);
   };
   const walk = (x: unknown, depth: number): unknown => {
-    if (budget-- <= 0 || depth > 8) { removed++; return null; }
+    if (budget-- <= 0 || depth > 8) {
+      removed++;
+      return null;
+    }
     if (x === null || typeof x === 'boolean') return x;
     if (typeof x === 'number') {
-      if (!Number.isFinite(x)) { removed++; return null; }
+      if (!Number.isFinite(x)) {
+        removed++;
+        return null;
+      }
       numbers++;
       return x;
     }
     if (typeof x === 'string') {
-      if (labelOk(x)) { labels.push(x); return x; }
+      if (labelOk(x)) {
+        labels.push(x);
+        return x;
+      }
       removed++;
       return REMOVED;
     }
@@ -126,7 +172,10 @@ export function sanitizeSimulation(v: unknown, withNames: boolean, components: S
     if (typeof x === 'object') {
       const out: Record<string, unknown> = {};
       for (const [k, y] of Object.entries(x as Record<string, unknown>)) {
-        if (!SAFE_KEY.test(k) || UNSAFE_KEYS.has(k) || k in Object.prototype || (!withNames && components.has(k))) { removed++; continue; }
+        if (!SAFE_KEY.test(k) || UNSAFE_KEYS.has(k) || k in Object.prototype || (!withNames && components.has(k))) {
+          removed++;
+          continue;
+        }
         out[k] = walk(y, depth + 1);
       }
       return out;
@@ -152,7 +201,10 @@ export function pickExamples(names: string[], n: number): string[] {
   for (let round = 0; out.length < n; round++) {
     let any = false;
     for (const l of by.values()) {
-      if (round < l.length && out.length < n) { out.push(l[round]); any = true; }
+      if (round < l.length && out.length < n) {
+        out.push(l[round]);
+        any = true;
+      }
     }
     if (!any) break;
   }
@@ -172,7 +224,13 @@ function labelSafe(s: string, components: Set<string>): boolean {
  * lists cut to `nTables` entries, texts kept when they cannot be a name (any text with names)
  * and cut to `maxText` characters, else `REMOVED`; object keys only when identifier-like.
  */
-export function sanitizeMeasured(v: unknown, withNames: boolean, components: Set<string>, nTables: number, maxText: number): unknown {
+export function sanitizeMeasured(
+  v: unknown,
+  withNames: boolean,
+  components: Set<string>,
+  nTables: number,
+  maxText: number,
+): unknown {
   const walk = (x: unknown, depth: number): unknown => {
     if (x === null || typeof x === 'boolean') return x;
     if (typeof x === 'number') return Number.isFinite(x) ? x : 0;

@@ -39,7 +39,13 @@ export const SIM_BOUNDS = {
 } as const;
 
 /** The fixes the simulator proposes, by code (the order is the link's layout). */
-export const FIXES: FixResult['fix'][] = ['pack-refs', 'auto-compaction', 'auto-compaction-by-records', 'newer-git', 'no-warn-ambiguous-refs'];
+export const FIXES: FixResult['fix'][] = [
+  'pack-refs',
+  'auto-compaction',
+  'auto-compaction-by-records',
+  'newer-git',
+  'no-warn-ambiguous-refs',
+];
 
 /**
  * The fix labels, by fix: the texts `Simulator.run` gives `FixResult.label` (simulate/index.ts
@@ -56,7 +62,18 @@ export const FIX_LABELS: Record<FixResult['fix'], string> = {
 const KINDS: SimulationResult['workload']['kind'][] = ['updates', 'lookups', 'scans', 'objects'];
 
 /** Workload codes a share link carries (numbers: never a name or a prefix). */
-export const WORKLOAD_CODES = ['stdin', 'recreate', 'create', 'delete-all', 'lookup-existing', 'lookup-missing', 'lookup-tombstoned', 'lookup-names', 'scan', 'oid'] as const;
+export const WORKLOAD_CODES = [
+  'stdin',
+  'recreate',
+  'create',
+  'delete-all',
+  'lookup-existing',
+  'lookup-missing',
+  'lookup-tombstoned',
+  'lookup-names',
+  'scan',
+  'oid',
+] as const;
 export type WorkloadCode = (typeof WORKLOAD_CODES)[number];
 
 /** The code of a workload spec (`recreate`, `lookup:missing:1000`, … docs/simulator.md); 0 for stdin input. */
@@ -74,18 +91,33 @@ function n(v: number): string {
 
 /** A name-free description of a workload from its code and size. */
 export function workloadLabel(code: number, operations: number, transactions: number): string {
-  const tx = transactions <= 1 ? ', one transaction' : transactions === operations ? ', one transaction per ref' : `, ${n(transactions)} transactions`;
+  const tx =
+    transactions <= 1
+      ? ', one transaction'
+      : transactions === operations
+        ? ', one transaction per ref'
+        : `, ${n(transactions)} transactions`;
   switch (WORKLOAD_CODES[code]) {
-    case 'recreate': return `re-create the ${n(operations)} refs that tombstones hide${tx}`;
-    case 'create': return `create ${n(operations)} new refs under one prefix${tx}`;
-    case 'delete-all': return `delete all ${n(operations)} refs under refs/${tx}`;
-    case 'lookup-existing': return `${n(operations)} reads of existing ref names`;
-    case 'lookup-missing': return `${n(operations)} reads of missing ref names`;
-    case 'lookup-tombstoned': return `${n(operations)} reads of tombstoned ref names`;
-    case 'lookup-names': return `${n(operations)} reads of given ref names`;
-    case 'scan': return operations === 1 ? 'a prefix scan (for-each-ref)' : `${n(operations)} prefix scans (for-each-ref)`;
-    case 'oid': return `${n(operations)} lookups by object id`;
-    default: return `update-ref --stdin input: ${n(operations)} updates in ${n(transactions)} transaction${transactions === 1 ? '' : 's'}`;
+    case 'recreate':
+      return `re-create the ${n(operations)} refs that tombstones hide${tx}`;
+    case 'create':
+      return `create ${n(operations)} new refs under one prefix${tx}`;
+    case 'delete-all':
+      return `delete all ${n(operations)} refs under refs/${tx}`;
+    case 'lookup-existing':
+      return `${n(operations)} reads of existing ref names`;
+    case 'lookup-missing':
+      return `${n(operations)} reads of missing ref names`;
+    case 'lookup-tombstoned':
+      return `${n(operations)} reads of tombstoned ref names`;
+    case 'lookup-names':
+      return `${n(operations)} reads of given ref names`;
+    case 'scan':
+      return operations === 1 ? 'a prefix scan (for-each-ref)' : `${n(operations)} prefix scans (for-each-ref)`;
+    case 'oid':
+      return `${n(operations)} lookups by object id`;
+    default:
+      return `update-ref --stdin input: ${n(operations)} updates in ${n(transactions)} transaction${transactions === 1 ? '' : 's'}`;
   }
 }
 
@@ -108,7 +140,11 @@ export function secondsText(s: number | null | undefined): string {
  * "Curve"), for a curve rebuilt from a link's numbers: batch and stack growing together, and the
  * stack as it is.
  */
-export function curveFromParts(ns: readonly number[], w: number, parts: { fixed: number; linear: number; stepping: number }): { sameShape: number[]; fixedStack: number[] } {
+export function curveFromParts(
+  ns: readonly number[],
+  w: number,
+  parts: { fixed: number; linear: number; stepping: number },
+): { sameShape: number[]; fixedStack: number[] } {
   const sameShape = ns.map((x) => {
     const r = x / Math.max(1, w);
     return parts.fixed + parts.linear * r + parts.stepping * r * r;
@@ -142,23 +178,54 @@ function sig(v: number | null | undefined): number | null {
   return typeof v !== 'number' || !Number.isFinite(v) ? null : Number(v.toPrecision(6));
 }
 const b = (v: boolean): number => (v ? 1 : 0);
-const whole = (v: unknown, max: number): number => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.min(max, Math.round(v))) : 0);
+const whole = (v: unknown, max: number): number =>
+  typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.min(max, Math.round(v))) : 0;
 
 /** The numbers-only form of a run, for `shareLink(…, { simulation })`. */
 export function simulationForShare(d: SimDisplay): SimShare {
   const r = d.result;
-  const models = r.results.slice(0, SIM_BOUNDS.models).map((m) => [
-    MODEL_NAMES.indexOf(m.model), b(m.applicable), sig(m.seconds), m.seeks, m.blocksRead, m.recordsDecoded, m.tombstonesSkipped,
-    m.tablesAfter, m.errorCount, m.phases.slice(0, SIM_BOUNDS.phases).flatMap((p) => [PHASES.indexOf(p.phase), sig(p.seconds)]),
-  ]);
-  const fixes = r.fixes.slice(0, SIM_BOUNDS.fixes).map((f) => [FIXES.indexOf(f.fix), MODEL_NAMES.indexOf(f.model), b(f.applicable), sig(f.baselineSeconds), sig(f.seconds)]);
-  const curve = r.curve ? r.curve.series.slice(0, SIM_BOUNDS.models).map((s) => [MODEL_NAMES.indexOf(s.model), sig(s.parts.fixed), sig(s.parts.linear), sig(s.parts.stepping)]) : null;
+  const models = r.results
+    .slice(0, SIM_BOUNDS.models)
+    .map((m) => [
+      MODEL_NAMES.indexOf(m.model),
+      b(m.applicable),
+      sig(m.seconds),
+      m.seeks,
+      m.blocksRead,
+      m.recordsDecoded,
+      m.tombstonesSkipped,
+      m.tablesAfter,
+      m.errorCount,
+      m.phases.slice(0, SIM_BOUNDS.phases).flatMap((p) => [PHASES.indexOf(p.phase), sig(p.seconds)]),
+    ]);
+  const fixes = r.fixes
+    .slice(0, SIM_BOUNDS.fixes)
+    .map((f) => [
+      FIXES.indexOf(f.fix),
+      MODEL_NAMES.indexOf(f.model),
+      b(f.applicable),
+      sig(f.baselineSeconds),
+      sig(f.seconds),
+    ]);
+  const curve = r.curve
+    ? r.curve.series
+        .slice(0, SIM_BOUNDS.models)
+        .map((s) => [MODEL_NAMES.indexOf(s.model), sig(s.parts.fixed), sig(s.parts.linear), sig(s.parts.stepping)])
+    : null;
   return [
     SIM_SHARE_MAGIC,
-    [whole(d.code, WORKLOAD_CODES.length - 1), KINDS.indexOf(r.workload.kind), r.workload.operations, r.workload.transactions],
+    [
+      whole(d.code, WORKLOAD_CODES.length - 1),
+      KINDS.indexOf(r.workload.kind),
+      r.workload.operations,
+      r.workload.transactions,
+    ],
     [b(d.options.warnAmbiguousRefs), b(d.options.autoCompaction), d.options.factor],
     [r.input.kind === 'files' ? 1 : 0, d.tables, r.input.liveRefs, r.input.tombstones],
-    models, fixes, r.curve ? r.curve.simulatedN : null, curve,
+    models,
+    fixes,
+    r.curve ? r.curve.simulatedN : null,
+    curve,
   ];
 }
 
@@ -170,13 +237,40 @@ export function simulationForShare(d: SimDisplay): SimShare {
 export function simulationFromDocument(doc: unknown, spec: string | null = null): SimShare | null {
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return null;
   const r = doc as Partial<SimulationResult>;
-  if (r.schema !== 'refscope.simulation/1' || !r.input || !r.workload || !Array.isArray(r.results) || !Array.isArray(r.fixes)) return null;
-  if (!r.results.every((m) => m && typeof m === 'object' && (MODEL_NAMES as readonly string[]).includes(m.model) && Array.isArray(m.phases))) return null;
-  if (!r.fixes.every((f) => f && typeof f === 'object' && FIXES.includes(f.fix) && (MODEL_NAMES as readonly string[]).includes(f.model))) return null;
-  const curve = r.curve && typeof r.curve === 'object' && Array.isArray(r.curve.series) && r.curve.series.every((s) => s && s.parts && typeof s.parts === 'object') ? r.curve : null;
+  if (
+    r.schema !== 'refscope.simulation/1' ||
+    !r.input ||
+    !r.workload ||
+    !Array.isArray(r.results) ||
+    !Array.isArray(r.fixes)
+  )
+    return null;
+  if (
+    !r.results.every(
+      (m) =>
+        m && typeof m === 'object' && (MODEL_NAMES as readonly string[]).includes(m.model) && Array.isArray(m.phases),
+    )
+  )
+    return null;
+  if (
+    !r.fixes.every(
+      (f) =>
+        f && typeof f === 'object' && FIXES.includes(f.fix) && (MODEL_NAMES as readonly string[]).includes(f.model),
+    )
+  )
+    return null;
+  const curve =
+    r.curve &&
+    typeof r.curve === 'object' &&
+    Array.isArray(r.curve.series) &&
+    r.curve.series.every((s) => s && s.parts && typeof s.parts === 'object')
+      ? r.curve
+      : null;
   try {
     const share = simulationForShare({
-      source: 'live', code: workloadCode(spec), tables: Array.isArray(r.input.tables) ? r.input.tables.length : 0,
+      source: 'live',
+      code: workloadCode(spec),
+      tables: Array.isArray(r.input.tables) ? r.input.tables.length : 0,
       options: { warnAmbiguousRefs: true, autoCompaction: true, factor: 2 },
       result: { ...(r as SimulationResult), curve },
     });
@@ -192,13 +286,21 @@ const secs = (v: unknown): number | null => (isNum(v) ? Math.max(0, Math.min(SIM
 /** A count held to [0, SIM_BOUNDS.count], or null. */
 const cnt = (v: unknown): number | null => (isNum(v) && v >= 0 ? Math.min(SIM_BOUNDS.count, Math.round(v)) : null);
 /** An index into `list`, or undefined. */
-const code = <T>(list: readonly T[], v: unknown): T | undefined => (isNum(v) && Number.isInteger(v) && v >= 0 && v < list.length ? list[v] : undefined);
+const code = <T>(list: readonly T[], v: unknown): T | undefined =>
+  isNum(v) && Number.isInteger(v) && v >= 0 && v < list.length ? list[v] : undefined;
 
 /** The sharer's results from a link's simulation value, or null when it is not in this layout. */
 export function sharedSimulation(v: unknown): SimDisplay | null {
   if (!Array.isArray(v) || v[0] !== SIM_SHARE_MAGIC || v.length < 8 || v.length > 16) return null;
   const [, wl, opt, inp, models, fixes, simN, curve] = v as unknown[];
-  if (!Array.isArray(wl) || !Array.isArray(opt) || !Array.isArray(inp) || !Array.isArray(models) || !Array.isArray(fixes)) return null;
+  if (
+    !Array.isArray(wl) ||
+    !Array.isArray(opt) ||
+    !Array.isArray(inp) ||
+    !Array.isArray(models) ||
+    !Array.isArray(fixes)
+  )
+    return null;
   if (models.length > SIM_BOUNDS.models || fixes.length > SIM_BOUNDS.fixes) return null;
   const wcode = code(WORKLOAD_CODES, wl[0]) ? (wl[0] as number) : 0;
   const kind = code(KINDS, wl[1]) ?? 'updates';
@@ -220,10 +322,21 @@ export function sharedSimulation(v: unknown): SimDisplay | null {
       if (phase && s !== null) ph.push({ phase: phase as Phase, seconds: s, counts: null as unknown as Counts });
     }
     results.push({
-      model: name, versions: p.versions, summary: p.summary, applicable,
+      model: name,
+      versions: p.versions,
+      summary: p.summary,
+      applicable,
       reason: applicable ? null : 'the model does not apply to the sharer’s input',
-      seconds: secs(m[2]), seeks: cnt(m[3]), blocksRead: cnt(m[4]), recordsDecoded: cnt(m[5]), tombstonesSkipped: cnt(m[6]),
-      counts: null, phases: ph, errors: [], errorCount: cnt(m[8]) ?? 0, tablesAfter: cnt(m[7]),
+      seconds: secs(m[2]),
+      seeks: cnt(m[3]),
+      blocksRead: cnt(m[4]),
+      recordsDecoded: cnt(m[5]),
+      tombstonesSkipped: cnt(m[6]),
+      counts: null,
+      phases: ph,
+      errors: [],
+      errorCount: cnt(m[8]) ?? 0,
+      tablesAfter: cnt(m[7]),
     });
   }
   const fx: FixResult[] = [];
@@ -234,7 +347,16 @@ export function sharedSimulation(v: unknown): SimDisplay | null {
     if (!fix || !m) continue;
     const base = secs(f[3]) ?? 0;
     const s = f[2] === 1 ? secs(f[4]) : null;
-    fx.push({ fix, label: FIX_LABELS[fix], model: m, applicable: s !== null, baselineSeconds: base, seconds: s, speedup: s !== null && s > 0 ? base / s : null, note: '' });
+    fx.push({
+      fix,
+      label: FIX_LABELS[fix],
+      model: m,
+      applicable: s !== null,
+      baselineSeconds: base,
+      seconds: s,
+      speedup: s !== null && s > 0 ? base / s : null,
+      note: '',
+    });
   }
   let cd: SimulationResult['curve'] = null;
   if (isNum(simN) && simN >= 1 && Array.isArray(curve) && curve.length <= SIM_BOUNDS.models) {
@@ -255,18 +377,29 @@ export function sharedSimulation(v: unknown): SimDisplay | null {
   const isFiles = inp[0] === 1;
   const tables = cnt(inp[1]) ?? 0;
   const result: SimulationResult = {
-    schema: 'refscope.simulation/1', generator: '',
+    schema: 'refscope.simulation/1',
+    generator: '',
     input: {
-      kind: isFiles ? 'files' : 'reftable', description: 'the sharer’s stack', tables: [],
-      liveRefs: cnt(inp[2]) ?? 0, tombstones: cnt(inp[3]) ?? 0, brokenTables: [],
+      kind: isFiles ? 'files' : 'reftable',
+      description: 'the sharer’s stack',
+      tables: [],
+      liveRefs: cnt(inp[2]) ?? 0,
+      tombstones: cnt(inp[3]) ?? 0,
+      brokenTables: [],
     },
     workload: { kind, description: workloadLabel(wcode, operations, transactions), operations, transactions },
     constants: null as unknown as SimulationResult['constants'],
-    results, fixes: fx, explanation: '', curve: cd,
+    results,
+    fixes: fx,
+    explanation: '',
+    curve: cd,
   };
   const factor = isNum(opt[2]) ? Math.max(2, Math.min(SIM_BOUNDS.factor, Math.round(opt[2]))) : 2;
   const d: SimDisplay = {
-    source: 'shared', result, code: wcode, tables,
+    source: 'shared',
+    result,
+    code: wcode,
+    tables,
     options: { warnAmbiguousRefs: opt[0] !== 0, autoCompaction: opt[1] !== 0, factor },
   };
   result.explanation = sharedExplanation(d);
@@ -274,9 +407,16 @@ export function sharedSimulation(v: unknown): SimDisplay | null {
 }
 
 const PHASE_WORDS: Record<Phase, string> = {
-  startup: 'process start-up', transaction: 'transaction overhead', parse: 'dwim reads of object ids (ambiguity check)',
-  reads: 'the per-update reads', availability: 'name-availability checks', write: 'writing the updated refs',
-  compaction: 'auto-compaction', lookups: 'the reads', scans: 'the scans', objects: 'the object-id lookups',
+  startup: 'process start-up',
+  transaction: 'transaction overhead',
+  parse: 'dwim reads of object ids (ambiguity check)',
+  reads: 'the per-update reads',
+  availability: 'name-availability checks',
+  write: 'writing the updated refs',
+  compaction: 'auto-compaction',
+  lookups: 'the reads',
+  scans: 'the scans',
+  objects: 'the object-id lookups',
 };
 
 /** Words for a phase. */
@@ -296,33 +436,57 @@ function sharedExplanation(d: SimDisplay): string {
   const ok = r.results.filter((m) => m.applicable && m.seconds !== null);
   if (!ok.length) return 'No model applied to the sharer’s input.';
   const parts: string[] = [];
-  const where = r.input.kind === 'files'
-    ? `a files-backend repository (${n(r.input.liveRefs)} refs)`
-    : `a stack of ${n(d.tables)} table${d.tables === 1 ? '' : 's'} (${n(r.input.liveRefs)} live refs, ${n(r.input.tombstones)} tombstones)`;
+  const where =
+    r.input.kind === 'files'
+      ? `a files-backend repository (${n(r.input.liveRefs)} refs)`
+      : `a stack of ${n(d.tables)} table${d.tables === 1 ? '' : 's'} (${n(r.input.liveRefs)} live refs, ${n(r.input.tombstones)} tombstones)`;
   const desc = r.workload.description;
-  parts.push(`The sharer simulated: ${desc} on ${where}: ${ok.map((m) => `${MODELS[m.model].versions} ${secondsText(m.seconds)}`).join(', ')}.`);
+  parts.push(
+    `The sharer simulated: ${desc} on ${where}: ${ok.map((m) => `${MODELS[m.model].versions} ${secondsText(m.seconds)}`).join(', ')}.`,
+  );
   const worst = ok.reduce((a, c) => (c.seconds! > a.seconds! ? c : a));
-  const top = worst.phases.filter((p) => p.phase !== 'startup').sort((a, c) => c.seconds - a.seconds).slice(0, 3);
+  const top = worst.phases
+    .filter((p) => p.phase !== 'startup')
+    .sort((a, c) => c.seconds - a.seconds)
+    .slice(0, 3);
   if (top.length && worst.seconds) {
-    parts.push(`With ${MODELS[worst.model].versions} the time goes to ${top.map((p) => `${PHASE_WORDS[p.phase]} (${Math.round((100 * p.seconds) / worst.seconds!)} %)`).join(', ')}.`);
+    parts.push(
+      `With ${MODELS[worst.model].versions} the time goes to ${top.map((p) => `${PHASE_WORDS[p.phase]} (${Math.round((100 * p.seconds) / worst.seconds!)} %)`).join(', ')}.`,
+    );
   }
   if (worst.tombstonesSkipped && worst.tombstonesSkipped > 0 && r.workload.operations > 0) {
-    parts.push(`${big(worst.tombstonesSkipped)} tombstones stepped over in all, about ${n(worst.tombstonesSkipped / r.workload.operations)} per operation${worst.recordsDecoded ? `, and ${big(worst.recordsDecoded)} records decoded` : ''}.`);
+    parts.push(
+      `${big(worst.tombstonesSkipped)} tombstones stepped over in all, about ${n(worst.tombstonesSkipped / r.workload.operations)} per operation${worst.recordsDecoded ? `, and ${big(worst.recordsDecoded)} records decoded` : ''}.`,
+    );
   }
   const gain = (f: FixResult) => (f.speedup !== null && f.speedup >= 1.05 ? ` (${fmtGain(f.speedup)})` : '');
   for (const f of r.fixes) {
     const v = MODELS[f.model].versions;
     if (f.seconds === null) {
-      if (f.fix === 'auto-compaction') parts.push('Auto-compaction will not help: git’s rule, comparing byte sizes, merges nothing on this stack.');
+      if (f.fix === 'auto-compaction')
+        parts.push('Auto-compaction will not help: git’s rule, comparing byte sizes, merges nothing on this stack.');
       continue;
     }
     switch (f.fix) {
-      case 'pack-refs': parts.push(`\`git pack-refs\` would make it ${secondsText(f.seconds)} with ${v}${gain(f)}.`); break;
-      case 'auto-compaction': parts.push(`git’s auto-compaction would make it ${secondsText(f.seconds)}${gain(f)}.`); break;
-      case 'auto-compaction-by-records': parts.push(`Compared by record counts instead, auto-compaction would merge tables: ${secondsText(f.seconds)}${gain(f)}.`); break;
-      case 'newer-git': parts.push(`git 2.56 would take ${secondsText(f.seconds)}${gain(f)}.`); break;
+      case 'pack-refs':
+        parts.push(`\`git pack-refs\` would make it ${secondsText(f.seconds)} with ${v}${gain(f)}.`);
+        break;
+      case 'auto-compaction':
+        parts.push(`git’s auto-compaction would make it ${secondsText(f.seconds)}${gain(f)}.`);
+        break;
+      case 'auto-compaction-by-records':
+        parts.push(
+          `Compared by record counts instead, auto-compaction would merge tables: ${secondsText(f.seconds)}${gain(f)}.`,
+        );
+        break;
+      case 'newer-git':
+        parts.push(`git 2.56 would take ${secondsText(f.seconds)}${gain(f)}.`);
+        break;
       case 'no-warn-ambiguous-refs':
-        if (f.speedup) parts.push(`\`-c core.warnAmbiguousRefs=false\` saves ${Math.round(100 * (1 - 1 / f.speedup))} % with ${v} (${secondsText(f.seconds)}).`);
+        if (f.speedup)
+          parts.push(
+            `\`-c core.warnAmbiguousRefs=false\` saves ${Math.round(100 * (1 - 1 / f.speedup))} % with ${v} (${secondsText(f.seconds)}).`,
+          );
         break;
     }
   }

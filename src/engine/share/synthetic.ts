@@ -5,10 +5,16 @@
 import { memorySource, type InputFile } from '../basics.ts';
 import { writeTable, tableFileName, type RefRecordIn, type LogRecordIn } from '../writer.ts';
 import { keySuffixBytes } from './build.ts';
-import { MAX_BROWSER_SYNTHETIC_RECORDS, MAX_SYNTHETIC_RECORDS, MAX_SYNTHETIC_UNREADABLE_BYTES, ShareLinkError, damaged, fmt } from './limits.ts';
+import {
+  MAX_BROWSER_SYNTHETIC_RECORDS,
+  MAX_SYNTHETIC_RECORDS,
+  MAX_SYNTHETIC_UNREADABLE_BYTES,
+  ShareLinkError,
+  damaged,
+  fmt,
+} from './limits.ts';
 import { type RefKind, type ShareNsRecords, type SharePayload, type ShareTable, shareFigures } from './payload.ts';
 import { checkPayload } from './validate.ts';
-
 
 /** A run of synthetic keys `ns`, ids `start … start + count − 1` (never wrapping), of one kind. */
 export interface PlanSegment {
@@ -61,7 +67,11 @@ export function shapePlan(p: SharePayload): ShapePlan {
   const n = p.tables.length;
   const f = shareFigures(p);
   if (f.refRecords + f.logRecords > MAX_SYNTHETIC_RECORDS) {
-    throw new ShareLinkError('too-large', `the shared stack has ${fmt(f.refRecords + f.logRecords)} records, more than the ${fmt(MAX_SYNTHETIC_RECORDS)} a synthetic stack is built for`, p.version);
+    throw new ShareLinkError(
+      'too-large',
+      `the shared stack has ${fmt(f.refRecords + f.logRecords)} records, more than the ${fmt(MAX_SYNTHETIC_RECORDS)} a synthetic stack is built for`,
+      p.version,
+    );
   }
   checkPayload(p);
   // per (table, ns): winners by kind, hiding count
@@ -71,7 +81,14 @@ export function shapePlan(p: SharePayload): ShapePlan {
   const hidingOf = new Map<string, number>();
   for (const h of p.hiding) hidingOf.set(`${h.table}:${h.ns}`, h.count);
   // owned id blocks
-  interface Owned { start: number; H: number; T: number; L: number; byKind: [number, number, number, number]; dangling: number }
+  interface Owned {
+    start: number;
+    H: number;
+    T: number;
+    L: number;
+    byKind: [number, number, number, number];
+    dangling: number;
+  }
   const owned = new Map<string, Owned>();
   const keysPerNs = new Array(nNs).fill(0);
   const ownerRanges: { ns: number; start: number; end: number; owner: number }[][] = p.namespaces.map(() => []);
@@ -84,13 +101,21 @@ export function shapePlan(p: SharePayload): ShapePlan {
       if (!total) continue;
       const H = hidingOf.get(`${t}:${ns}`) ?? 0;
       const dangling = recs.get(`${t}:${ns}:3`)?.dangling ?? 0;
-      owned.set(`${t}:${ns}`, { start: keysPerNs[ns], H, T: byKind[0], L: byKind[1] + byKind[2] + byKind[3], byKind, dangling });
+      owned.set(`${t}:${ns}`, {
+        start: keysPerNs[ns],
+        H,
+        T: byKind[0],
+        L: byKind[1] + byKind[2] + byKind[3],
+        byKind,
+        dangling,
+      });
       ownerRanges[ns].push({ ns, start: keysPerNs[ns], end: keysPerNs[ns] + total, owner: t });
       keysPerNs[ns] += total;
     }
   }
   // segments per table
-  const segs: { ns: number; start: number; count: number; kind: RefKind; owner: number; dangling?: boolean }[][] = p.tables.map(() => []);
+  const segs: { ns: number; start: number; count: number; kind: RefKind; owner: number; dangling?: boolean }[][] =
+    p.tables.map(() => []);
   for (const [key, o] of owned) {
     const [t, ns] = key.split(':').map(Number);
     let id = o.start;
@@ -98,7 +123,8 @@ export function shapePlan(p: SharePayload): ShapePlan {
     for (const kind of kinds) {
       if (kind === 3 && o.dangling) {
         segs[t].push({ ns, start: id, count: o.dangling, kind, owner: t, dangling: true });
-        if (o.byKind[3] > o.dangling) segs[t].push({ ns, start: id + o.dangling, count: o.byKind[3] - o.dangling, kind, owner: t });
+        if (o.byKind[3] > o.dangling)
+          segs[t].push({ ns, start: id + o.dangling, count: o.byKind[3] - o.dangling, kind, owner: t });
       } else if (o.byKind[kind]) segs[t].push({ ns, start: id, count: o.byKind[kind], kind, owner: t });
       id += o.byKind[kind];
     }
@@ -108,7 +134,16 @@ export function shapePlan(p: SharePayload): ShapePlan {
   const ptrL = new Map<string, number>();
   const borrowed: { ns: number; start: number; count: number; owner: number }[][] = p.tables.map(() => []);
   const ovs = p.overlaps.slice().sort((x, y) => x.newer - y.newer || x.ns - y.ns || y.older - x.older);
-  const take = (list: { ns: number; start: number; count: number; owner: number }[], ns: number, base: number, size: number, ptr: Map<string, number>, key: string, count: number, owner: number) => {
+  const take = (
+    list: { ns: number; start: number; count: number; owner: number }[],
+    ns: number,
+    base: number,
+    size: number,
+    ptr: Map<string, number>,
+    key: string,
+    count: number,
+    owner: number,
+  ) => {
     if (size <= 0 || count > size) throw damaged(`table ${owner}: overrides more records than it has`);
     let at = ptr.get(key) ?? 0;
     let left = count;
@@ -124,7 +159,8 @@ export function shapePlan(p: SharePayload): ShapePlan {
     const ow = owned.get(`${o.newer}:${o.ns}`)!;
     const key = `${o.newer}:${o.ns}`;
     if (o.tombstones) take(borrowed[o.older], o.ns, ow.start, ow.H, ptrH, key, o.tombstones, o.newer);
-    if (o.count - o.tombstones) take(borrowed[o.older], o.ns, ow.start + ow.T, ow.L, ptrL, key, o.count - o.tombstones, o.newer);
+    if (o.count - o.tombstones)
+      take(borrowed[o.older], o.ns, ow.start + ow.T, ow.L, ptrL, key, o.count - o.tombstones, o.newer);
   }
   // kinds of the borrowed keys: what the table has beyond its winners, per namespace
   for (let t = 0; t < n; t++) {
@@ -141,9 +177,14 @@ export function shapePlan(p: SharePayload): ShapePlan {
         return e ? e.records - e.winners : 0;
       });
       let kind = 1;
-      const nextKind = () => { const order = [1, 2, 3, 0]; for (const k of order) if (need[k] > 0) return k; return -1; };
+      const nextKind = () => {
+        const order = [1, 2, 3, 0];
+        for (const k of order) if (need[k] > 0) return k;
+        return -1;
+      };
       for (const b of list) {
-        let start = b.start, left = b.count;
+        let start = b.start,
+          left = b.count;
         while (left > 0) {
           kind = nextKind();
           if (kind < 0) throw damaged(`table ${t}: overridden records do not add up`);
@@ -161,22 +202,34 @@ export function shapePlan(p: SharePayload): ShapePlan {
   const fillerOf = new Array(n).fill(0);
   const planNames = (t: number, fill: number[]): string[] => {
     const out: string[] = [];
-    for (const s of segs[t]) for (let i = 0; i < s.count; i++) out.push(synthName(p.namespaces[s.ns], s.start + i, idWidth, fill[s.owner]));
+    for (const s of segs[t])
+      for (let i = 0; i < s.count; i++) out.push(synthName(p.namespaces[s.ns], s.start + i, idWidth, fill[s.owner]));
     return out.sort();
   };
   for (let t = n - 1; t >= 0; t--) {
     const tab = p.tables[t];
     if (tab.unreadable || !segs[t].length) continue;
-    const base = keySuffixBytes(planNames(t, fillerOf.map((v, i) => (i === t ? 0 : v))), tab.restartInterval);
+    const base = keySuffixBytes(
+      planNames(
+        t,
+        fillerOf.map((v, i) => (i === t ? 0 : v)),
+      ),
+      tab.restartInterval,
+    );
     let own = 0;
     for (const s of segs[t]) if (s.owner === t && p.namespaces[s.ns] !== '(root)') own += s.count;
     if (!own) continue;
     const fill = Math.round((tab.keyBytes - base) / own);
     fillerOf[t] = Math.max(0, Math.min(200, fill));
   }
-  const fillers = ownerRanges.map((l) => l.map((r) => ({ ns: r.ns, start: r.start, end: r.end, filler: fillerOf[r.owner] })));
+  const fillers = ownerRanges.map((l) =>
+    l.map((r) => ({ ns: r.ns, start: r.start, end: r.end, filler: fillerOf[r.owner] })),
+  );
   const tables: PlanTable[] = p.tables.map((tab, t) => {
-    const s: PlanSegment[] = segs[t].map(({ ns, start, count, kind, dangling }) => (dangling ? { ns, start, count, kind, dangling } : { ns, start, count, kind }))
+    const s: PlanSegment[] = segs[t]
+      .map(({ ns, start, count, kind, dangling }) =>
+        dangling ? { ns, start, count, kind, dangling } : { ns, start, count, kind },
+      )
       .sort((x, y) => x.ns - y.ns || x.start - y.start);
     const records = { ref: 0, peeled: 0, symref: 0, tombstone: 0 };
     const K = ['tombstone', 'ref', 'peeled', 'symref'] as const;
@@ -201,7 +254,8 @@ export function shapePlan(p: SharePayload): ShapePlan {
 /** Filler length of key `id` in namespace `ns` of a plan. */
 export function planFiller(plan: ShapePlan, ns: number, id: number): number {
   const l = plan.fillers[ns];
-  let lo = 0, hi = l.length - 1;
+  let lo = 0,
+    hi = l.length - 1;
   while (lo <= hi) {
     const m = (lo + hi) >> 1;
     if (id < l[m].start) hi = m - 1;
@@ -218,7 +272,10 @@ export function synthName(ns: string, id: number, width: number, filler: number)
     if (id === 0) return 'HEAD';
     let s = '';
     let v = id;
-    for (let i = 0; i < 5 || v > 0; i++) { s = LETTERS[v % 26] + s; v = Math.floor(v / 26); }
+    for (let i = 0; i < 5 || v > 0; i++) {
+      s = LETTERS[v % 26] + s;
+      v = Math.floor(v / 26);
+    }
     return `R${s}_HEAD`;
   }
   return `${ns}/r${String(id).padStart(width, '0')}${filler > 0 ? '-' + 'x'.repeat(filler - 1) : ''}`;
@@ -252,7 +309,10 @@ function syntheticOid(k: number, hs: number): Uint8Array {
     z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
     z = (z ^ (z >>> 16)) >>> 0;
-    out[i] = z >>> 24; out[i + 1] = (z >>> 16) & 0xff; out[i + 2] = (z >>> 8) & 0xff; out[i + 3] = z & 0xff;
+    out[i] = z >>> 24;
+    out[i + 1] = (z >>> 16) & 0xff;
+    out[i + 2] = (z >>> 8) & 0xff;
+    out[i + 3] = z & 0xff;
   }
   return out;
 }
@@ -271,11 +331,19 @@ export function syntheticStack(p: SharePayload): SyntheticStack {
   const f = shareFigures(p);
   const total = p.kind === 'reftable' ? f.refRecords + f.logRecords : f.live;
   if (total > MAX_BROWSER_SYNTHETIC_RECORDS) {
-    throw new ShareLinkError('too-large', `the shared stack has ${fmt(total)} records (more than ${fmt(MAX_BROWSER_SYNTHETIC_RECORDS)}): too large to rebuild in the browser; use the repro script (refscope export <link> --format script)`, p.version);
+    throw new ShareLinkError(
+      'too-large',
+      `the shared stack has ${fmt(total)} records (more than ${fmt(MAX_BROWSER_SYNTHETIC_RECORDS)}): too large to rebuild in the browser; use the repro script (refscope export <link> --format script)`,
+      p.version,
+    );
   }
   const unreadableBytes = p.tables.reduce((s, t) => s + (t.unreadable ? t.fileSize : 0), 0);
   if (unreadableBytes > MAX_SYNTHETIC_UNREADABLE_BYTES) {
-    throw new ShareLinkError('too-large', `the shared stack has ${fmt(unreadableBytes)} bytes of unreadable tables: too large to rebuild in the browser; use the repro script (refscope export <link> --format script)`, p.version);
+    throw new ShareLinkError(
+      'too-large',
+      `the shared stack has ${fmt(unreadableBytes)} bytes of unreadable tables: too large to rebuild in the browser; use the repro script (refscope export <link> --format script)`,
+      p.version,
+    );
   }
   const names: string[] = [];
   const out: { name: string; bytes: Uint8Array }[] = [];
@@ -284,7 +352,15 @@ export function syntheticStack(p: SharePayload): SyntheticStack {
     const live = p.liveByNs ?? [];
     const refs: RefRecordIn[] = [];
     const width = Math.max(6, String(Math.max(0, ...live)).length);
-    live.forEach((c, ns) => { for (let i = 0; i < c; i++) refs.push({ name: synthName(p.namespaces[ns], i, width, 0), updateIndex: 1, type: 1, value: syntheticOid(i, 20) }); });
+    live.forEach((c, ns) => {
+      for (let i = 0; i < c; i++)
+        refs.push({
+          name: synthName(p.namespaces[ns], i, width, 0),
+          updateIndex: 1,
+          type: 1,
+          value: syntheticOid(i, 20),
+        });
+    });
     refs.sort((x, y) => (x.name < y.name ? -1 : 1));
     const bytes = writeTable(refs, [], { minUpdateIndex: 1, maxUpdateIndex: 1 });
     const name = tableFileName(1, 1, 0);
@@ -296,8 +372,10 @@ export function syntheticStack(p: SharePayload): SyntheticStack {
     p.tables.forEach((t, ti) => {
       const name = tableFileName(t.minUpdateIndex, t.maxUpdateIndex, ti);
       if (t.unreadable) {
-        if (t.fileSize > 0) { out.push({ name, bytes: new Uint8Array(t.fileSize) }); names.push(name); }
-        else names.push(name);
+        if (t.fileSize > 0) {
+          out.push({ name, bytes: new Uint8Array(t.fileSize) });
+          names.push(name);
+        } else names.push(name);
         return;
       }
       names.push(name);
@@ -317,15 +395,24 @@ export function syntheticStack(p: SharePayload): SyntheticStack {
       let v = 0;
       for (const r of recs) {
         if (r.type === 1) r.value = syntheticOid(oidBase + (v++ % D), hs);
-        else if (r.type === 2) { r.value = syntheticOid(oidBase + (v++ % D), hs); r.peeled = syntheticOid(oidBase + (v++ % D), hs); }
-        else if (r.type === 3) r.target = dangling.has(r.name) ? DANGLING_TARGET : plan.symrefTarget;
+        else if (r.type === 2) {
+          r.value = syntheticOid(oidBase + (v++ % D), hs);
+          r.peeled = syntheticOid(oidBase + (v++ % D), hs);
+        } else if (r.type === 3) r.target = dangling.has(r.name) ? DANGLING_TARGET : plan.symrefTarget;
       }
       oidBase += D;
-      const logs = syntheticLogs(recs.map((r) => r.name), t, hs);
+      const logs = syntheticLogs(
+        recs.map((r) => r.name),
+        t,
+        hs,
+      );
       const bytes = writeTable(recs, logs, {
-        hashId: t.hashId ?? 'sha1', blockSize: t.blockSize, restartInterval: t.restartInterval,
+        hashId: t.hashId ?? 'sha1',
+        blockSize: t.blockSize,
+        restartInterval: t.restartInterval,
         indexObjects: !(t.refIndexLevels > 0 && t.objRecords === 0),
-        minUpdateIndex: t.minUpdateIndex, maxUpdateIndex: t.maxUpdateIndex,
+        minUpdateIndex: t.minUpdateIndex,
+        maxUpdateIndex: t.maxUpdateIndex,
       });
       out.push({ name, bytes });
     });
@@ -349,12 +436,22 @@ function syntheticLogs(pool: string[], t: ShareTable, hs: number): LogRecordIn[]
   for (let ni = 0; ni < names.length && k < total; ni++) {
     for (let d = 0; d < perName && k < total; d++, k++) {
       const upd = k < t.logs;
-      logs.push(upd ? {
-        name: names[ni], updateIndex: t.maxUpdateIndex - d, type: 1,
-        oldId: syntheticOid(k, hs), newId: syntheticOid(k + 1, hs),
-        committerName: 'A U Thor', email: 'author@example.com', time: 1_700_000_000 + k, tzOffset: 0,
-        message: `update: synthetic entry ${k}`,
-      } : { name: names[ni], updateIndex: t.maxUpdateIndex - d, type: 0 });
+      logs.push(
+        upd
+          ? {
+              name: names[ni],
+              updateIndex: t.maxUpdateIndex - d,
+              type: 1,
+              oldId: syntheticOid(k, hs),
+              newId: syntheticOid(k + 1, hs),
+              committerName: 'A U Thor',
+              email: 'author@example.com',
+              time: 1_700_000_000 + k,
+              tzOffset: 0,
+              message: `update: synthetic entry ${k}`,
+            }
+          : { name: names[ni], updateIndex: t.maxUpdateIndex - d, type: 0 },
+      );
     }
   }
   logs.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : y.updateIndex - x.updateIndex));

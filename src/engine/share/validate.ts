@@ -3,7 +3,16 @@
  * sizes plausible for the tables' files, bounded totals, consistent overrides, and the measured
  * extras' shape.
  */
-import { MAX_SHARED_DIAGNOSIS, MAX_SHARE_BLOCKS, MAX_SHARE_OIDS, MAX_SHARE_RECORDS, MAX_SHARE_TABLES, ShareLinkError, damaged, fmt } from './limits.ts';
+import {
+  MAX_SHARED_DIAGNOSIS,
+  MAX_SHARE_BLOCKS,
+  MAX_SHARE_OIDS,
+  MAX_SHARE_RECORDS,
+  MAX_SHARE_TABLES,
+  ShareLinkError,
+  damaged,
+  fmt,
+} from './limits.ts';
 import { type ShareMeasured, type ShareNsRecords, type SharePayload, SECTIONS, NUM_FIELDS } from './payload.ts';
 
 /** Longest text in the measured figures (a reason, `afterSkipped`). */
@@ -18,26 +27,35 @@ type Check = (x: unknown, n: number) => string | null;
 const isObj = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
 const hasOnly = (x: Record<string, unknown>, keys: string[], optional: string[] = []) =>
   Object.keys(x).every((k) => keys.includes(k) || optional.includes(k)) && keys.every((k) => k in x);
-const finiteCount = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= Number.MAX_SAFE_INTEGER;
-const text: Check = (x) => (typeof x === 'string' && x.length <= MAX_MEASURED_TEXT ? null : `a text of at most ${MAX_MEASURED_TEXT} characters`);
+const finiteCount = (x: unknown) =>
+  typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= Number.MAX_SAFE_INTEGER;
+const text: Check = (x) =>
+  typeof x === 'string' && x.length <= MAX_MEASURED_TEXT ? null : `a text of at most ${MAX_MEASURED_TEXT} characters`;
 const bool: Check = (x) => (typeof x === 'boolean' ? null : 'true or false');
 const segment: Check = (x, n) => {
   if (x === null) return null;
   if (!isObj(x) || !hasOnly(x, ['start', 'end'])) return 'null or { start, end }';
   const ok = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v < n;
-  return ok(x.start) && ok(x.end) && (x.start as number) <= (x.end as number) ? null : `a segment inside the ${n} tables`;
+  return ok(x.start) && ok(x.end) && (x.start as number) <= (x.end as number)
+    ? null
+    : `a segment inside the ${n} tables`;
 };
-const numbers: Check = (x, n) => (Array.isArray(x) && x.length <= n && x.every(finiteCount) ? null : `at most ${n} non-negative numbers`);
-const texts: Check = (x, n) => (Array.isArray(x) && x.length <= n && x.every((s) => text(s, n) === null) ? null : `at most ${n} texts`);
-const fields = (req: Record<string, Check>, opt: Record<string, Check> = {}): Check => (x, n) => {
-  if (!isObj(x) || !hasOnly(x, Object.keys(req), Object.keys(opt))) return `{ ${[...Object.keys(req), ...Object.keys(opt).map((k) => k + '?')].join(', ')} }`;
-  for (const [k, c] of Object.entries({ ...req, ...opt })) {
-    if (!(k in x)) continue;
-    const e = c(x[k], n);
-    if (e) return `${k}: ${e}`;
-  }
-  return null;
-};
+const numbers: Check = (x, n) =>
+  Array.isArray(x) && x.length <= n && x.every(finiteCount) ? null : `at most ${n} non-negative numbers`;
+const texts: Check = (x, n) =>
+  Array.isArray(x) && x.length <= n && x.every((s) => text(s, n) === null) ? null : `at most ${n} texts`;
+const fields =
+  (req: Record<string, Check>, opt: Record<string, Check> = {}): Check =>
+  (x, n) => {
+    if (!isObj(x) || !hasOnly(x, Object.keys(req), Object.keys(opt)))
+      return `{ ${[...Object.keys(req), ...Object.keys(opt).map((k) => k + '?')].join(', ')} }`;
+    for (const [k, c] of Object.entries({ ...req, ...opt })) {
+      if (!(k in x)) continue;
+      const e = c(x[k], n);
+      if (e) return `${k}: ${e}`;
+    }
+    return null;
+  };
 const COMPACTION_FIELDS: Record<string, Check> = {
   factor: (x) => (typeof x === 'number' && Number.isSafeInteger(x) && x >= 2 && x <= 255 ? null : 'an integer 2..255'),
   segment,
@@ -94,13 +112,25 @@ function afterShape(x: unknown, n: number): string | null {
  */
 export function checkSizes(p: SharePayload): void {
   const n = p.tables.length;
-  if (n > MAX_SHARE_TABLES) throw new ShareLinkError('too-large', `link is too large: ${fmt(n)} tables, at most ${fmt(MAX_SHARE_TABLES)}`, p.version);
+  if (n > MAX_SHARE_TABLES)
+    throw new ShareLinkError(
+      'too-large',
+      `link is too large: ${fmt(n)} tables, at most ${fmt(MAX_SHARE_TABLES)}`,
+      p.version,
+    );
   const count = (x: unknown) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
   if (!p.namespaces.every((ns) => typeof ns === 'string')) throw damaged('a namespace is not text');
   const refRecs = new Array<number>(n).fill(0);
   const oidCap = new Array<number>(n).fill(0);
   for (const e of p.nsRecords) {
-    if (!count(e.table) || !count(e.ns) || !count(e.records) || !count(e.winners) || !count(e.dangling) || ![0, 1, 2, 3].includes(e.kind)) {
+    if (
+      !count(e.table) ||
+      !count(e.ns) ||
+      !count(e.records) ||
+      !count(e.winners) ||
+      !count(e.dangling) ||
+      ![0, 1, 2, 3].includes(e.kind)
+    ) {
       throw damaged('a record count is not a non-negative integer');
     }
     if (e.table >= n) throw damaged('a record count names a table that does not exist');
@@ -109,22 +139,29 @@ export function checkSizes(p: SharePayload): void {
     else if (e.kind === 2) oidCap[e.table] += 2 * e.records;
   }
   for (const o of p.overlaps) {
-    if (![o.newer, o.older, o.ns, o.count, o.tombstones].every(count)) throw damaged('an overlap is not non-negative integers');
+    if (![o.newer, o.older, o.ns, o.count, o.tombstones].every(count))
+      throw damaged('an overlap is not non-negative integers');
   }
-  for (const h of p.hiding) if (![h.table, h.ns, h.count].every(count)) throw damaged('a hiding count is not non-negative integers');
-  let records = 0, blocks = 0;
+  for (const h of p.hiding)
+    if (![h.table, h.ns, h.count].every(count)) throw damaged('a hiding count is not non-negative integers');
+  let records = 0,
+    blocks = 0;
   p.tables.forEach((t, i) => {
-    for (const f of [...NUM_FIELDS, 'maxUpdateIndex'] as const) if (!count(t[f])) throw damaged(`table ${i}: ${f} is not a non-negative integer`);
+    for (const f of [...NUM_FIELDS, 'maxUpdateIndex'] as const)
+      if (!count(t[f])) throw damaged(`table ${i}: ${f} is not a non-negative integer`);
     if (t.maxUpdateIndex < t.minUpdateIndex) throw damaged(`table ${i}: update-index range ends before it starts`);
     const size = t.fileSize;
-    const tooMany = (what: string, v: number) => { if (v > size) throw damaged(`table ${i}: ${fmt(v)} ${what} in a file of ${fmt(size)} bytes`); };
+    const tooMany = (what: string, v: number) => {
+      if (v > size) throw damaged(`table ${i}: ${fmt(v)} ${what} in a file of ${fmt(size)} bytes`);
+    };
     tooMany('ref records', refRecs[i]);
     tooMany('reflog records', t.logs + t.logDeletions);
     tooMany('obj records', t.objRecords);
     tooMany('index records', t.indexRecords);
     let tb = 0;
     for (const s of SECTIONS) {
-      if (!count(t.sectionBytes?.[s]) || !count(t.sectionBlocks?.[s])) throw damaged(`table ${i}: ${s} section figures are not non-negative integers`);
+      if (!count(t.sectionBytes?.[s]) || !count(t.sectionBlocks?.[s]))
+        throw damaged(`table ${i}: ${s} section figures are not non-negative integers`);
       tooMany(`${s} section bytes`, t.sectionBytes[s]);
       tb += t.sectionBlocks[s];
     }
@@ -140,10 +177,18 @@ export function checkSizes(p: SharePayload): void {
     records += p.liveByNs.reduce((s, v) => s + v, 0);
   }
   if (records > MAX_SHARE_RECORDS) {
-    throw new ShareLinkError('too-large', `link is too large: ${fmt(records)} records, at most ${fmt(MAX_SHARE_RECORDS)} (use the file export)`, p.version);
+    throw new ShareLinkError(
+      'too-large',
+      `link is too large: ${fmt(records)} records, at most ${fmt(MAX_SHARE_RECORDS)} (use the file export)`,
+      p.version,
+    );
   }
   if (blocks > MAX_SHARE_BLOCKS) {
-    throw new ShareLinkError('too-large', `link is too large: ${fmt(blocks)} blocks, at most ${fmt(MAX_SHARE_BLOCKS)} (use the file export)`, p.version);
+    throw new ShareLinkError(
+      'too-large',
+      `link is too large: ${fmt(blocks)} blocks, at most ${fmt(MAX_SHARE_BLOCKS)} (use the file export)`,
+      p.version,
+    );
   }
 }
 
@@ -164,7 +209,8 @@ export function checkPayload(p: SharePayload): void {
     if (e.table >= n || e.ns >= nNs) throw damaged('a record count names a table or namespace that does not exist');
     if (p.tables[e.table].unreadable) throw damaged(`table ${e.table} is unreadable but has record counts`);
     if (e.winners > e.records) throw damaged(`table ${e.table}: more winners than records`);
-    if (e.dangling > (e.kind === 3 ? e.winners : 0)) throw damaged(`table ${e.table}: more dangling symrefs than winning symrefs`);
+    if (e.dangling > (e.kind === 3 ? e.winners : 0))
+      throw damaged(`table ${e.table}: more dangling symrefs than winning symrefs`);
     const k = `${e.table}:${e.ns}:${e.kind}`;
     if (rec.has(k)) throw damaged(`table ${e.table}: a record count appears twice`);
     rec.set(k, e);
@@ -190,7 +236,8 @@ export function checkPayload(p: SharePayload): void {
     overridden.set(ko, (overridden.get(ko) ?? 0) + e.count);
     const w = sums.get(key(e.newer, e.ns));
     const live = w ? w.winners - w.tombWin : 0;
-    if (e.count - e.tombstones > live) throw damaged(`table ${e.newer}: overrides more records than it has live winners`);
+    if (e.count - e.tombstones > live)
+      throw damaged(`table ${e.newer}: overrides more records than it has live winners`);
     const pn = perNewer.get(key(e.newer, e.ns)) ?? { hid: 0, live: 0 };
     pn.hid += e.tombstones;
     pn.live = Math.max(pn.live, e.tombstones);
@@ -198,7 +245,9 @@ export function checkPayload(p: SharePayload): void {
   }
   for (const [k, s] of sums) {
     if ((overridden.get(k) ?? 0) !== s.records - s.winners) {
-      throw damaged(`table ${Math.floor(k / Math.max(1, nNs))}: ${s.records - s.winners} records lose but ${overridden.get(k) ?? 0} are overridden`);
+      throw damaged(
+        `table ${Math.floor(k / Math.max(1, nNs))}: ${s.records - s.winners} records lose but ${overridden.get(k) ?? 0} are overridden`,
+      );
     }
   }
   for (const k of overridden.keys()) if (!sums.has(k)) throw damaged('an overlap names records that do not exist');
@@ -211,9 +260,12 @@ export function checkPayload(p: SharePayload): void {
     const s = sums.get(k);
     const pn = perNewer.get(k);
     if (!s || e.count > s.tombWin) throw damaged(`table ${e.table}: more hiding tombstones than winning tombstones`);
-    if (!pn || e.count > pn.hid || e.count === 0) throw damaged(`table ${e.table}: hiding tombstones do not match what they hide`);
-    if (pn.live > e.count) throw damaged(`table ${e.table}: hides more records in one table than it has hiding tombstones`);
+    if (!pn || e.count > pn.hid || e.count === 0)
+      throw damaged(`table ${e.table}: hiding tombstones do not match what they hide`);
+    if (pn.live > e.count)
+      throw damaged(`table ${e.table}: hides more records in one table than it has hiding tombstones`);
   }
-  for (const [k, pn] of perNewer) if (pn.hid > 0 && !seenHid.has(k)) throw damaged('tombstones hide records but no hiding count is given');
+  for (const [k, pn] of perNewer)
+    if (pn.hid > 0 && !seenHid.has(k)) throw damaged('tombstones hide records but no hiding count is given');
   if (p.liveByNs && p.liveByNs.length !== nNs) throw damaged('live counts do not match the namespaces');
 }

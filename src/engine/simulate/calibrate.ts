@@ -42,11 +42,16 @@ export const CALIBRATION: Measurement[] = [
  * case 2, create n refs after n were deleted, before (git ≤ 2.55) and after (2.56) the fix.
  */
 export const CASE2: { model: ModelName; n: number; seconds: number }[] = [
-  { model: 'git-2.55', n: 1000, seconds: 0.306 }, { model: 'git-2.55', n: 2000, seconds: 0.945 },
-  { model: 'git-2.55', n: 4000, seconds: 3.816 }, { model: 'git-2.55', n: 8000, seconds: 14.93 },
-  { model: 'git-2.56', n: 1000, seconds: 0.020 }, { model: 'git-2.56', n: 2000, seconds: 0.044 },
-  { model: 'git-2.56', n: 4000, seconds: 0.071 }, { model: 'git-2.56', n: 8000, seconds: 0.145 },
-  { model: 'git-2.56', n: 16000, seconds: 0.258 }, { model: 'git-2.56', n: 32000, seconds: 0.591 },
+  { model: 'git-2.55', n: 1000, seconds: 0.306 },
+  { model: 'git-2.55', n: 2000, seconds: 0.945 },
+  { model: 'git-2.55', n: 4000, seconds: 3.816 },
+  { model: 'git-2.55', n: 8000, seconds: 14.93 },
+  { model: 'git-2.56', n: 1000, seconds: 0.02 },
+  { model: 'git-2.56', n: 2000, seconds: 0.044 },
+  { model: 'git-2.56', n: 4000, seconds: 0.071 },
+  { model: 'git-2.56', n: 8000, seconds: 0.145 },
+  { model: 'git-2.56', n: 16000, seconds: 0.258 },
+  { model: 'git-2.56', n: 32000, seconds: 0.591 },
 ];
 
 /** A measurement the fit minimises the relative error of: counted work and wall seconds. */
@@ -109,8 +114,11 @@ const SCALE = [1e-3, 1e-6, 1e-8, 1e-8];
  * The model is linear in these parameters once the ratios and priors of constants.ts are fixed.
  * Throws Error when the constraints cannot be met together.
  */
-export function fitConstants(points: FitPoint[], bounds: FitBound[] = [],
-  opts: { floor?: number; ownRecordCost?: ModelName[] } = {}): Fit {
+export function fitConstants(
+  points: FitPoint[],
+  bounds: FitBound[] = [],
+  opts: { floor?: number; ownRecordCost?: ModelName[] } = {},
+): Fit {
   const floor = opts.floor ?? STARTUP_FLOOR;
   const own = new Set<ModelName>(opts.ownRecordCost ?? ['git-2.49']);
   const ownModel = [...own][0];
@@ -155,8 +163,17 @@ export function fitConstants(points: FitPoint[], bounds: FitBound[] = [],
     const n = k + A.length;
     const M = Array.from({ length: n }, () => new Array(n).fill(0));
     const rhs = new Array(n).fill(0);
-    for (let a = 0; a < k; a++) { for (let b = 0; b < k; b++) M[a][b] = H[a][b]; rhs[a] = c[a]; }
-    A.forEach((q, j) => { for (let a = 0; a < k; a++) { M[a][k + j] = q.g[a]; M[k + j][a] = q.g[a]; } rhs[k + j] = q.h; });
+    for (let a = 0; a < k; a++) {
+      for (let b = 0; b < k; b++) M[a][b] = H[a][b];
+      rhs[a] = c[a];
+    }
+    A.forEach((q, j) => {
+      for (let a = 0; a < k; a++) {
+        M[a][k + j] = q.g[a];
+        M[k + j][a] = q.g[a];
+      }
+      rhs[k + j] = q.h;
+    });
     let sol: number[];
     try {
       sol = solve(M, rhs);
@@ -169,17 +186,31 @@ export function fitConstants(points: FitPoint[], bounds: FitBound[] = [],
     // Multipliers: H θ − c + Gᵀν = 0 with ν = −λ; an inequality needs λ ≥ 0, i.e. ν ≤ 0.
     let drop = -1;
     let worstNu = 1e-12;
-    A.forEach((q, j) => { if (!q.eq && sol[k + j] > worstNu) { worstNu = sol[k + j]; drop = [...active][j]; } });
+    A.forEach((q, j) => {
+      if (!q.eq && sol[k + j] > worstNu) {
+        worstNu = sol[k + j];
+        drop = [...active][j];
+      }
+    });
     let add = -1;
     let worstViol = 1e-12;
     cons.forEach((q, i) => {
       if (active.has(i)) return;
       const v = q.h - q.g.reduce((s2, g, a) => s2 + g * theta[a], 0);
       const norm = Math.abs(q.h) || 1e-3;
-      if (v / norm > worstViol) { worstViol = v / norm; add = i; }
+      if (v / norm > worstViol) {
+        worstViol = v / norm;
+        add = i;
+      }
     });
-    if (add >= 0) { active.add(add); continue; }
-    if (drop >= 0) { active.delete(drop); continue; }
+    if (add >= 0) {
+      active.add(add);
+      continue;
+    }
+    if (drop >= 0) {
+      active.delete(drop);
+      continue;
+    }
     break;
   }
   const [startup, perUpdate, perRecord, perOwn] = theta.map((t, i) => t * SCALE[i]);
@@ -188,20 +219,33 @@ export function fitConstants(points: FitPoint[], bounds: FitBound[] = [],
     return x.reduce((s2, v, a) => s2 + v * theta[a], 0) + rest;
   };
   let worst = 1;
-  points.forEach((p) => { const e = price(p); worst = Math.max(worst, e / p.seconds, p.seconds / e); });
+  points.forEach((p) => {
+    const e = price(p);
+    worst = Math.max(worst, e / p.seconds, p.seconds / e);
+  });
   let worstB = 1;
-  bounds.forEach((p) => { const e = price(p); worstB = Math.max(worstB, e / p.seconds, p.seconds / e); });
+  bounds.forEach((p) => {
+    const e = price(p);
+    worstB = Math.max(worstB, e / p.seconds, p.seconds / e);
+  });
   for (const bd of bounds) {
     const e = price(bd);
     if (!(e <= bd.seconds * bd.within && e >= bd.seconds / bd.within)) {
-      throw new Error(`fitConstants: no constants reproduce ${bd.model} ${bd.seconds} s within ${bd.within}× (best ${e.toPrecision(3)} s)`);
+      throw new Error(
+        `fitConstants: no constants reproduce ${bd.model} ${bd.seconds} s within ${bd.within}× (best ${e.toPrecision(3)} s)`,
+      );
     }
   }
   const perRecordByModel: Partial<Record<ModelName, number>> = {};
   for (const m of own) perRecordByModel[m] = perOwn;
   return {
-    startup, perUpdate, perRecord, perRecordByModel,
-    active: [...active].map((i) => cons[i].name), worstRatio: worst, worstBoundRatio: worstB,
+    startup,
+    perUpdate,
+    perRecord,
+    perRecordByModel,
+    active: [...active].map((i) => cons[i].name),
+    worstRatio: worst,
+    worstBoundRatio: worstB,
   };
 }
 
@@ -238,17 +282,40 @@ export function fitLooseWrite(points: LooseWritePoint[]): number {
   let f1 = f(x1);
   let f2 = f(x2);
   for (let i = 0; i < 200 && hi - lo > 1e-9; i++) {
-    if (f1 <= f2) { hi = x2; x2 = x1; f2 = f1; x1 = hi - g * (hi - lo); f1 = f(x1); }
-    else { lo = x1; x1 = x2; f1 = f2; x2 = lo + g * (hi - lo); f2 = f(x2); }
+    if (f1 <= f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - g * (hi - lo);
+      f1 = f(x1);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + g * (hi - lo);
+      f2 = f(x2);
+    }
   }
   return Math.exp((lo + hi) / 2);
 }
 
 /** The parameters `fitRealGits` fits, in its column order. */
-export const REAL_FIT_PARAMS = ['startup', 'perUpdate', 'perUpdate(git-2.49)', 'perObjectCheck', 'perReflog', 'perTransaction', 'perLooseWrite',
-  'perTransaction(files)', 'perReflog(files)', 'perValueWrite',
-  'perRecord(git-2.49)', 'perRecord(git-2.55)', 'perRecord(git-2.56)'] as const;
-export type RealFitParam = typeof REAL_FIT_PARAMS[number];
+export const REAL_FIT_PARAMS = [
+  'startup',
+  'perUpdate',
+  'perUpdate(git-2.49)',
+  'perObjectCheck',
+  'perReflog',
+  'perTransaction',
+  'perLooseWrite',
+  'perTransaction(files)',
+  'perReflog(files)',
+  'perValueWrite',
+  'perRecord(git-2.49)',
+  'perRecord(git-2.55)',
+  'perRecord(git-2.56)',
+] as const;
+export type RealFitParam = (typeof REAL_FIT_PARAMS)[number];
 
 /** One recorded real-git run for `fitRealGits`: the model's counts of the same work and the CPU seconds measured. */
 export interface RealFitPoint {
@@ -273,12 +340,24 @@ export function realFitRow(p: { model: ModelName; counts: Counts }): { x: number
   const c = p.counts;
   const f = fitFeatures(c);
   const files = p.model === 'files';
-  const rec = (m: ModelName) => (p.model === m || (m === 'git-2.55' && p.model !== 'git-2.49' && p.model !== 'git-2.56') ? f.recordWork : 0);
+  const rec = (m: ModelName) =>
+    p.model === m || (m === 'git-2.55' && p.model !== 'git-2.49' && p.model !== 'git-2.56') ? f.recordWork : 0;
   return {
-    x: [c.processes, p.model === 'git-2.49' ? 0 : c.updates, p.model === 'git-2.49' ? c.updates : 0, c.objectChecks,
-      files ? 0 : c.reflogWrites, files ? 0 : c.transactions + c.compactions, c.looseWrites,
-      files ? c.transactions + c.compactions : 0, files ? c.reflogWrites : 0, c.valueWrites,
-      rec('git-2.49'), rec('git-2.55'), rec('git-2.56')],
+    x: [
+      c.processes,
+      p.model === 'git-2.49' ? 0 : c.updates,
+      p.model === 'git-2.49' ? c.updates : 0,
+      c.objectChecks,
+      files ? 0 : c.reflogWrites,
+      files ? 0 : c.transactions + c.compactions,
+      c.looseWrites,
+      files ? c.transactions + c.compactions : 0,
+      files ? c.reflogWrites : 0,
+      c.valueWrites,
+      rec('git-2.49'),
+      rec('git-2.55'),
+      rec('git-2.56'),
+    ],
     // fitFeatures' rest prices transactions and compactions with the priors; here they are fitted.
     rest: f.rest - 100e-6 * (c.transactions + c.compactions),
   };
@@ -304,7 +383,9 @@ export function fitRealGits(points: RealFitPoint[]): RealFit {
   const b = rows.map((r) => r.b);
   const x = nnls(A, b);
   const values = {} as Record<RealFitParam, number>;
-  REAL_FIT_PARAMS.forEach((name, j) => { values[name] = x[j] / norm[j]; });
+  REAL_FIT_PARAMS.forEach((name, j) => {
+    values[name] = x[j] / norm[j];
+  });
   let worst = 1;
   for (const p of points) {
     const { x: f, rest } = realFitRow(p);
@@ -333,17 +414,34 @@ export function nnls(A: number[][], b: number[]): number[] {
     const w = grad();
     let j = -1;
     let best = 1e-12;
-    for (let t = 0; t < n; t++) if (!passive.has(t) && w[t] > best) { best = w[t]; j = t; }
+    for (let t = 0; t < n; t++)
+      if (!passive.has(t) && w[t] > best) {
+        best = w[t];
+        j = t;
+      }
     if (j < 0) break;
     passive.add(j);
     for (let inner = 0; inner < 3 * n + 10; inner++) {
       const P = [...passive].sort((p, q) => p - q);
       const z = lsq(P);
-      if (z.every((v) => v > 0)) { P.forEach((p, i) => { x[p] = z[i]; }); break; }
+      if (z.every((v) => v > 0)) {
+        P.forEach((p, i) => {
+          x[p] = z[i];
+        });
+        break;
+      }
       // Step back to the boundary and drop the variables that hit zero.
       let alpha = 1;
-      P.forEach((p, i) => { if (z[i] <= 0) alpha = Math.min(alpha, x[p] / (x[p] - z[i])); });
-      P.forEach((p, i) => { x[p] += alpha * (z[i] - x[p]); if (x[p] <= 1e-15) { x[p] = 0; passive.delete(p); } });
+      P.forEach((p, i) => {
+        if (z[i] <= 0) alpha = Math.min(alpha, x[p] / (x[p] - z[i]));
+      });
+      P.forEach((p, i) => {
+        x[p] += alpha * (z[i] - x[p]);
+        if (x[p] <= 1e-15) {
+          x[p] = 0;
+          passive.delete(p);
+        }
+      });
     }
   }
   void m;
@@ -353,23 +451,56 @@ export function nnls(A: number[][], b: number[]): number[] {
 /** The constants from a `fitRealGits` result (ratios and the small priors as in constants.ts). */
 export function constantsFromRealFit(f: RealFit): TimeConstants {
   const v = f.values;
-  return makeConstants(Math.max(v.startup, 0), v.perUpdate, v['perRecord(git-2.55)'], v.perLooseWrite,
+  return makeConstants(
+    Math.max(v.startup, 0),
+    v.perUpdate,
+    v['perRecord(git-2.55)'],
+    v.perLooseWrite,
     { 'git-2.49': v['perRecord(git-2.49)'], 'git-2.56': v['perRecord(git-2.56)'] },
-    { perObjectCheck: v.perObjectCheck, perReflog: v.perReflog, perTransaction: v.perTransaction, perUpdateByModel: { 'git-2.49': v['perUpdate(git-2.49)'] },
-      perTransactionFiles: v['perTransaction(files)'], perReflogFiles: v['perReflog(files)'], perValueWrite: v.perValueWrite });
+    {
+      perObjectCheck: v.perObjectCheck,
+      perReflog: v.perReflog,
+      perTransaction: v.perTransaction,
+      perUpdateByModel: { 'git-2.49': v['perUpdate(git-2.49)'] },
+      perTransactionFiles: v['perTransaction(files)'],
+      perReflogFiles: v['perReflog(files)'],
+      perValueWrite: v.perValueWrite,
+    },
+  );
 }
 
 /**
  * The fit's data from the recorded file: every modelled step (priced by `measuredPoints`) and,
  * per git, one empty `update-ref --stdin` (process start: the `startup` constant's own data).
  */
-export function realFitPoints(data: { gits: Record<string, { processStart: Record<string, { cpu: number }> }> },
-  points: { model: ModelName; counts: Counts; measured: number; git: string; workload: string; step: string; n: number; backend: string }[]): RealFitPoint[] {
-  const out: RealFitPoint[] = points.map((p) => ({ model: p.model, counts: p.counts, seconds: p.measured, what: `${p.git} ${p.backend} ${p.workload} ${p.step} ${p.n}` }));
+export function realFitPoints(
+  data: { gits: Record<string, { processStart: Record<string, { cpu: number }> }> },
+  points: {
+    model: ModelName;
+    counts: Counts;
+    measured: number;
+    git: string;
+    workload: string;
+    step: string;
+    n: number;
+    backend: string;
+  }[],
+): RealFitPoint[] {
+  const out: RealFitPoint[] = points.map((p) => ({
+    model: p.model,
+    counts: p.counts,
+    seconds: p.measured,
+    what: `${p.git} ${p.backend} ${p.workload} ${p.step} ${p.n}`,
+  }));
   for (const [git, g] of Object.entries(data.gits)) {
     const s = g.processStart['update-ref-empty (reftable)'];
     if (!s) continue;
-    out.push({ model: 'git-2.55', counts: { ...zeroCounts(), processes: 1 }, seconds: s.cpu, what: `${git} process start` });
+    out.push({
+      model: 'git-2.55',
+      counts: { ...zeroCounts(), processes: 1 },
+      seconds: s.cpu,
+      what: `${git} process start`,
+    });
   }
   return out;
 }

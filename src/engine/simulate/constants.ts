@@ -92,8 +92,12 @@ export interface TimeConstants {
 export type CostPart = 'refStore' | 'objects' | 'reflogs' | 'files' | 'updates' | 'startup';
 export const COST_PARTS: CostPart[] = ['refStore', 'objects', 'reflogs', 'files', 'updates', 'startup'];
 export const COST_PART_WORDS: Record<CostPart, string> = {
-  refStore: 'ref store', objects: 'objects', reflogs: 'reflogs', files: 'lock/rename/fsync',
-  updates: 'per-update bookkeeping', startup: 'process start',
+  refStore: 'ref store',
+  objects: 'objects',
+  reflogs: 'reflogs',
+  files: 'lock/rename/fsync',
+  updates: 'per-update bookkeeping',
+  startup: 'process start',
 };
 
 /**
@@ -131,11 +135,28 @@ export const PRIORS = {
 };
 
 /** Build the full set from the fitted values and the files cross-calibration. */
-export function makeConstants(startup: number, perUpdate: number, perRecord: number, perLooseWrite: number,
+export function makeConstants(
+  startup: number,
+  perUpdate: number,
+  perRecord: number,
+  perLooseWrite: number,
   perRecordByModel: Partial<Record<ModelName, number>> = {},
-  outside: { perObjectCheck?: number; perReflog?: number; perTransaction?: number; perUpdateByModel?: Partial<Record<ModelName, number>>; perTransactionFiles?: number; perReflogFiles?: number; perValueWrite?: number } = {}): TimeConstants {
+  outside: {
+    perObjectCheck?: number;
+    perReflog?: number;
+    perTransaction?: number;
+    perUpdateByModel?: Partial<Record<ModelName, number>>;
+    perTransactionFiles?: number;
+    perReflogFiles?: number;
+    perValueWrite?: number;
+  } = {},
+): TimeConstants {
   return {
-    startup, perUpdate, perRecord, perRecordByModel, perUpdateByModel: outside.perUpdateByModel ?? {},
+    startup,
+    perUpdate,
+    perRecord,
+    perRecordByModel,
+    perUpdateByModel: outside.perUpdateByModel ?? {},
     perBlock: RATIOS.block * perRecord,
     perSeek: RATIOS.seek * perRecord,
     perWrittenRecord: RATIOS.written * perRecord,
@@ -157,15 +178,30 @@ export function makeConstants(startup: number, perUpdate: number, perRecord: num
  * for ref updates only (`workload` 'updates'): that cost was fitted on `update-ref --stdin` runs,
  * so reads, scans and object lookups, which every version does alike, are priced alike.
  */
-export function constantsFor(k: TimeConstants, model: ModelName, workload: 'updates' | 'lookups' | 'scans' | 'objects' = 'updates'): TimeConstants {
+export function constantsFor(
+  k: TimeConstants,
+  model: ModelName,
+  workload: 'updates' | 'lookups' | 'scans' | 'objects' = 'updates',
+): TimeConstants {
   if (model === 'files' && (k.perTransactionFiles !== undefined || k.perReflogFiles !== undefined)) {
-    return { ...k, perTransaction: k.perTransactionFiles ?? k.perTransaction, perReflog: k.perReflogFiles ?? k.perReflog };
+    return {
+      ...k,
+      perTransaction: k.perTransactionFiles ?? k.perTransaction,
+      perReflog: k.perReflogFiles ?? k.perReflog,
+    };
   }
   if (workload !== 'updates') return k;
   const pr = k.perRecordByModel?.[model];
   const pu = k.perUpdateByModel?.[model];
   let out = k;
-  if (pr !== undefined && pr !== k.perRecord) out = { ...out, perRecord: pr, perBlock: RATIOS.block * pr, perSeek: RATIOS.seek * pr, perWrittenRecord: RATIOS.written * pr };
+  if (pr !== undefined && pr !== k.perRecord)
+    out = {
+      ...out,
+      perRecord: pr,
+      perBlock: RATIOS.block * pr,
+      perSeek: RATIOS.seek * pr,
+      perWrittenRecord: RATIOS.written * pr,
+    };
   if (pu !== undefined && pu !== k.perUpdate) out = { ...out, perUpdate: pu };
   return out;
 }
@@ -176,17 +212,31 @@ export function constantsFor(k: TimeConstants, model: ModelName, workload: 'upda
  * -- --constants` prints this line), rounded to three significant digits. Re-checked by
  * test/simulate-realgit.test.ts. Seconds are CPU seconds (user + sys) of the git process.
  */
-export const CONSTANTS: TimeConstants = makeConstants(0.00188, 0, 6.7e-8, 0.00049,
+export const CONSTANTS: TimeConstants = makeConstants(
+  0.00188,
+  0,
+  6.7e-8,
+  0.00049,
   { 'git-2.49': 8.36e-8, 'git-2.56': 7.2e-8 },
-  { perObjectCheck: 0.00000982, perReflog: 0.00000323, perTransaction: 0.000855, perUpdateByModel: { 'git-2.49': 0.00000506 },
-    perTransactionFiles: 0.000615, perReflogFiles: 0.00181, perValueWrite: 0.00000289 });
+  {
+    perObjectCheck: 0.00000982,
+    perReflog: 0.00000323,
+    perTransaction: 0.000855,
+    perUpdateByModel: { 'git-2.49': 0.00000506 },
+    perTransactionFiles: 0.000615,
+    perReflogFiles: 0.00181,
+    perValueWrite: 0.00000289,
+  },
+);
 
 /**
  * The previous constants: a constrained fit on published wall-clock figures of other
  * machines (calibrate.ts CALIBRATION and CASE2, `fitConstants`), kept for the hand-made fit tests
  * and for comparison; nothing prices with them.
  */
-export const PUBLISHED_FIT_CONSTANTS: TimeConstants = makeConstants(0.001, 0, 70.4e-9, 69.9e-6, { 'git-2.49': 48.7e-9 });
+export const PUBLISHED_FIT_CONSTANTS: TimeConstants = makeConstants(0.001, 0, 70.4e-9, 69.9e-6, {
+  'git-2.49': 48.7e-9,
+});
 
 /**
  * How `perLooseWrite` was set (docs/simulator.md "Files backend"): `fitLooseWrite` over the three
@@ -200,30 +250,56 @@ export const PUBLISHED_FIT_CONSTANTS: TimeConstants = makeConstants(0.001, 0, 70
  *   re-created, 223 ms.
  * test/simulate-calibration.test.ts refits it and checks each figure within 2×.
  */
-export const FILES_CROSS_CALIBRATION = { reftableMeasured: 0.0319, filesMeasured: 0.3877, existing: 100_000, created: 10_000 };
+export const FILES_CROSS_CALIBRATION = {
+  reftableMeasured: 0.0319,
+  filesMeasured: 0.3877,
+  existing: 100_000,
+  created: 10_000,
+};
 
 /** The fitted part as a linear form: [processes, updates, weighted record work]. */
 export function fitFeatures(c: Counts): { startup: number; updates: number; recordWork: number; rest: number } {
-  const recordWork = c.recordsDecoded + c.restartProbes + c.compactionRecordsRead
-    + RATIOS.block * blocksRead(c) + RATIOS.seek * (c.seeks + c.logSeeks)
-    + RATIOS.written * (c.recordsWritten + c.compactionRecordsWritten);
-  const rest = PRIORS.perTransaction * c.transactions + PRIORS.perCompaction * c.compactions + PRIORS.perReload * c.reloads
-    + PRIORS.perIterator * c.iterators + PRIORS.perListedRef * c.refsListed + PRIORS.perLooseRead * c.looseReads
-    + PRIORS.perPackedProbe * c.packedProbes + PRIORS.perPackedRecord * c.packedRecords;
+  const recordWork =
+    c.recordsDecoded +
+    c.restartProbes +
+    c.compactionRecordsRead +
+    RATIOS.block * blocksRead(c) +
+    RATIOS.seek * (c.seeks + c.logSeeks) +
+    RATIOS.written * (c.recordsWritten + c.compactionRecordsWritten);
+  const rest =
+    PRIORS.perTransaction * c.transactions +
+    PRIORS.perCompaction * c.compactions +
+    PRIORS.perReload * c.reloads +
+    PRIORS.perIterator * c.iterators +
+    PRIORS.perListedRef * c.refsListed +
+    PRIORS.perLooseRead * c.looseReads +
+    PRIORS.perPackedProbe * c.packedProbes +
+    PRIORS.perPackedRecord * c.packedRecords;
   return { startup: c.processes, updates: c.updates, recordWork, rest };
 }
 
 /** Estimated seconds for some counted work. */
 export function seconds(c: Counts, k: TimeConstants = CONSTANTS): number {
-  return k.startup * c.processes + k.perTransaction * c.transactions + k.perUpdate * c.updates
-    + k.perSeek * (c.seeks + c.logSeeks) + k.perBlock * blocksRead(c)
-    + k.perRecord * (c.recordsDecoded + c.restartProbes + c.compactionRecordsRead)
-    + k.perWrittenRecord * (c.recordsWritten + c.compactionRecordsWritten)
-    + k.perCompaction * c.compactions + k.perReload * c.reloads + k.perIterator * c.iterators
-    + k.perListedRef * c.refsListed
-    + k.perLooseWrite * c.looseWrites + k.perLooseRead * c.looseReads + k.perPackedProbe * c.packedProbes
-    + k.perPackedRecord * c.packedRecords
-    + (k.perObjectCheck ?? 0) * c.objectChecks + (k.perReflog ?? 0) * c.reflogWrites + (k.perValueWrite ?? 0) * c.valueWrites;
+  return (
+    k.startup * c.processes +
+    k.perTransaction * c.transactions +
+    k.perUpdate * c.updates +
+    k.perSeek * (c.seeks + c.logSeeks) +
+    k.perBlock * blocksRead(c) +
+    k.perRecord * (c.recordsDecoded + c.restartProbes + c.compactionRecordsRead) +
+    k.perWrittenRecord * (c.recordsWritten + c.compactionRecordsWritten) +
+    k.perCompaction * c.compactions +
+    k.perReload * c.reloads +
+    k.perIterator * c.iterators +
+    k.perListedRef * c.refsListed +
+    k.perLooseWrite * c.looseWrites +
+    k.perLooseRead * c.looseReads +
+    k.perPackedProbe * c.packedProbes +
+    k.perPackedRecord * c.packedRecords +
+    (k.perObjectCheck ?? 0) * c.objectChecks +
+    (k.perReflog ?? 0) * c.reflogWrites +
+    (k.perValueWrite ?? 0) * c.valueWrites
+  );
 }
 
 /** Seconds per phase. */
@@ -240,8 +316,10 @@ export function scaleConstants(k: TimeConstants, f: number): TimeConstants {
     const v = out[key];
     if (typeof v === 'number') (out as unknown as Record<string, number>)[key] = v * f;
   }
-  for (const m of Object.keys(out.perRecordByModel) as ModelName[]) out.perRecordByModel[m] = out.perRecordByModel[m]! * f;
+  for (const m of Object.keys(out.perRecordByModel) as ModelName[])
+    out.perRecordByModel[m] = out.perRecordByModel[m]! * f;
   out.perUpdateByModel = { ...(k.perUpdateByModel ?? {}) };
-  for (const m of Object.keys(out.perUpdateByModel) as ModelName[]) out.perUpdateByModel[m] = out.perUpdateByModel[m]! * f;
+  for (const m of Object.keys(out.perUpdateByModel) as ModelName[])
+    out.perUpdateByModel[m] = out.perUpdateByModel[m]! * f;
   return out;
 }

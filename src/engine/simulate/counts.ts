@@ -69,10 +69,35 @@ export interface Counts {
 
 export function zeroCounts(): Counts {
   return {
-    processes: 0, transactions: 0, updates: 0, mergedSeeks: 0, seeks: 0, indexBlocks: 0, leafBlocks: 0, iterBlocks: 0,
-    restartProbes: 0, recordsDecoded: 0, iterRecords: 0, mergedEntries: 0, tombstonesSkipped: 0, reloads: 0, iterators: 0, logSeeks: 0,
-    recordsWritten: 0, compactions: 0, compactionRecordsRead: 0, compactionRecordsWritten: 0, refsListed: 0, objectLookups: 0,
-    looseWrites: 0, looseReads: 0, packedProbes: 0, packedRecords: 0, objectChecks: 0, reflogWrites: 0, valueWrites: 0,
+    processes: 0,
+    transactions: 0,
+    updates: 0,
+    mergedSeeks: 0,
+    seeks: 0,
+    indexBlocks: 0,
+    leafBlocks: 0,
+    iterBlocks: 0,
+    restartProbes: 0,
+    recordsDecoded: 0,
+    iterRecords: 0,
+    mergedEntries: 0,
+    tombstonesSkipped: 0,
+    reloads: 0,
+    iterators: 0,
+    logSeeks: 0,
+    recordsWritten: 0,
+    compactions: 0,
+    compactionRecordsRead: 0,
+    compactionRecordsWritten: 0,
+    refsListed: 0,
+    objectLookups: 0,
+    looseWrites: 0,
+    looseReads: 0,
+    packedProbes: 0,
+    packedRecords: 0,
+    objectChecks: 0,
+    reflogWrites: 0,
+    valueWrites: 0,
   };
 }
 
@@ -88,8 +113,29 @@ export function blocksRead(c: Counts): number {
 }
 
 /** Where the work happens (for the breakdown). */
-export type Phase = 'startup' | 'transaction' | 'parse' | 'reads' | 'availability' | 'write' | 'compaction' | 'lookups' | 'scans' | 'objects';
-export const PHASES: Phase[] = ['startup', 'transaction', 'parse', 'reads', 'availability', 'write', 'compaction', 'lookups', 'scans', 'objects'];
+export type Phase =
+  | 'startup'
+  | 'transaction'
+  | 'parse'
+  | 'reads'
+  | 'availability'
+  | 'write'
+  | 'compaction'
+  | 'lookups'
+  | 'scans'
+  | 'objects';
+export const PHASES: Phase[] = [
+  'startup',
+  'transaction',
+  'parse',
+  'reads',
+  'availability',
+  'write',
+  'compaction',
+  'lookups',
+  'scans',
+  'objects',
+];
 
 /** Counts per phase. */
 export type PhaseCounts = Record<Phase, Counts>;

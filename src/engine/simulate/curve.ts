@@ -40,7 +40,13 @@ export interface CurveSeries {
  * beyond it a curve is extrapolated, and the chart says so. test/simulate-realgit.test.ts checks
  * these against the recorded file.
  */
-export const MEASURED_UP_TO: Record<ModelName, number> = { 'git-2.49': 8000, 'git-2.55': 16000, 'git-2.56': 32000, initial: 0, files: 4000 };
+export const MEASURED_UP_TO: Record<ModelName, number> = {
+  'git-2.49': 8000,
+  'git-2.55': 16000,
+  'git-2.56': 32000,
+  initial: 0,
+  files: 4000,
+};
 
 /** Curve data for a chart. */
 export interface CurveData {
@@ -53,7 +59,10 @@ export interface CurveData {
 }
 
 /** Split a run's seconds into fixed, linear and stepping parts. */
-export function splitSeconds(total: Counts, k: TimeConstants = CONSTANTS): { fixed: number; linear: number; stepping: number } {
+export function splitSeconds(
+  total: Counts,
+  k: TimeConstants = CONSTANTS,
+): { fixed: number; linear: number; stepping: number } {
   const all = seconds(total, k);
   const fixed = k.startup * total.processes;
   const extra = Math.max(0, total.mergedEntries - total.mergedSeeks);
@@ -63,8 +72,14 @@ export function splitSeconds(total: Counts, k: TimeConstants = CONSTANTS): { fix
 }
 
 /** Build the curve for runs of `w` operations. */
-export function buildCurve(runs: { model: ModelName; total: Counts }[], w: number, k: TimeConstants = CONSTANTS, ns: number[] = CURVE_N, tombstones = w,
-  kind: 'updates' | 'lookups' | 'scans' | 'objects' = 'updates'): CurveData {
+export function buildCurve(
+  runs: { model: ModelName; total: Counts }[],
+  w: number,
+  k: TimeConstants = CONSTANTS,
+  ns: number[] = CURVE_N,
+  tombstones = w,
+  kind: 'updates' | 'lookups' | 'scans' | 'objects' = 'updates',
+): CurveData {
   const t = Math.max(1, tombstones > 0 ? tombstones : w);
   const series = runs.map(({ model, total }) => {
     const parts = splitSeconds(total, constantsFor(k, model, kind));
@@ -75,5 +90,10 @@ export function buildCurve(runs: { model: ModelName; total: Counts }[], w: numbe
     const fixedStack = ns.map((n) => parts.fixed + (parts.linear + parts.stepping) * (n / Math.max(1, w)));
     return { model, sameShape, fixedStack, parts };
   });
-  return { n: ns.slice(), simulatedN: w, series, measuredUpTo: Object.fromEntries(runs.map((r) => [r.model, MEASURED_UP_TO[r.model]])) };
+  return {
+    n: ns.slice(),
+    simulatedN: w,
+    series,
+    measuredUpTo: Object.fromEntries(runs.map((r) => [r.model, MEASURED_UP_TO[r.model]])),
+  };
 }

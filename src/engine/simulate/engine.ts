@@ -138,7 +138,11 @@ const commitCache = new WeakMap<object, WeakMap<object, Map<string, { state: Sim
 export function autoCompactInto(engine: SimEngine, c: Counts, factor: number): void {
   const ts = engine.tables();
   if (ts.length < 2) return;
-  const g = gitAutoCompaction(ts.map((t) => t.fileSize), ts.map((t) => t.version), factor);
+  const g = gitAutoCompaction(
+    ts.map((t) => t.fileSize),
+    ts.map((t) => t.version),
+    factor,
+  );
   if (!g.segment) return;
   const r = engine.compact(g.segment.start, g.segment.end);
   c.compactions++;
@@ -147,7 +151,18 @@ export function autoCompactInto(engine: SimEngine, c: Counts, factor: number): v
 }
 
 /** Fields a point read adds (for the cache). */
-const READ_FIELDS = ['mergedSeeks', 'seeks', 'indexBlocks', 'leafBlocks', 'iterBlocks', 'restartProbes', 'recordsDecoded', 'iterRecords', 'mergedEntries', 'tombstonesSkipped'] as const;
+const READ_FIELDS = [
+  'mergedSeeks',
+  'seeks',
+  'indexBlocks',
+  'leafBlocks',
+  'iterBlocks',
+  'restartProbes',
+  'recordsDecoded',
+  'iterRecords',
+  'mergedEntries',
+  'tombstonesSkipped',
+] as const;
 
 /** A cached point read: its counts and result. */
 interface CachedRead {
@@ -234,7 +249,11 @@ export class FastEngine implements SimEngine {
     let first: string | null = null;
     const nl = s.nextLive(lo);
     if (mode === 'conflict') {
-      if (nl < b) { q = nl; found = 1; first = s.keys[nl]; } else q = sem === 'suppress' ? nl : s.nextPresent(b);
+      if (nl < b) {
+        q = nl;
+        found = 1;
+        first = s.keys[nl];
+      } else q = sem === 'suppress' ? nl : s.nextPresent(b);
     } else {
       found = s.countLive(lo, b);
       if (found) first = s.keys[nl];
@@ -253,7 +272,10 @@ export class FastEngine implements SimEngine {
     const order = keys.map((_, i) => i).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
     const out = new Int32Array(keys.length);
     let h = -1;
-    for (const i of order) { h = s.lower(keys[i], h); out[i] = h; }
+    for (const i of order) {
+      h = s.lower(keys[i], h);
+      out[i] = h;
+    }
     return out;
   }
 
@@ -295,7 +317,8 @@ export class FastEngine implements SimEngine {
     records.forEach((r, i) => {
       const p = r.pos !== undefined && s.keys[r.pos] === r.key ? r.pos : s.lower(r.key, h);
       h = p;
-      if (p >= s.keys.length || s.keys[p] !== r.key) throw new Error(`simulator: key ${JSON.stringify(r.key)} missing from the universe`);
+      if (p >= s.keys.length || s.keys[p] !== r.key)
+        throw new Error(`simulator: key ${JSON.stringify(r.key)} missing from the universe`);
       rec.pos[i] = p;
       rec.types[i] = r.type;
       rec.values.push(r.value);
@@ -319,9 +342,15 @@ export class FastEngine implements SimEngine {
     }
     // Every model's first commit starts from the store's unchanged stack: compute it once.
     let byTx = commitCache.get(s.store);
-    if (!byTx) { byTx = new WeakMap(); commitCache.set(s.store, byTx); }
+    if (!byTx) {
+      byTx = new WeakMap();
+      commitCache.set(s.store, byTx);
+    }
     let m = byTx.get(tx);
-    if (!m) { m = new Map(); byTx.set(tx, m); }
+    if (!m) {
+      m = new Map();
+      byTx.set(tx, m);
+    }
     const key = `${auto}:${factor}:${records.length}`;
     const hit = m.get(key);
     if (hit) {

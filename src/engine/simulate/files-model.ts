@@ -44,9 +44,11 @@ export function filesStoreFrom(repo: FilesRepo): FilesStore {
   packed.sort();
   const uniq = packed.filter((n, i) => i === 0 || packed[i - 1] !== n);
   return {
-    packed: uniq, packedSorted: p ? p.claimsSorted : true,
+    packed: uniq,
+    packedSorted: p ? p.claimsSorted : true,
     loose: new Set(repo.loose.map((l) => l.name)),
-    looseDirs: repo.directories.slice(), hexLength: repo.hash === 'sha256' ? 64 : 40,
+    looseDirs: repo.directories.slice(),
+    hexLength: repo.hash === 'sha256' ? 64 : 40,
   };
 }
 
@@ -60,7 +62,10 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
   const P = zeroPhases();
   const errors: string[] = [];
   let errorCount = 0;
-  const err = (m: string) => { errorCount++; if (errors.length < 20) errors.push(m); };
+  const err = (m: string) => {
+    errorCount++;
+    if (errors.length < 20) errors.push(m);
+  };
   const warn = opts.warnAmbiguousRefs ?? true;
   const loose = new Set(store.loose);
   // Loose refs by leading directory ("refs/", "refs/heads/", …) so that "is there a ref under
@@ -71,13 +76,24 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
   const addLoose = (name: string) => {
     if (loose.has(name)) return;
     loose.add(name);
-    for (const d of dirsOf(name)) { let set = underDir.get(d); if (!set) underDir.set(d, (set = new Set())); set.add(name); }
+    for (const d of dirsOf(name)) {
+      let set = underDir.get(d);
+      if (!set) underDir.set(d, (set = new Set()));
+      set.add(name);
+    }
   };
   const dropLoose = (name: string) => {
     if (!loose.delete(name)) return;
-    for (const d of dirsOf(name)) { const set = underDir.get(d); set?.delete(name); if (set && set.size === 0) underDir.delete(d); }
+    for (const d of dirsOf(name)) {
+      const set = underDir.get(d);
+      set?.delete(name);
+      if (set && set.size === 0) underDir.delete(d);
+    }
   };
-  for (const name of store.loose) { loose.delete(name); addLoose(name); }
+  for (const name of store.loose) {
+    loose.delete(name);
+    addLoose(name);
+  }
   const checked = new Set<string>();
   /** Loose refs whose names start with `prefix` (a directory prefix ending in "/": from the index). */
   const looseUnder = (prefix: string): Iterable<string> => {
@@ -111,7 +127,8 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
     c.packedProbes += probes(packed.length);
     c.looseReads++;
     const i = lowerStr(packed, prefix);
-    for (let j = i; j < packed.length && packed[j].startsWith(prefix); j++) if (!deletedPacked.has(packed[j])) return packed[j];
+    for (let j = i; j < packed.length && packed[j].startsWith(prefix); j++)
+      if (!deletedPacked.has(packed[j])) return packed[j];
     for (const l of looseUnder(prefix)) return l;
     return null;
   };
@@ -119,7 +136,10 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
   const tick = deadlineCheck(opts, workloadSize(w), 'files');
   let done = 0;
   if (w.kind === 'lookups') {
-    for (const n of w.names) { tick(done++); exists(n, P.lookups); }
+    for (const n of w.names) {
+      tick(done++);
+      exists(n, P.lookups);
+    }
   } else if (w.kind === 'scans') {
     for (const prefix of w.prefixes) {
       tick(done++);
@@ -174,12 +194,18 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
         countObjectCheck(u, checked, c);
         const expectsExisting = u.oldValue !== null && u.oldValue.kind !== 'zero';
         if (!ex) {
-          if (expectsExisting) { err(`cannot lock ref '${u.ref}': unable to resolve reference '${u.ref}'`); continue; }
+          if (expectsExisting) {
+            err(`cannot lock ref '${u.ref}': unable to resolve reference '${u.ref}'`);
+            continue;
+          }
           newRefs.push(u.ref);
           if (u.newValue && u.newValue.kind !== 'delete') writes.push({ name: u.ref, del: false });
           continue;
         }
-        if (u.oldValue?.kind === 'zero') { err(`cannot lock ref '${u.ref}': reference already exists`); continue; }
+        if (u.oldValue?.kind === 'zero') {
+          err(`cannot lock ref '${u.ref}': reference already exists`);
+          continue;
+        }
         if (u.newValue) writes.push({ name: u.ref, del: u.newValue.kind === 'delete' });
       }
       // Batched availability check against packed-refs and loose directories.
@@ -202,7 +228,10 @@ export function runFiles(store: FilesStore, w: Workload, opts: RunOptions = {}):
         if (!wr.del) P.write.valueWrites++;
         if (wr.del) {
           dropLoose(wr.name);
-          if (inPacked(wr.name)) { deletedPacked.add(wr.name); rewritePacked = true; }
+          if (inPacked(wr.name)) {
+            deletedPacked.add(wr.name);
+            rewritePacked = true;
+          }
         } else addLoose(wr.name);
       }
       if (rewritePacked) {

@@ -43,7 +43,7 @@ export interface GitVersionInfo {
 }
 
 /** The July 2026 change that makes the `git-2.56` model. */
-export const TOMBSTONE_FIX = "reftable: fix quadratic behavior in the presence of tombstones";
+export const TOMBSTONE_FIX = 'reftable: fix quadratic behavior in the presence of tombstones';
 
 /** The model for a released major.minor (reftable gits only). */
 export function modelForRelease(major: number, minor: number): ModelName | null {
@@ -62,18 +62,30 @@ export function parseGitVersion(line: string): GitVersionInfo {
   const input = line.trim();
   const body = input.replace(/^git\s+version\s+/i, '');
   const m = /^(\d+)\.(\d+)(?:\.(\d+))?(.*)$/s.exec(body);
-  if (!m) throw new Error(`git version: expected a line like "git version 2.55.0" (the output of git --version), found ${JSON.stringify(input.slice(0, 80))}`);
+  if (!m)
+    throw new Error(
+      `git version: expected a line like "git version 2.55.0" (the output of git --version), found ${JSON.stringify(input.slice(0, 80))}`,
+    );
   const major = Number(m[1]);
   const minor = Number(m[2]);
   const patch = m[3] === undefined ? 0 : Number(m[3]);
   let rest = m[4] ?? '';
   let vendor: string | null = null;
   const apple = /\(Apple Git-[\d.]+\)/i.exec(rest);
-  if (apple) { vendor = apple[0].slice(1, -1); rest = rest.replace(apple[0], ''); }
+  if (apple) {
+    vendor = apple[0].slice(1, -1);
+    rest = rest.replace(apple[0], '');
+  }
   const win = /\.windows\.\d+/i.exec(rest);
-  if (win) { vendor = `Git for Windows${win[0].replace(/^\.windows/i, '')}`; rest = rest.replace(win[0], ''); }
+  if (win) {
+    vendor = `Git for Windows${win[0].replace(/^\.windows/i, '')}`;
+    rest = rest.replace(win[0], '');
+  }
   const vfs = /\.vfs\.[\d.]+/i.exec(rest);
-  if (vfs) { vendor = `VFS for Git${vfs[0].replace(/^\.vfs/i, '')}`; rest = rest.replace(vfs[0], ''); }
+  if (vfs) {
+    vendor = `VFS for Git${vfs[0].replace(/^\.vfs/i, '')}`;
+    rest = rest.replace(vfs[0], '');
+  }
   rest = rest.trim();
   const ver = `${major}.${minor}${m[3] === undefined ? '' : `.${patch}`}`;
   let kind: GitVersionInfo['kind'] = 'release';
@@ -81,11 +93,23 @@ export function parseGitVersion(line: string): GitVersionInfo {
   const snapshot = /^\+next\.(\d{8})/i.exec(rest);
   if (rc) kind = 'rc';
   else if (m[3] === undefined && /^\.GIT\b/i.test(rest)) kind = 'development';
-  else if (snapshot || /^\.GIT\b/i.test(rest) || /^\.\d+\.g[0-9a-f]{4,}/i.test(rest) || /dirty/i.test(rest)) kind = 'development';
+  else if (snapshot || /^\.GIT\b/i.test(rest) || /^\.\d+\.g[0-9a-f]{4,}/i.test(rest) || /dirty/i.test(rest))
+    kind = 'development';
   else if (rest && !/^[\s()]*$/.test(rest)) kind = 'development';
 
   const base = modelForRelease(major, minor);
-  const info: GitVersionInfo = { input, major, minor, patch, kind, vendor, model: base, alternative: null, reftable: base !== null, note: '' };
+  const info: GitVersionInfo = {
+    input,
+    major,
+    minor,
+    patch,
+    kind,
+    vendor,
+    model: base,
+    alternative: null,
+    reftable: base !== null,
+    note: '',
+  };
   const by = vendor ? ` (${vendor})` : '';
   if (base === null) {
     info.note = `git ${ver}${by} has no reftable support (it arrived in git 2.45): only the files model applies.`;
@@ -104,7 +128,9 @@ export function parseGitVersion(line: string): GitVersionInfo {
   // release. The one boundary that matters inside such a range is the tombstone fix.
   if (base === 'git-2.55') {
     info.alternative = 'git-2.56';
-    const snap = snapshot ? ` (a snapshot of ${snapshot[1].slice(0, 4)}-${snapshot[1].slice(4, 6)}-${snapshot[1].slice(6)})` : '';
+    const snap = snapshot
+      ? ` (a snapshot of ${snapshot[1].slice(0, 4)}-${snapshot[1].slice(4, 6)}-${snapshot[1].slice(6)})`
+      : '';
     if (snapshot && Number(snapshot[1]) >= 20260731) {
       info.model = 'git-2.56';
       info.alternative = 'git-2.55';
@@ -124,5 +150,11 @@ export function parseGitVersion(line: string): GitVersionInfo {
 }
 
 function describe(m: ModelName): string {
-  return m === 'git-2.49' ? 'git ≤ 2.49' : m === 'git-2.55' ? 'git 2.50–2.55' : m === 'git-2.56' ? 'git 2.56 and later, with the tombstone fix' : m;
+  return m === 'git-2.49'
+    ? 'git ≤ 2.49'
+    : m === 'git-2.55'
+      ? 'git 2.50–2.55'
+      : m === 'git-2.56'
+        ? 'git 2.56 and later, with the tombstone fix'
+        : m;
 }

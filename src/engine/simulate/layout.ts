@@ -32,7 +32,13 @@ export interface LayoutOptions {
   logBytes?: number;
 }
 
-export const DEFAULT_LAYOUT: LayoutOptions = { blockSize: 4096, restartInterval: 16, hashSize: 20, headerSize: 24, footerSize: 68 };
+export const DEFAULT_LAYOUT: LayoutOptions = {
+  blockSize: 4096,
+  restartInterval: 16,
+  hashSize: 20,
+  headerSize: 24,
+  footerSize: 68,
+};
 
 /** A modelled table layout. */
 export interface Layout {
@@ -62,7 +68,12 @@ function valueBytes(type: number, hs: number): number {
  * Group entries of sizes given by `sizeOf(i, restart)` into blocks; returns block starts (with
  * a final sentinel) and the bytes used (padded).
  */
-function fill(n: number, sizeOf: (i: number, restart: boolean) => number, o: LayoutOptions, firstHeader: number): { starts: number[]; bytes: number } {
+function fill(
+  n: number,
+  sizeOf: (i: number, restart: boolean) => number,
+  o: LayoutOptions,
+  firstHeader: number,
+): { starts: number[]; bytes: number } {
   const starts: number[] = [];
   let used = 0;
   let restarts = 0;
@@ -95,14 +106,24 @@ function fill(n: number, sizeOf: (i: number, restart: boolean) => number, o: Lay
  * Lay out a table whose records have the given keys (sorted, distinct) and value types.
  * `keyOf(i)` returns record i's key as a byte string.
  */
-export function layoutTable(n: number, keyOf: (i: number) => string, typeOf: (i: number) => number, o: LayoutOptions = DEFAULT_LAYOUT): Layout {
+export function layoutTable(
+  n: number,
+  keyOf: (i: number) => string,
+  typeOf: (i: number) => number,
+  o: LayoutOptions = DEFAULT_LAYOUT,
+): Layout {
   const hs = o.hashSize;
-  const ref = fill(n, (i, restart) => {
-    const k = keyOf(i);
-    const p = restart || i === 0 ? 0 : commonPrefixLength(keyOf(i - 1), k);
-    const t = typeOf(i);
-    return varintLength(p) + varintLength(((k.length - p) << 3) | t) + (k.length - p) + 1 + valueBytes(t, hs);
-  }, o, o.headerSize);
+  const ref = fill(
+    n,
+    (i, restart) => {
+      const k = keyOf(i);
+      const p = restart || i === 0 ? 0 : commonPrefixLength(keyOf(i - 1), k);
+      const t = typeOf(i);
+      return varintLength(p) + varintLength(((k.length - p) << 3) | t) + (k.length - p) + 1 + valueBytes(t, hs);
+    },
+    o,
+    o.headerSize,
+  );
   const blockStart = Int32Array.from(ref.starts);
   const nb = blockStart.length - 1;
   const recordBlock = new Uint32Array(n);
@@ -119,11 +140,16 @@ export function layoutTable(n: number, keyOf: (i: number) => string, typeOf: (i:
     for (let b = 0; b < nb; b++) last[b] = blockStart[b + 1] - 1;
     for (;;) {
       const lastArr = last;
-      const lvl = fill(entries, (e, restart) => {
-        const k = keyOf(lastArr[e]);
-        const p = restart || e === 0 ? 0 : commonPrefixLength(keyOf(lastArr[e - 1]), k);
-        return varintLength(p) + varintLength((k.length - p) << 3) + (k.length - p) + 4;
-      }, o, 0);
+      const lvl = fill(
+        entries,
+        (e, restart) => {
+          const k = keyOf(lastArr[e]);
+          const p = restart || e === 0 ? 0 : commonPrefixLength(keyOf(lastArr[e - 1]), k);
+          return varintLength(p) + varintLength((k.length - p) << 3) + (k.length - p) + 4;
+        },
+        o,
+        0,
+      );
       levels.push(Int32Array.from(lvl.starts));
       entryLast.push(lastArr);
       bytes += lvl.bytes;
@@ -135,7 +161,11 @@ export function layoutTable(n: number, keyOf: (i: number) => string, typeOf: (i:
       entries = blocks;
     }
     let ids = 0;
-    for (let i = 0; i < n; i++) { const t = typeOf(i); if (t === 1) ids++; else if (t === 2) ids += 2; }
+    for (let i = 0; i < n; i++) {
+      const t = typeOf(i);
+      if (t === 1) ids++;
+      else if (t === 2) ids += 2;
+    }
     objBytes = ids * 10;
     if (objBytes > 3 * o.blockSize) objBytes += Math.ceil(objBytes / o.blockSize) * 16;
   }
@@ -170,11 +200,13 @@ export function layoutSeek(L: Layout, n: number, gap: number, exact: boolean): S
   // restart points (o = 0, RI, 2RI, …), then linear scan to the first entry with lastOf ≥ gap.
   const inBlock = (m: number, lastOf: (o: number) => number): number => {
     const rc = Math.ceil(m / RI);
-    let lo = 0, hi = rc;
+    let lo = 0,
+      hi = rc;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       c.restartProbes++;
-      if (lastOf(mid * RI) >= thr) hi = mid; else lo = mid + 1;
+      if (lastOf(mid * RI) >= thr) hi = mid;
+      else lo = mid + 1;
     }
     const start = lo === 0 ? 0 : lo - 1;
     for (let o = start * RI; o < m; o++) {

@@ -159,7 +159,9 @@ export class LiteralEngine implements SimEngine {
     const pos = Int32Array.from(records.map((r) => lowerStr(keys, r.key)));
     const types = Uint8Array.from(records.map((r) => r.type));
     const values = records.map((r) => r.value);
-    const o = this.store.logsOn ? { ...this.store.layoutOptions, logBytes: records.length * 60 } : this.store.layoutOptions;
+    const o = this.store.logsOn
+      ? { ...this.store.layoutOptions, logBytes: records.length * 60 }
+      : this.store.layoutOptions;
     this.list.push(syntheticTable(`lit-${++this.seq}`, keys, pos, types, (i) => values[i], o, this.store.version));
   }
 
@@ -177,19 +179,29 @@ export class LiteralEngine implements SimEngine {
     const types = Uint8Array.from(entries.map((e) => e[1].type));
     const values = entries.map((e) => e[1].value);
     const o = this.store.logsOn ? { ...this.store.layoutOptions, logBytes: pos.length * 60 } : this.store.layoutOptions;
-    this.list.splice(start, seg.length, syntheticTable(`lit-${++this.seq}`, this.store.keys, pos, types, (i) => values[i], o, this.store.version));
+    this.list.splice(
+      start,
+      seg.length,
+      syntheticTable(`lit-${++this.seq}`, this.store.keys, pos, types, (i) => values[i], o, this.store.version),
+    );
     return { read, written: pos.length };
   }
 }
 
 /** Decode the next record of a cursor into its head (or mark it exhausted). */
 function pull(k: Cursor, c: Counts): void {
-  if (k.next >= k.t.count) { k.head = -1; return; }
+  if (k.next >= k.t.count) {
+    k.head = -1;
+    return;
+  }
   const i = k.next++;
   c.recordsDecoded++;
   c.iterRecords++;
   const b = k.t.block[i];
-  if (b !== k.block) { c.iterBlocks++; k.block = b; }
+  if (b !== k.block) {
+    c.iterBlocks++;
+    k.block = b;
+  }
   k.head = i;
 }
 

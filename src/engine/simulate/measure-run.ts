@@ -12,14 +12,25 @@ import type { Simulator } from './index.ts';
 import { measureScript, type MeasurePrediction } from './measure.ts';
 
 /** refscope's prediction for the script: the model's estimate, its parts, and after pack-refs. */
-export function predictForMeasure(sim: Simulator, w: Workload, model: ModelName, gitVersion: string | null): MeasurePrediction {
-  const r = sim.run(w, { models: [model], fixes: model !== 'files', curve: false, baseline: model === 'files' ? undefined : model });
+export function predictForMeasure(
+  sim: Simulator,
+  w: Workload,
+  model: ModelName,
+  gitVersion: string | null,
+): MeasurePrediction {
+  const r = sim.run(w, {
+    models: [model],
+    fixes: model !== 'files',
+    curve: false,
+    baseline: model === 'files' ? undefined : model,
+  });
   const m = r.results[0];
   if (!m.applicable || m.seconds === null) throw new Error(`model ${model} does not apply to this input: ${m.reason}`);
   const k = constantsFor(CONSTANTS, model, w.kind);
   const pack = r.fixes.find((f) => f.fix === 'pack-refs');
   return {
-    model, gitVersion,
+    model,
+    gitVersion,
     before: { seconds: m.seconds, parts: secondsByPart(m.counts!, k) },
     after: pack && pack.seconds !== null ? { seconds: pack.seconds, parts: {} } : null,
     startup: k.startup,
@@ -37,8 +48,19 @@ export function measureModel(sim: Simulator, gitVersion: string | null | undefin
 }
 
 /** The whole script for a workload (throws MeasureScriptError for workloads a script cannot carry). */
-export function measureScriptFor(sim: Simulator, w: Workload, o: { gitVersion?: string | null; spec?: string | null; source: string; generator: string; repeats?: number }): string {
+export function measureScriptFor(
+  sim: Simulator,
+  w: Workload,
+  o: { gitVersion?: string | null; spec?: string | null; source: string; generator: string; repeats?: number },
+): string {
   const model = measureModel(sim, o.gitVersion);
   const prediction = predictForMeasure(sim, w, model, o.gitVersion ?? null);
-  return measureScript({ workload: w, prediction, source: o.source, generator: o.generator, repeats: o.repeats, ownObjects: !!o.spec && /^create:/.test(o.spec) });
+  return measureScript({
+    workload: w,
+    prediction,
+    source: o.source,
+    generator: o.generator,
+    repeats: o.repeats,
+    ownObjects: !!o.spec && /^create:/.test(o.spec),
+  });
 }

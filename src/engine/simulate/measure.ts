@@ -60,25 +60,45 @@ const SAFE_ARG = /^[\x21-\x7e]+$/;
 /** One update as a `git update-ref --stdin` text line (names and values checked safe for the heredoc). */
 function updateLine(u: RefUpdate, placeholder: boolean): string {
   const check = (s: string, what: string) => {
-    if (!SAFE_ARG.test(s) || s.includes('"') || s.includes('\\')) throw new MeasureScriptError(`cannot write ${what} ${JSON.stringify(s)} into a measure script: only printable ASCII without quotes or backslashes`);
+    if (!SAFE_ARG.test(s) || s.includes('"') || s.includes('\\'))
+      throw new MeasureScriptError(
+        `cannot write ${what} ${JSON.stringify(s)} into a measure script: only printable ASCII without quotes or backslashes`,
+      );
     return s;
   };
   const ref = check(u.ref, 'ref name');
   const nv = u.newValue;
   const ov = u.oldValue;
-  const old = ov === null ? '' : ov.kind === 'zero' ? ' ' + '0'.repeat(40) : ov.kind === 'oid' ? ' ' + check(ov.oid, 'object id') : '';
+  const old =
+    ov === null
+      ? ''
+      : ov.kind === 'zero'
+        ? ' ' + '0'.repeat(40)
+        : ov.kind === 'oid'
+          ? ' ' + check(ov.oid, 'object id')
+          : '';
   switch (u.op) {
-    case 'create': return `create ${ref} ${placeholder ? '@OID@' : check(nv && nv.kind === 'oid' ? nv.oid : '', 'object id')}`;
-    case 'update': return `update ${ref} ${nv && nv.kind === 'oid' ? check(nv.oid, 'object id') : '0'.repeat(40)}${old}`;
-    case 'delete': return `delete ${ref}${old}`;
-    case 'verify': return `verify ${ref}${old}`;
-    default: throw new MeasureScriptError(`cannot write ${u.op} into a measure script (ref ${JSON.stringify(u.ref)}): only create, update, delete and verify`);
+    case 'create':
+      return `create ${ref} ${placeholder ? '@OID@' : check(nv && nv.kind === 'oid' ? nv.oid : '', 'object id')}`;
+    case 'update':
+      return `update ${ref} ${nv && nv.kind === 'oid' ? check(nv.oid, 'object id') : '0'.repeat(40)}${old}`;
+    case 'delete':
+      return `delete ${ref}${old}`;
+    case 'verify':
+      return `verify ${ref}${old}`;
+    default:
+      throw new MeasureScriptError(
+        `cannot write ${u.op} into a measure script (ref ${JSON.stringify(u.ref)}): only create, update, delete and verify`,
+      );
   }
 }
 
 /** The workload as `update-ref --stdin` text (one transaction, or start/commit around each). */
 export function workloadStdin(w: Workload, placeholder = false): string {
-  if (w.kind !== 'updates') throw new MeasureScriptError(`a measure script runs ref updates (git update-ref --stdin); this workload is ${w.kind}`);
+  if (w.kind !== 'updates')
+    throw new MeasureScriptError(
+      `a measure script runs ref updates (git update-ref --stdin); this workload is ${w.kind}`,
+    );
   const lines: string[] = [];
   const single = w.transactions.length === 1 && w.transactions[0].end === 'commit';
   for (const t of w.transactions) {
@@ -142,12 +162,16 @@ cat >"$tmp/prediction.json" <<'REFSCOPE_PREDICTION'
 ${pred}
 REFSCOPE_PREDICTION
 
-${creates ? `# The creates point at this repository's own commits (refscope's workload had made-up ids).
+${
+  creates
+    ? `# The creates point at this repository's own commits (refscope's workload had made-up ids).
 "$git" -C "$repo" rev-list --all --max-count=${creates} >"$tmp/oids"
 if [ ! -s "$tmp/oids" ]; then echo "refscope: $repo has no commits to point the ${creates} created refs at" >&2; exit 1; fi
 awk 'NR == FNR { o[n++] = $0; next } /@OID@/ { sub(/@OID@/, o[k++ % n]) } { print }' "$tmp/oids" "$tmp/workload.txt" >"$tmp/workload.new"
 mv "$tmp/workload.new" "$tmp/workload.txt"
-` : ''}# A fresh copy of the ref store in $1 (a new directory).
+`
+    : ''
+}# A fresh copy of the ref store in $1 (a new directory).
 copy() {
   "$git" init -q --bare --ref-format="$fmt" "$1"
   rm -rf "$1/refs" "$1/reftable" "$1/packed-refs"
@@ -225,7 +249,11 @@ export interface MeasureFile {
 
 /** Thrown for a file that is not a measure file: names the file, offset, what was expected. */
 export class MeasureFileError extends Error {
-  constructor(readonly file: string, readonly offset: number, readonly expected: string) {
+  constructor(
+    readonly file: string,
+    readonly offset: number,
+    readonly expected: string,
+  ) {
     super(`${file}: offset ${offset}: expected ${expected}`);
   }
 }
@@ -237,11 +265,19 @@ export function readMeasureFile(text: string, file = 'measure file'): MeasureFil
     d = JSON.parse(text);
   } catch (e) {
     const m = /position (\d+)/.exec(String((e as Error).message));
-    throw new MeasureFileError(file, m ? Number(m[1]) : 0, `JSON written by a refscope measure script (${(e as Error).message})`);
+    throw new MeasureFileError(
+      file,
+      m ? Number(m[1]) : 0,
+      `JSON written by a refscope measure script (${(e as Error).message})`,
+    );
   }
   const o = d as Partial<MeasureFile>;
   if (!o || typeof o !== 'object' || o.schema !== MEASURE_SCHEMA) {
-    throw new MeasureFileError(file, 0, `"schema": "${MEASURE_SCHEMA}" (a file written by refscope's measure script), found ${JSON.stringify((o as { schema?: unknown })?.schema ?? null)}`);
+    throw new MeasureFileError(
+      file,
+      0,
+      `"schema": "${MEASURE_SCHEMA}" (a file written by refscope's measure script), found ${JSON.stringify((o as { schema?: unknown })?.schema ?? null)}`,
+    );
   }
   if (!Array.isArray(o.runs) || !o.prediction || typeof o.prediction.before?.seconds !== 'number') {
     throw new MeasureFileError(file, 0, 'runs[] and prediction.before.seconds');
@@ -348,7 +384,9 @@ export interface MeasureComparison {
 
 /** Compare a measure file's runs with the prediction it carries. */
 export function compareMeasure(m: MeasureFile): MeasureComparison {
-  const failures = m.runs.filter((r) => r.exitCode !== 0).map((r) => `${r.phase} run ${r.repeat}: ${r.command} exited ${r.exitCode}${r.stderr ? ` (${r.stderr})` : ''}`);
+  const failures = m.runs
+    .filter((r) => r.exitCode !== 0)
+    .map((r) => `${r.phase} run ${r.repeat}: ${r.command} exited ${r.exitCode}${r.stderr ? ` (${r.stderr})` : ''}`);
   const rows = (phase: 'before' | 'after'): { rows: CompareRow[]; cpu: number | null } => {
     const rs = m.runs.filter((r) => r.phase === phase && r.exitCode === 0);
     const p = phase === 'before' ? m.prediction.before : m.prediction.after;
@@ -356,28 +394,63 @@ export function compareMeasure(m: MeasureFile): MeasureComparison {
     const cpu = median(rs.map((r) => r.user + r.sys));
     const out: CompareRow[] = [
       { what: 'total (CPU)', predicted: p?.seconds ?? null, measured: cpu, unit: 'cpu' },
-      { what: 'process start (trace: start to cmd_name)', predicted: m.prediction.startup, measured: median(tp.map((t) => t.startup ?? NaN)), unit: 'wall' },
-      { what: 'command (trace: cmd_name to exit)', predicted: p ? p.seconds - m.prediction.startup : null, measured: median(tp.map((t) => t.command ?? NaN)), unit: 'wall' },
-      { what: 'total (trace: exit t_abs)', predicted: p?.seconds ?? null, measured: median(tp.map((t) => t.total ?? NaN)), unit: 'wall' },
+      {
+        what: 'process start (trace: start to cmd_name)',
+        predicted: m.prediction.startup,
+        measured: median(tp.map((t) => t.startup ?? NaN)),
+        unit: 'wall',
+      },
+      {
+        what: 'command (trace: cmd_name to exit)',
+        predicted: p ? p.seconds - m.prediction.startup : null,
+        measured: median(tp.map((t) => t.command ?? NaN)),
+        unit: 'wall',
+      },
+      {
+        what: 'total (trace: exit t_abs)',
+        predicted: p?.seconds ?? null,
+        measured: median(tp.map((t) => t.total ?? NaN)),
+        unit: 'wall',
+      },
     ];
     for (const part of COST_PARTS) {
       const v = p?.parts?.[part];
       if (v) out.push({ what: `predicted part: ${part}`, predicted: v, measured: null, unit: 'cpu' });
     }
     const regions = new Set(tp.flatMap((t) => Object.keys(t.regions)));
-    for (const k of regions) out.push({ what: `region ${k}`, predicted: null, measured: median(tp.map((t) => t.regions[k] ?? 0)), unit: 'wall' });
+    for (const k of regions)
+      out.push({
+        what: `region ${k}`,
+        predicted: null,
+        measured: median(tp.map((t) => t.regions[k] ?? 0)),
+        unit: 'wall',
+      });
     const counters = new Set(tp.flatMap((t) => Object.keys(t.counters)));
-    for (const k of counters) out.push({ what: `counter ${k}`, predicted: null, measured: median(tp.map((t) => t.counters[k] ?? 0)), unit: 'count' });
+    for (const k of counters)
+      out.push({
+        what: `counter ${k}`,
+        predicted: null,
+        measured: median(tp.map((t) => t.counters[k] ?? 0)),
+        unit: 'count',
+      });
     return { rows: out, cpu };
   };
   const b = rows('before');
   const a = rows('after');
   const fb = b.cpu !== null && m.prediction.before.seconds > 0 ? b.cpu / m.prediction.before.seconds : null;
-  const fa = a.cpu !== null && m.prediction.after && m.prediction.after.seconds > 0 ? a.cpu / m.prediction.after.seconds : null;
-  const factor = fb !== null && fa !== null ? Math.sqrt(fb * fa) : fb ?? fa;
+  const fa =
+    a.cpu !== null && m.prediction.after && m.prediction.after.seconds > 0 ? a.cpu / m.prediction.after.seconds : null;
+  const factor = fb !== null && fa !== null ? Math.sqrt(fb * fa) : (fb ?? fa);
   return {
-    git: m.git, model: m.prediction.model, workload: m.prediction.workload, runs: m.runs.filter((r) => r.phase === 'before').length,
-    before: b.rows, after: a.rows, factorBefore: fb, factorAfter: fa, factor,
+    git: m.git,
+    model: m.prediction.model,
+    workload: m.prediction.workload,
+    runs: m.runs.filter((r) => r.phase === 'before').length,
+    before: b.rows,
+    after: a.rows,
+    factorBefore: fb,
+    factorAfter: fa,
+    factor,
     gain: {
       measured: b.cpu !== null && a.cpu ? b.cpu / a.cpu : null,
       predicted: m.prediction.after ? m.prediction.before.seconds / m.prediction.after.seconds : null,

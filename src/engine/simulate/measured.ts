@@ -18,17 +18,39 @@ export interface RealGitsFile {
   description: string;
   machine: { nproc: number; cpu: string; memoryGB: number; kernel: string; date: string; load: number[] };
   objects: { commits: number; objects: number; packBytes: number };
-  gits: Record<string, { versionLine: string; measured: string; processStart: Record<string, { cpu: number; runs: number[] }> }>;
+  gits: Record<
+    string,
+    { versionLine: string; measured: string; processStart: Record<string, { cpu: number; runs: number[] }> }
+  >;
   cases: RealGitCase[];
 }
-export interface RealGitStep { cpu: number; user: number; sys: number; wall: number; runs: number[]; before: unknown }
+export interface RealGitStep {
+  cpu: number;
+  user: number;
+  sys: number;
+  wall: number;
+  runs: number[];
+  before: unknown;
+}
 export interface RealGitCase {
-  git: string; backend: 'reftable' | 'files'; workload: string; n: number; repeats: number;
+  git: string;
+  backend: 'reftable' | 'files';
+  workload: string;
+  n: number;
+  repeats: number;
   steps: Record<string, RealGitStep>;
 }
 
 /** Steps the simulator models (`pack-refs` itself is not a ref update). */
-export const MODELLED_STEPS = ['create', 'delete', 'recreate', 'recreate-packed', 'create-loose', 'delete-packed', 'recreate-after-packed-delete'];
+export const MODELLED_STEPS = [
+  'create',
+  'delete',
+  'recreate',
+  'recreate-packed',
+  'create-loose',
+  'delete-packed',
+  'recreate-after-packed-delete',
+];
 
 /**
  * Which model a recorded git is, by what it did (not by its version line): a git whose reftable
@@ -37,7 +59,14 @@ export const MODELLED_STEPS = ['create', 'delete', 'recreate', 'recreate-packed'
  * reftable git that re-creates in about the time it creates carries the tombstone fix (git-2.56).
  */
 export function measuredModel(data: RealGitsFile, git: string): { model: ModelName; why: string } {
-  const cs = data.cases.filter((c) => c.git === git && c.backend === 'reftable' && c.workload === 'cycle' && c.steps.recreate && c.steps['recreate-packed']);
+  const cs = data.cases.filter(
+    (c) =>
+      c.git === git &&
+      c.backend === 'reftable' &&
+      c.workload === 'cycle' &&
+      c.steps.recreate &&
+      c.steps['recreate-packed'],
+  );
   const line = data.gits[git]?.versionLine ?? git;
   const m = /(\d+)\.(\d+)/.exec(line.replace(/^git version /, ''));
   const minor = m ? Number(m[1]) * 1000 + Number(m[2]) : 0;
@@ -54,15 +83,27 @@ export function caseSimulator(c: RealGitCase, step: string): { sim: Simulator; s
   const { input, stdin } = measuredCaseInput(c.backend, c.workload, step, c.n);
   let si: SimInput;
   if (input.kind === 'files') {
-    si = { kind: 'files', repo: loadFilesRepo(input.files.map((f) => ({ path: f.path, source: memorySource(f.bytes) }))), description: input.description };
+    si = {
+      kind: 'files',
+      repo: loadFilesRepo(input.files.map((f) => ({ path: f.path, source: memorySource(f.bytes) }))),
+      description: input.description,
+    };
   } else si = input;
   return { sim: new Simulator(si), stdin };
 }
 
 /** One recorded step priced by its model. */
 export interface MeasuredPoint {
-  git: string; model: ModelName; backend: 'reftable' | 'files'; workload: string; step: string; n: number;
-  measured: number; estimated: number; counts: Counts; result: SimulationResult;
+  git: string;
+  model: ModelName;
+  backend: 'reftable' | 'files';
+  workload: string;
+  step: string;
+  n: number;
+  measured: number;
+  estimated: number;
+  counts: Counts;
+  result: SimulationResult;
 }
 
 /**
@@ -90,7 +131,10 @@ function measuredOf(c: RealGitCase, step: string): number {
 }
 
 /** Every modelled step of the file, simulated with `constants` (default: the calibrated ones). */
-export function measuredPoints(data: RealGitsFile, opts: { constants?: TimeConstants; filter?: (c: RealGitCase) => boolean; fixes?: boolean } = {}): MeasuredPoint[] {
+export function measuredPoints(
+  data: RealGitsFile,
+  opts: { constants?: TimeConstants; filter?: (c: RealGitCase) => boolean; fixes?: boolean } = {},
+): MeasuredPoint[] {
   const out: MeasuredPoint[] = [];
   const models = new Map<string, ModelName>();
   for (const c of data.cases) {
@@ -104,11 +148,26 @@ export function measuredPoints(data: RealGitsFile, opts: { constants?: TimeConst
       const { sim, stdin } = caseSimulator(c, step);
       const w = sim.parseStdin(stdin);
       const result = sim.run(w, {
-        models: [m], curve: false, fixes: opts.fixes === true && c.backend === 'reftable', constants: opts.constants,
-        reflogs: c.workload === 'reflog', baseline: m === 'files' ? undefined : m,
+        models: [m],
+        curve: false,
+        fixes: opts.fixes === true && c.backend === 'reftable',
+        constants: opts.constants,
+        reflogs: c.workload === 'reflog',
+        baseline: m === 'files' ? undefined : m,
       });
       const r = result.results[0];
-      out.push({ git: c.git, model: m, backend: c.backend, workload: c.workload, step, n: c.n, measured: measuredOf(c, step), estimated: r.seconds!, counts: r.counts!, result });
+      out.push({
+        git: c.git,
+        model: m,
+        backend: c.backend,
+        workload: c.workload,
+        step,
+        n: c.n,
+        measured: measuredOf(c, step),
+        estimated: r.seconds!,
+        counts: r.counts!,
+        result,
+      });
     }
   }
   return out;

@@ -21,7 +21,8 @@ import type { SeekCost } from './layout.ts';
 
 /** Compare record i's key bytes with a byte-string key (memcmp order). */
 function compareKey(kb: Uint8Array, ks: Uint32Array, i: number, key: string): number {
-  const s = ks[i], e = ks[i + 1];
+  const s = ks[i],
+    e = ks[i + 1];
   const n = Math.min(e - s, key.length);
   for (let j = 0; j < n; j++) {
     const d = kb[s + j] - key.charCodeAt(j);
@@ -64,18 +65,28 @@ export class RealSeek {
     });
     this.firstRec = new Int32Array(t.blocks.length + 1);
     let rec = 0;
-    for (const i of this.refBlocks) { this.firstRec[i] = rec; rec += t.blocks[i].recordCount; }
+    for (const i of this.refBlocks) {
+      this.firstRec[i] = rec;
+      rec += t.blocks[i].recordCount;
+    }
     const start = t.footer.refIndexPosition;
-    this.rootBlocks = start ? t.blocks.map((b, i) => ({ b, i })).filter(({ b }) => b.section === 'refIndex' && b.offset >= start).map(({ i }) => i) : [];
+    this.rootBlocks = start
+      ? t.blocks
+          .map((b, i) => ({ b, i }))
+          .filter(({ b }) => b.section === 'refIndex' && b.offset >= start)
+          .map(({ i }) => i)
+      : [];
   }
 
   /** Records with a key < `key` (binary search over the key bytes). */
   private place(key: string): number {
     const { keyBytes, keyStart, count } = this.t.refs;
-    let lo = 0, hi = count;
+    let lo = 0,
+      hi = count;
     while (lo < hi) {
       const m = (lo + hi) >>> 1;
-      if (compareKey(keyBytes, keyStart, m, key) < 0) lo = m + 1; else hi = m;
+      if (compareKey(keyBytes, keyStart, m, key) < 0) lo = m + 1;
+      else hi = m;
     }
     return lo;
   }
@@ -127,7 +138,10 @@ export class RealSeek {
     const rt = b.restartTableOffset;
     const offs = new Set<number>();
     for (let i = 0; i < b.restartCount; i++) offs.add(restartAt(blk, rt, i));
-    const child: number[] = [], gap: number[] = [], exact: number[] = [], restarts: number[] = [];
+    const child: number[] = [],
+      gap: number[] = [],
+      exact: number[] = [],
+      restarts: number[] = [];
     const loose = new Map<number, string>();
     const rec = new RecordReader().reset(blk, firstRecordOffset(b.offset, this.t.header.headerSize), rt);
     let n = 0;
@@ -145,7 +159,13 @@ export class RealSeek {
       if (!e) loose.set(n, key);
       n++;
     }
-    ib = { child: Int32Array.from(child), keyGap: Int32Array.from(gap), keyExact: Uint8Array.from(exact), loose, restarts: Int32Array.from(restarts) };
+    ib = {
+      child: Int32Array.from(child),
+      keyGap: Int32Array.from(gap),
+      keyExact: Uint8Array.from(exact),
+      loose,
+      restarts: Int32Array.from(restarts),
+    };
     this.indexCache.set(bi, ib);
     return ib;
   }
@@ -169,11 +189,13 @@ export class RealSeek {
     const c = this.c;
     const r = this.restartsOf(bi);
     const first = this.firstRec[bi];
-    let lo = 0, hi = r.length;
+    let lo = 0,
+      hi = r.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       c.restartProbes++;
-      if (first + r[mid] >= this.thr) hi = mid; else lo = mid + 1;
+      if (first + r[mid] >= this.thr) hi = mid;
+      else lo = mid + 1;
     }
     const start = lo === 0 ? 0 : r[lo - 1];
     const m = this.t.blocks[bi].recordCount;
@@ -188,7 +210,11 @@ export class RealSeek {
    */
   seek(gap: number, exact: boolean, want: string): SeekCost {
     const c = this.c;
-    c.indexBlocks = 0; c.leafBlocks = 0; c.restartProbes = 0; c.records = 0; c.leaf = -1;
+    c.indexBlocks = 0;
+    c.leafBlocks = 0;
+    c.restartProbes = 0;
+    c.records = 0;
+    c.leaf = -1;
     if (this.refBlocks.length === 0) return c;
     this.gap = gap;
     this.thr = exact ? gap + 1 : gap;
@@ -221,11 +247,13 @@ export class RealSeek {
     for (let depth = 0; depth < MAX_INDEX_DEPTH; depth++) {
       const ib = this.indexOf(cur);
       const m = ib.child.length;
-      let lo = 0, hi = ib.restarts.length;
+      let lo = 0,
+        hi = ib.restarts.length;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
         c.restartProbes++;
-        if (this.gtIdx(ib, ib.restarts[mid])) hi = mid; else lo = mid + 1;
+        if (this.gtIdx(ib, ib.restarts[mid])) hi = mid;
+        else lo = mid + 1;
       }
       let e = lo === 0 ? 0 : ib.restarts[lo - 1];
       for (; e < m; e++) {
@@ -248,7 +276,11 @@ export class RealSeek {
         next = nib.child[0];
       }
       if (next < 0) return c;
-      if (this.t.blocks[next].type === 'index') { c.indexBlocks++; cur = next; continue; }
+      if (this.t.blocks[next].type === 'index') {
+        c.indexBlocks++;
+        cur = next;
+        continue;
+      }
       c.leafBlocks++;
       c.leaf = next;
       this.inLeaf(next);

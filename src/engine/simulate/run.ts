@@ -45,14 +45,26 @@ export interface RunOptions {
  * for the machine running refscope, not wrong. `done` of `total` operations were replayed.
  */
 export class SimulationLimitError extends Error {
-  constructor(readonly budgetMs: number, readonly done: number, readonly total: number, readonly model: string) {
-    super(`a workload the simulator replays within ${budgetMs / 1000} s (${model} stopped after ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} operations: a smaller batch, fewer models, or a larger budget)`);
+  constructor(
+    readonly budgetMs: number,
+    readonly done: number,
+    readonly total: number,
+    readonly model: string,
+  ) {
+    super(
+      `a workload the simulator replays within ${budgetMs / 1000} s (${model} stopped after ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} operations: a smaller batch, fewer models, or a larger budget)`,
+    );
     this.name = 'SimulationLimitError';
   }
 }
 
 /** A clock check every `stride` operations; throws `SimulationLimitError` past the deadline. */
-export function deadlineCheck(opts: Pick<RunOptions, 'deadline' | 'budgetMs' | 'onProgress'>, total: number, model: string, stride = 64): (done: number) => void {
+export function deadlineCheck(
+  opts: Pick<RunOptions, 'deadline' | 'budgetMs' | 'onProgress'>,
+  total: number,
+  model: string,
+  stride = 64,
+): (done: number) => void {
   const deadline = opts.deadline;
   const progress = opts.onProgress;
   const timed = deadline !== undefined && Number.isFinite(deadline);
@@ -83,11 +95,20 @@ const MAX_ERRORS = 20;
 const DWIM_PARTS = DWIM_RULES.map((r) => r.split('%s') as [string, string]);
 
 /** Run a reftable model's plan for a workload. `hexLength` = 40 or 64. */
-export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload, hexLength: number, opts: RunOptions = {}): RunResult {
+export function runReftable(
+  engine: SimEngine,
+  model: ModelProfile,
+  w: Workload,
+  hexLength: number,
+  opts: RunOptions = {},
+): RunResult {
   const P = zeroPhases();
   const errors: string[] = [];
   let errorCount = 0;
-  const err = (m: string) => { errorCount++; if (errors.length < MAX_ERRORS) errors.push(m); };
+  const err = (m: string) => {
+    errorCount++;
+    if (errors.length < MAX_ERRORS) errors.push(m);
+  };
   const sem: Semantics = model.tombstonesPass ? 'pass' : 'suppress';
   const warn = opts.warnAmbiguousRefs ?? true;
   P.startup.processes = 1;
@@ -110,7 +131,8 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
     for (const name of w.names) {
       tick(done++);
       P.lookups.reloads++;
-      if (engine.pointRead(name, P.lookups, sem).exists) lookups.found++; else lookups.notFound++;
+      if (engine.pointRead(name, P.lookups, sem).exists) lookups.found++;
+      else lookups.notFound++;
     }
   } else if (w.kind === 'scans') {
     for (const prefix of w.prefixes) {
@@ -120,7 +142,10 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
       engine.scan(prefix, P.scans, sem, 'list');
     }
   } else if (w.kind === 'objects') {
-    for (const oid of w.oids) { tick(done++); objectLookup(engine.tables(), oid, P.objects); }
+    for (const oid of w.oids) {
+      tick(done++);
+      objectLookup(engine.tables(), oid, P.objects);
+    }
   } else {
     for (const tx of w.transactions) {
       tick(done);
@@ -156,7 +181,8 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
       const refPos = engine.locate(tx.updates.map((u) => u.ref));
       const sortedPos = refPos.slice().sort();
       let dups: Set<number> | null = null;
-      for (let i = 1; i < sortedPos.length; i++) if (sortedPos[i] === sortedPos[i - 1]) (dups ??= new Set()).add(sortedPos[i]);
+      for (let i = 1; i < sortedPos.length; i++)
+        if (sortedPos[i] === sortedPos[i - 1]) (dups ??= new Set()).add(sortedPos[i]);
       const seenDup = new Set<number>();
       for (let i = 0; i < tx.updates.length; i++) {
         const u = tx.updates[i];
@@ -173,19 +199,32 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
             if (!model.batchedAvailability) checkAvailable(engine, u.ref, r.pos, P.availability, sem, err, readDir);
             else toCheck.push({ ref: u.ref, pos: r.pos });
           }
-          if (u.newValue && u.newValue.kind !== 'delete') queued.push({ u, type: u.newValue.kind === 'symref' ? 3 : 1, pos: r.pos });
+          if (u.newValue && u.newValue.kind !== 'delete')
+            queued.push({ u, type: u.newValue.kind === 'symref' ? 3 : 1, pos: r.pos });
           continue;
         }
-        if (!r.exists) { err(`cannot lock ref '${u.ref}': unable to resolve reference '${u.ref}'`); continue; }
-        if (u.oldValue?.kind === 'zero') { err(`cannot lock ref '${u.ref}': reference already exists`); continue; }
+        if (!r.exists) {
+          err(`cannot lock ref '${u.ref}': unable to resolve reference '${u.ref}'`);
+          continue;
+        }
+        if (u.oldValue?.kind === 'zero') {
+          err(`cannot lock ref '${u.ref}': reference already exists`);
+          continue;
+        }
         const cur = engine.valueOf(u.ref);
-        if (u.oldValue?.kind === 'oid' && cur?.oid && isFullHex(u.oldValue.oid, hexLength) && cur.oid !== u.oldValue.oid) {
+        if (
+          u.oldValue?.kind === 'oid' &&
+          cur?.oid &&
+          isFullHex(u.oldValue.oid, hexLength) &&
+          cur.oid !== u.oldValue.oid
+        ) {
           err(`cannot lock ref '${u.ref}': is at ${cur.oid} but expected ${u.oldValue.oid}`);
           continue;
         }
         if (!u.newValue) continue;
         if (u.newValue.kind === 'delete') queued.push({ u, type: 0, pos: r.pos });
-        else if (u.newValue.kind === 'symref' || r.type === 3 || cur?.oid !== u.newValue.oid) queued.push({ u, type: u.newValue.kind === 'symref' ? 3 : 1, pos: r.pos });
+        else if (u.newValue.kind === 'symref' || r.type === 3 || cur?.oid !== u.newValue.oid)
+          queued.push({ u, type: u.newValue.kind === 'symref' ? 3 : 1, pos: r.pos });
       }
       if (toCheck.length) {
         toCheck.sort((a, b) => a.pos - b.pos || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
@@ -214,7 +253,12 @@ export function runReftable(engine: SimEngine, model: ModelProfile, w: Workload,
         if (q.u.ref === last) continue;
         last = q.u.ref;
         const nv = q.u.newValue!;
-        recs.push({ key: q.u.ref, type: q.type, pos: q.pos, value: { oid: nv.kind === 'oid' ? nv.oid : null, target: nv.kind === 'symref' ? nv.target : null } });
+        recs.push({
+          key: q.u.ref,
+          type: q.type,
+          pos: q.pos,
+          value: { oid: nv.kind === 'oid' ? nv.oid : null, target: nv.kind === 'symref' ? nv.target : null },
+        });
       }
       const deletions = recs.filter((r) => r.type === 0).length;
       if (opts.reflogs) P.write.reflogWrites += recs.length - deletions;
@@ -247,7 +291,15 @@ export function countObjectCheck(u: RefUpdate, checked: Set<string>, c: Counts):
 }
 
 /** git ≤ 2.49 `refs_verify_refname_available` for one ref: every leading directory, then `<ref>/` with a fresh iterator. */
-function checkAvailable(engine: SimEngine, ref: string, pos: number, c: Counts, sem: Semantics, err: (m: string) => void, readDir: (d: string, c: Counts) => boolean): void {
+function checkAvailable(
+  engine: SimEngine,
+  ref: string,
+  pos: number,
+  c: Counts,
+  sem: Semantics,
+  err: (m: string) => void,
+  readDir: (d: string, c: Counts) => boolean,
+): void {
   for (const d of leadingDirs(ref)) {
     c.reloads++;
     if (readDir(d, c)) err(`'${d}' exists; cannot create '${ref}'`);

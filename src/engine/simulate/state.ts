@@ -70,7 +70,10 @@ export function rankOf(t: SimTable, u: number, from = 0): number {
 /** Build rank arrays for real tables that hold at least 1/64 of the universe (O(universe) each). */
 function buildRank(t: SimTable, n: number): void {
   if (t.synthetic || t.rank !== undefined) return;
-  if (t.count * 64 < n || n > 16_000_000) { t.rank = null; return; }
+  if (t.count * 64 < n || n > 16_000_000) {
+    t.rank = null;
+    return;
+  }
   const r = new Int32Array(n + 1);
   let j = 0;
   for (let u = 0; u <= n; u++) {
@@ -84,7 +87,8 @@ function buildRank(t: SimTable, n: number): void {
 export function lowerInt(a: Int32Array, x: number, lo = 0, hi = a.length): number {
   while (lo < hi) {
     const m = (lo + hi) >>> 1;
-    if (a[m] < x) lo = m + 1; else hi = m;
+    if (a[m] < x) lo = m + 1;
+    else hi = m;
   }
   return lo;
 }
@@ -93,7 +97,8 @@ export function lowerInt(a: Int32Array, x: number, lo = 0, hi = a.length): numbe
 export function lowerStr(a: readonly string[], x: string, lo = 0, hi = a.length): number {
   while (lo < hi) {
     const m = (lo + hi) >>> 1;
-    if (a[m] < x) lo = m + 1; else hi = m;
+    if (a[m] < x) lo = m + 1;
+    else hi = m;
   }
   return lo;
 }
@@ -126,29 +131,38 @@ export function gallopParts(keys: readonly string[], a: string, b: string, c: st
   if (h > n) h = n;
   let lo: number, hi: number;
   if (h < n && cmpParts(keys[h], a, b, c) < 0) {
-    lo = h + 1; hi = n;
+    lo = h + 1;
+    hi = n;
     let step = 1;
     for (;;) {
       const i = lo + step - 1;
       if (i >= n) break;
-      if (cmpParts(keys[i], a, b, c) >= 0) { hi = i; break; }
+      if (cmpParts(keys[i], a, b, c) >= 0) {
+        hi = i;
+        break;
+      }
       lo = i + 1;
       step *= 2;
     }
   } else {
-    hi = h; lo = 0;
+    hi = h;
+    lo = 0;
     let step = 1;
     for (;;) {
       const i = hi - step;
       if (i < 0) break;
-      if (cmpParts(keys[i], a, b, c) < 0) { lo = i + 1; break; }
+      if (cmpParts(keys[i], a, b, c) < 0) {
+        lo = i + 1;
+        break;
+      }
       hi = i;
       step *= 2;
     }
   }
   while (lo < hi) {
     const m = (lo + hi) >>> 1;
-    if (cmpParts(keys[m], a, b, c) < 0) lo = m + 1; else hi = m;
+    if (cmpParts(keys[m], a, b, c) < 0) lo = m + 1;
+    else hi = m;
   }
   return lo;
 }
@@ -158,21 +172,31 @@ export function gallop(keys: readonly string[], key: string, h: number): number 
   const n = keys.length;
   if (h > n) h = n;
   if (h < n && keys[h] < key) {
-    let lo = h + 1, step = 1, hi = n;
+    let lo = h + 1,
+      step = 1,
+      hi = n;
     for (;;) {
       const i = lo + step - 1;
       if (i >= n) break;
-      if (keys[i] >= key) { hi = i; break; }
+      if (keys[i] >= key) {
+        hi = i;
+        break;
+      }
       lo = i + 1;
       step *= 2;
     }
     return lowerStr(keys, key, lo, hi);
   }
-  let hi = h, step = 1, lo = 0;
+  let hi = h,
+    step = 1,
+    lo = 0;
   for (;;) {
     const i = hi - step;
     if (i < 0) break;
-    if (keys[i] < key) { lo = i + 1; break; }
+    if (keys[i] < key) {
+      lo = i + 1;
+      break;
+    }
     hi = i;
     step *= 2;
   }
@@ -186,9 +210,18 @@ function realTable(t: Table, pos: Int32Array): SimTable {
   const hs = t.header.hashSize;
   const rs = new RealSeek(mem);
   return {
-    name: t.name, synthetic: false, count: t.refs.count, pos, types: t.refs.types, block: t.refs.block,
-    hasIndex: rs.hasIndex, fileSize: t.fileSize, version: t.header.version,
-    logRecords: t.counts.log + t.counts.logDeletion, table: mem, looseIndexKeys: rs.looseIndexKeys,
+    name: t.name,
+    synthetic: false,
+    count: t.refs.count,
+    pos,
+    types: t.refs.types,
+    block: t.refs.block,
+    hasIndex: rs.hasIndex,
+    fileSize: t.fileSize,
+    version: t.header.version,
+    logRecords: t.counts.log + t.counts.logDeletion,
+    table: mem,
+    looseIndexKeys: rs.looseIndexKeys,
     seek: (gap, exact, key) => rs.seek(gap, exact, key),
     valueAt(i) {
       const ty = t.refs.types[i];
@@ -200,21 +233,50 @@ function realTable(t: Table, pos: Int32Array): SimTable {
 }
 
 /** A modelled table over universe positions (records sorted), with values from `valueAt`. */
-export function syntheticTable(name: string, keys: readonly string[], pos: Int32Array, types: Uint8Array, valueAt: (i: number) => RecValue, o: LayoutOptions, version: 1 | 2,
-  orig?: SimTable['orig']): SimTable {
-  const L = layoutTable(pos.length, (i) => keys[pos[i]], (i) => types[i], o);
+export function syntheticTable(
+  name: string,
+  keys: readonly string[],
+  pos: Int32Array,
+  types: Uint8Array,
+  valueAt: (i: number) => RecValue,
+  o: LayoutOptions,
+  version: 1 | 2,
+  orig?: SimTable['orig'],
+): SimTable {
+  const L = layoutTable(
+    pos.length,
+    (i) => keys[pos[i]],
+    (i) => types[i],
+    o,
+  );
   const memo = new Map<number, SeekCost>();
   return {
-    name, synthetic: true, count: pos.length, pos, types, block: L.recordBlock, hasIndex: L.levels.length > 0,
-    fileSize: L.bytes, version, logRecords: 0, layout: L, looseIndexKeys: false,
+    name,
+    synthetic: true,
+    count: pos.length,
+    pos,
+    types,
+    block: L.recordBlock,
+    hasIndex: L.levels.length > 0,
+    fileSize: L.bytes,
+    version,
+    logRecords: 0,
+    layout: L,
+    looseIndexKeys: false,
     seek(gap, exact) {
       const mk = gap * 2 + (exact ? 1 : 0);
       let c = memo.get(mk);
-      if (!c) { c = layoutSeek(L, pos.length, gap, exact); memo.set(mk, c); }
+      if (!c) {
+        c = layoutSeek(L, pos.length, gap, exact);
+        memo.set(mk, c);
+      }
       return c;
     },
     valueAt,
-    orig: orig ?? { ref: Array.from({ length: pos.length }, (_, i) => valueAt(i)), idx: new Int32Array(pos.length).fill(-1) },
+    orig: orig ?? {
+      ref: Array.from({ length: pos.length }, (_, i) => valueAt(i)),
+      idx: new Int32Array(pos.length).fill(-1),
+    },
   };
 }
 
@@ -261,7 +323,10 @@ export class Fenwick {
     let rem = k;
     for (let step = this.top; step > 0; step >>= 1) {
       const nx = pos + step;
-      if (nx <= this.n && this.t[nx] < rem) { pos = nx; rem -= this.t[nx]; }
+      if (nx <= this.n && this.t[nx] < rem) {
+        pos = nx;
+        rem -= this.t[nx];
+      }
     }
     return pos < this.n ? pos : this.n;
   }
@@ -299,8 +364,11 @@ export class SimStore {
     this.version = newest ? newest.header.version : 1;
     this.hexLength = hs * 2;
     this.layoutOptions = {
-      blockSize: newest && newest.header.blockSize ? newest.header.blockSize : 4096, restartInterval: 16, hashSize: hs,
-      headerSize: this.version === 2 ? 28 : 24, footerSize: this.version === 2 ? 72 : 68,
+      blockSize: newest && newest.header.blockSize ? newest.header.blockSize : 4096,
+      restartInterval: 16,
+      hashSize: hs,
+      headerSize: this.version === 2 ? 28 : 24,
+      footerSize: this.version === 2 ? 72 : 68,
     };
     this.logsOn = real.some((t) => t.counts.log > 0);
     // The merged view's keys, sliced from one string per table (no per-key character copying).
@@ -323,9 +391,14 @@ export class SimStore {
     const toU = new Int32Array(merged.count);
     if (extra.length) {
       const out: string[] = new Array(merged.count + extra.length);
-      let i = 0, j = 0, k = 0;
+      let i = 0,
+        j = 0,
+        k = 0;
       while (i < mk.length || j < extra.length) {
-        if (j >= extra.length || (i < mk.length && mk[i] < extra[j])) { toU[i] = k; out[k++] = mk[i++]; } else out[k++] = extra[j++];
+        if (j >= extra.length || (i < mk.length && mk[i] < extra[j])) {
+          toU[i] = k;
+          out[k++] = mk[i++];
+        } else out[k++] = extra[j++];
       }
       this.keys = out;
     } else {
@@ -333,10 +406,16 @@ export class SimStore {
       for (let i = 0; i < merged.count; i++) toU[i] = i;
     }
     h = 0;
-    for (const k of names) { h = gallop(this.keys, k, h); this.namePos.set(k, h); }
+    for (const k of names) {
+      h = gallop(this.keys, k, h);
+      this.namePos.set(k, h);
+    }
     this.tables = real.map((t) => {
       const ti = stack.tables.indexOf(t);
-      return realTable(t, positionsOf(t, ti, merged, toU, this.keys, (r) => keyOf(ti, r)));
+      return realTable(
+        t,
+        positionsOf(t, ti, merged, toU, this.keys, (r) => keyOf(ti, r)),
+      );
     });
     this.winner = new Int8Array(this.keys.length).fill(-1);
     for (const t of this.tables) for (let i = 0; i < t.count; i++) this.winner[t.pos[i]] = t.types[i];
@@ -366,14 +445,25 @@ export class SimStore {
  * columns, shadowed records (their key is a newer table's winner) by a galloping search from the
  * previous record's position. No string is made for winning records.
  */
-function positionsOf(t: Table, ti: number, merged: MergedView, toU: Int32Array, keys: readonly string[], keyOf: (r: number) => string): Int32Array {
+function positionsOf(
+  t: Table,
+  ti: number,
+  merged: MergedView,
+  toU: Int32Array,
+  keys: readonly string[],
+  keyOf: (r: number) => string,
+): Int32Array {
   const n = t.refs.count;
   const out = new Int32Array(n).fill(-1);
-  const tab = merged.table, rec = merged.rec;
+  const tab = merged.table,
+    rec = merged.rec;
   for (let i = 0; i < merged.count; i++) if (tab[i] === ti) out[rec[i]] = toU[i];
   let h = 0;
   for (let j = 0; j < n; j++) {
-    if (out[j] >= 0) { h = out[j]; continue; }
+    if (out[j] >= 0) {
+      h = out[j];
+      continue;
+    }
     h = gallop(keys, keyOf(j), h);
     out[j] = h;
   }
@@ -384,7 +474,8 @@ function positionsOf(t: Table, ti: number, merged: MergedView, toU: Int32Array, 
 function arenaString(kb: Uint8Array, len: number): string {
   let s = '';
   const CH = 8192;
-  for (let i = 0; i < len; i += CH) s += String.fromCharCode.apply(null, kb.subarray(i, Math.min(len, i + CH)) as unknown as number[]);
+  for (let i = 0; i < len; i += CH)
+    s += String.fromCharCode.apply(null, kb.subarray(i, Math.min(len, i + CH)) as unknown as number[]);
   return s;
 }
 
@@ -401,13 +492,17 @@ type Snapshot = { pp: Int32Array; lp: Int32Array; np: Int32Array; nl: Int32Array
 /** Build the O(1) snapshot of a merged view (winner kind per position). */
 function buildSnapshot(winner: Int8Array): Snapshot {
   const n = winner.length;
-  const pp = new Int32Array(n + 1), lp = new Int32Array(n + 1), np = new Int32Array(n + 1), nl = new Int32Array(n + 1);
+  const pp = new Int32Array(n + 1),
+    lp = new Int32Array(n + 1),
+    np = new Int32Array(n + 1),
+    nl = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
     const w = winner[i];
     pp[i + 1] = pp[i] + (w >= 0 ? 1 : 0);
     lp[i + 1] = lp[i] + (w > 0 ? 1 : 0);
   }
-  np[n] = n; nl[n] = n;
+  np[n] = n;
+  nl[n] = n;
   for (let i = n - 1; i >= 0; i--) {
     const w = winner[i];
     np[i] = w >= 0 ? i : np[i + 1];
@@ -419,8 +514,15 @@ function buildSnapshot(winner: Int8Array): Snapshot {
 /** Fenwick trees over "present" and "live" flags of a merged view. */
 function buildTrees(winner: Int8Array): { present: Fenwick; live: Fenwick } {
   const n = winner.length;
-  const p = new Uint8Array(n), l = new Uint8Array(n);
-  for (let i = 0; i < n; i++) { const w = winner[i]; if (w >= 0) { p[i] = 1; if (w > 0) l[i] = 1; } }
+  const p = new Uint8Array(n),
+    l = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const w = winner[i];
+    if (w >= 0) {
+      p[i] = 1;
+      if (w > 0) l[i] = 1;
+    }
+  }
   return { present: new Fenwick(p), live: new Fenwick(l) };
 }
 
@@ -428,7 +530,10 @@ function buildTrees(winner: Int8Array): { present: Fenwick; live: Fenwick } {
 const initialViews = new WeakMap<SimStore, { snap?: Snapshot; trees?: { present: Fenwick; live: Fenwick } }>();
 function initialOf(store: SimStore) {
   let v = initialViews.get(store);
-  if (!v) { v = {}; initialViews.set(store, v); }
+  if (!v) {
+    v = {};
+    initialViews.set(store, v);
+  }
   return v;
 }
 
@@ -574,8 +679,10 @@ export class SimState {
     this.own();
     this.snap = null;
     this.queries = 0;
-    const wasP = old >= 0 ? 1 : 0, wasL = old > 0 ? 1 : 0;
-    const isP = w >= 0 ? 1 : 0, isL = w > 0 ? 1 : 0;
+    const wasP = old >= 0 ? 1 : 0,
+      wasL = old > 0 ? 1 : 0;
+    const isP = w >= 0 ? 1 : 0,
+      isL = w > 0 ? 1 : 0;
     const t = this.trees!;
     if (wasP !== isP) t.present.add(p, isP - wasP);
     if (wasL !== isL) t.live.add(p, isL - wasL);
@@ -595,8 +702,16 @@ export class SimState {
   /** Append a table (a committed transaction). Returns it. */
   append(rec: NewRecords): SimTable {
     const values = rec.values;
-    const t = syntheticTable(`sim-${++this.seq}`, this.keys, rec.pos, rec.types, (i) => values[i], this.tableLayout(rec.pos.length), this.store.version,
-      { ref: values, idx: new Int32Array(values.length).fill(-1) });
+    const t = syntheticTable(
+      `sim-${++this.seq}`,
+      this.keys,
+      rec.pos,
+      rec.types,
+      (i) => values[i],
+      this.tableLayout(rec.pos.length),
+      this.store.version,
+      { ref: values, idx: new Int32Array(values.length).fill(-1) },
+    );
     this.tables.push(t);
     this.own();
     this.snap = null;
@@ -627,7 +742,13 @@ export class SimState {
     const outIdx: number[] = [];
     const keep = (src: SimTable, si: number) => {
       const o = src.orig;
-      if (o) { outRef.push(o.ref[si]); outIdx.push(o.idx[si]); } else { outRef.push(src); outIdx.push(si); }
+      if (o) {
+        outRef.push(o.ref[si]);
+        outIdx.push(o.idx[si]);
+      } else {
+        outRef.push(src);
+        outIdx.push(si);
+      }
     };
     const dropBase = start === 0;
     let dropped = 0;
@@ -635,38 +756,76 @@ export class SimState {
     if (seg.length === 2) {
       // Fast path for the common two-table case.
       const [a, b] = seg;
-      let i = 0, j = 0;
+      let i = 0,
+        j = 0;
       while (i < a.count || j < b.count) {
         let p: number, ty: number, src: SimTable, si: number;
-        if (j >= b.count || (i < a.count && a.pos[i] < b.pos[j])) { p = a.pos[i]; ty = a.types[i]; src = a; si = i; i++; }
-        else { p = b.pos[j]; ty = b.types[j]; src = b; si = j; if (i < a.count && a.pos[i] === p) i++; j++; }
-        if (ty === 0 && dropBase) { dropped++; droppedPos.push(p); continue; }
-        outPos.push(p); outType.push(ty); keep(src, si);
+        if (j >= b.count || (i < a.count && a.pos[i] < b.pos[j])) {
+          p = a.pos[i];
+          ty = a.types[i];
+          src = a;
+          si = i;
+          i++;
+        } else {
+          p = b.pos[j];
+          ty = b.types[j];
+          src = b;
+          si = j;
+          if (i < a.count && a.pos[i] === p) i++;
+          j++;
+        }
+        if (ty === 0 && dropBase) {
+          dropped++;
+          droppedPos.push(p);
+          continue;
+        }
+        outPos.push(p);
+        outType.push(ty);
+        keep(src, si);
       }
     } else {
       for (;;) {
-        let best = -1, bp = 0;
+        let best = -1,
+          bp = 0;
         for (let k = seg.length - 1; k >= 0; k--) {
           const h = heads[k];
           if (h >= seg[k].count) continue;
           const p = seg[k].pos[h];
-          if (best < 0 || p < bp) { best = k; bp = p; }
+          if (best < 0 || p < bp) {
+            best = k;
+            bp = p;
+          }
         }
         if (best < 0) break;
         const t = seg[best];
         const ty = t.types[heads[best]];
         const si = heads[best];
         for (let k = 0; k < seg.length; k++) if (heads[k] < seg[k].count && seg[k].pos[heads[k]] === bp) heads[k]++;
-        if (ty === 0 && dropBase) { dropped++; droppedPos.push(bp); continue; }
-        outPos.push(bp); outType.push(ty); keep(t, si);
+        if (ty === 0 && dropBase) {
+          dropped++;
+          droppedPos.push(bp);
+          continue;
+        }
+        outPos.push(bp);
+        outType.push(ty);
+        keep(t, si);
       }
     }
     const pos = Int32Array.from(outPos);
     const types = Uint8Array.from(outType);
     const idx = Int32Array.from(outIdx);
-    const valueOf = (i: number): RecValue => (idx[i] < 0 ? outRef[i] as RecValue : (outRef[i] as SimTable).valueAt(idx[i]));
-    const merged = syntheticTable(`sim-${++this.seq}`, this.keys, pos, types, valueOf, this.tableLayout(pos.length), this.store.version,
-      { ref: outRef, idx });
+    const valueOf = (i: number): RecValue =>
+      idx[i] < 0 ? (outRef[i] as RecValue) : (outRef[i] as SimTable).valueAt(idx[i]);
+    const merged = syntheticTable(
+      `sim-${++this.seq}`,
+      this.keys,
+      pos,
+      types,
+      valueOf,
+      this.tableLayout(pos.length),
+      this.store.version,
+      { ref: outRef, idx },
+    );
     this.tables.splice(start, end - start + 1, merged);
     this.own();
     this.snap = null;
@@ -675,7 +834,13 @@ export class SimState {
     const newer = this.tables.slice(start + 1);
     for (const p of droppedPos) {
       let shadowed = false;
-      for (const t of newer) { const j = lowerInt(t.pos, p); if (j < t.count && t.pos[j] === p) { shadowed = true; break; } }
+      for (const t of newer) {
+        const j = lowerInt(t.pos, p);
+        if (j < t.count && t.pos[j] === p) {
+          shadowed = true;
+          break;
+        }
+      }
       if (!shadowed) this.setWinner(p, -1);
     }
     return { read, written: pos.length, dropped };
@@ -688,7 +853,17 @@ export class SimState {
       // One table: compaction still drops its tombstones.
       const t = this.tables[0];
       if (!Array.from(t.types).includes(0)) return { read: t.count, written: t.count, dropped: 0 };
-      this.tables.push(syntheticTable('empty', this.keys, new Int32Array(0), new Uint8Array(0), () => ({ oid: null, target: null }), this.store.layoutOptions, this.store.version));
+      this.tables.push(
+        syntheticTable(
+          'empty',
+          this.keys,
+          new Int32Array(0),
+          new Uint8Array(0),
+          () => ({ oid: null, target: null }),
+          this.store.layoutOptions,
+          this.store.version,
+        ),
+      );
     }
     return this.compact(0, this.tables.length - 1);
   }

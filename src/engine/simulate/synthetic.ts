@@ -48,16 +48,24 @@ export function buildRecreateStack(shape: RecreateShape): BuiltStack {
   const nameOf = shape.name ?? ((i: number) => `refs/heads/ref-${i}`);
   const refs: { name: string; oid: string; peeled?: string }[] = [];
   // A peeled ref's value is its tag object; the peeled id is the commit.
-  for (let i = 0; i < n; i++) refs.push({ name: nameOf(i), oid: shape.peeled ? syntheticOid(3 * n + 7 + i) : syntheticOid(i), peeled: shape.peeled ? syntheticOid(i) : undefined });
+  for (let i = 0; i < n; i++)
+    refs.push({
+      name: nameOf(i),
+      oid: shape.peeled ? syntheticOid(3 * n + 7 + i) : syntheticOid(i),
+      peeled: shape.peeled ? syntheticOid(i) : undefined,
+    });
   refs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const mainOid = syntheticOid(n + 1);
   const base: RefRecordIn[] = [
     { name: 'HEAD', updateIndex: 1, type: 3, target: 'refs/heads/main' },
-    ...[...refs.map((r): RefRecordIn => (r.peeled
-      ? { name: r.name, updateIndex: 3, type: 2, value: oidBytes(r.oid), peeled: oidBytes(r.peeled) }
-      : { name: r.name, updateIndex: 3, type: 1, value: oidBytes(r.oid) })),
-      { name: 'refs/heads/main', updateIndex: 2, type: 1, value: oidBytes(mainOid) } as RefRecordIn]
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    ...[
+      ...refs.map((r): RefRecordIn =>
+        r.peeled
+          ? { name: r.name, updateIndex: 3, type: 2, value: oidBytes(r.oid), peeled: oidBytes(r.peeled) }
+          : { name: r.name, updateIndex: 3, type: 1, value: oidBytes(r.oid) },
+      ),
+      { name: 'refs/heads/main', updateIndex: 2, type: 1, value: oidBytes(mainOid) } as RefRecordIn,
+    ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
   ];
   const gone = new Set<number>();
   for (let k = 0; k < del; k++) gone.add(Math.floor(((k + 0.5) * n) / del));
@@ -106,15 +114,30 @@ export function buildStack(tables: RefRecordIn[][]): { stack: Stack; merged: Mer
  * Files: loose refs under refs/heads, HEAD; `delete-packed` deletes n + 1 packed refs;
  * `recreate`, `recreate-after-packed-delete` create n loose refs in a store without them.
  */
-export function measuredCaseInput(backend: 'reftable' | 'files', workload: string, step: string, n: number):
-  { input: { kind: 'reftable'; stack: Stack; merged: MergedView; description: string } | { kind: 'files'; files: { path: string; bytes: Uint8Array }[]; description: string }; stdin: string } {
+export function measuredCaseInput(
+  backend: 'reftable' | 'files',
+  workload: string,
+  step: string,
+  n: number,
+): {
+  input:
+    | { kind: 'reftable'; stack: Stack; merged: MergedView; description: string }
+    | { kind: 'files'; files: { path: string; bytes: Uint8Array }[]; description: string };
+  stdin: string;
+} {
   const name = (i: number) => `refs/heads/br-${i}`;
   const oid = (i: number) => (workload === 'same-object' ? syntheticOid(0) : syntheticOid(i));
   const mainOid = syntheticOid(10_000_000);
   const creates = Array.from({ length: n }, (_, i) => `create ${name(i)} ${oid(i)}\n`);
-  const stdin = step === 'delete' || step === 'delete-packed'
-    ? [...Array.from({ length: n }, (_, i) => `delete ${name(i)} ${oid(i)}\n`), `delete refs/heads/main ${mainOid}\n`].join('')
-    : workload === 'per-ref' ? creates.map((l) => `start\n${l}commit\n`).join('') : creates.join('');
+  const stdin =
+    step === 'delete' || step === 'delete-packed'
+      ? [
+          ...Array.from({ length: n }, (_, i) => `delete ${name(i)} ${oid(i)}\n`),
+          `delete refs/heads/main ${mainOid}\n`,
+        ].join('')
+      : workload === 'per-ref'
+        ? creates.map((l) => `start\n${l}commit\n`).join('')
+        : creates.join('');
   const description = `${backend} ${workload} ${step} n=${n}`;
   if (backend === 'files') {
     const enc = (s: string) => new TextEncoder().encode(s);
@@ -123,9 +146,16 @@ export function measuredCaseInput(backend: 'reftable' | 'files', workload: strin
       files.push({ path: 'refs/heads/main', bytes: enc(mainOid + '\n') });
       for (let i = 0; i < n; i++) files.push({ path: name(i), bytes: enc(oid(i) + '\n') });
     } else if (step === 'delete-packed') {
-      const lines = [{ n: 'refs/heads/main', o: mainOid }, ...Array.from({ length: n }, (_, i) => ({ n: name(i), o: oid(i) }))]
-        .sort((a, b) => (a.n < b.n ? -1 : a.n > b.n ? 1 : 0)).map((r) => `${r.o} ${r.n}\n`);
-      files.push({ path: 'packed-refs', bytes: enc('# pack-refs with: peeled fully-peeled sorted \n' + lines.join('')) });
+      const lines = [
+        { n: 'refs/heads/main', o: mainOid },
+        ...Array.from({ length: n }, (_, i) => ({ n: name(i), o: oid(i) })),
+      ]
+        .sort((a, b) => (a.n < b.n ? -1 : a.n > b.n ? 1 : 0))
+        .map((r) => `${r.o} ${r.n}\n`);
+      files.push({
+        path: 'packed-refs',
+        bytes: enc('# pack-refs with: peeled fully-peeled sorted \n' + lines.join('')),
+      });
     } else if (step === 'recreate-after-packed-delete') {
       files.push({ path: 'packed-refs', bytes: enc('# pack-refs with: peeled fully-peeled sorted \n') });
     } else if (step === 'create' || step === 'create-loose') {
@@ -136,12 +166,18 @@ export function measuredCaseInput(backend: 'reftable' | 'files', workload: strin
   const hex = (h: string) => oidBytes(h);
   const head: RefRecordIn = { name: 'HEAD', updateIndex: 1, type: 3, target: 'refs/heads/main' };
   const main: RefRecordIn = { name: 'refs/heads/main', updateIndex: 2, type: 1, value: hex(mainOid) };
-  const refs = (ui: number): RefRecordIn[] => Array.from({ length: n }, (_, i) => ({ name: name(i), updateIndex: ui, type: 1 as const, value: hex(oid(i)) }));
+  const refs = (ui: number): RefRecordIn[] =>
+    Array.from({ length: n }, (_, i) => ({ name: name(i), updateIndex: ui, type: 1 as const, value: hex(oid(i)) }));
   let tables: RefRecordIn[][];
   if (step === 'delete') tables = [[head, main, ...refs(3)]];
   else if (step === 'recreate') {
-    tables = [[head, main, ...refs(3)],
-      [{ name: 'refs/heads/main', updateIndex: 4, type: 0 }, ...Array.from({ length: n }, (_, i): RefRecordIn => ({ name: name(i), updateIndex: 4, type: 0 }))]];
+    tables = [
+      [head, main, ...refs(3)],
+      [
+        { name: 'refs/heads/main', updateIndex: 4, type: 0 },
+        ...Array.from({ length: n }, (_, i): RefRecordIn => ({ name: name(i), updateIndex: 4, type: 0 })),
+      ],
+    ];
   } else if (step === 'recreate-packed') tables = [[{ ...head, updateIndex: 4 }]];
   else tables = [[head, main]];
   const b = buildStack(tables);

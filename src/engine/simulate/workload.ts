@@ -13,16 +13,10 @@ import { FormatError } from '../basics.ts';
 import { checkRefnameFormat } from '../files/refname.ts';
 
 /** New value of an update. */
-export type NewValue =
-  | { kind: 'oid'; oid: string }
-  | { kind: 'symref'; target: string }
-  | { kind: 'delete' };
+export type NewValue = { kind: 'oid'; oid: string } | { kind: 'symref'; target: string } | { kind: 'delete' };
 
 /** Old value an update checks. `zero` = the ref must not exist. */
-export type OldValue =
-  | { kind: 'oid'; oid: string }
-  | { kind: 'zero' }
-  | { kind: 'symref'; target: string };
+export type OldValue = { kind: 'oid'; oid: string } | { kind: 'zero' } | { kind: 'symref'; target: string };
 
 /** One ref update, as `ref_transaction_update` receives it. */
 export interface RefUpdate {
@@ -62,10 +56,14 @@ export type Workload =
 /** Size of a workload in operations: ref updates, reads, scans or object lookups. */
 export function workloadSize(w: Workload): number {
   switch (w.kind) {
-    case 'updates': return w.transactions.reduce((s, t) => s + t.updates.length, 0);
-    case 'lookups': return w.names.length;
-    case 'scans': return w.prefixes.length;
-    case 'objects': return w.oids.length;
+    case 'updates':
+      return w.transactions.reduce((s, t) => s + t.updates.length, 0);
+    case 'lookups':
+      return w.names.length;
+    case 'scans':
+      return w.prefixes.length;
+    case 'objects':
+      return w.oids.length;
   }
 }
 
@@ -112,14 +110,28 @@ type State = 0 | 1 | 2 | 3;
 function unquoteC(s: string, at: number, file: string, base: number): { value: string; end: number } {
   let i = at + 1;
   let out = '';
-  const esc: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', '"': '"' };
+  const esc: Record<string, string> = {
+    a: '\x07',
+    b: '\b',
+    f: '\f',
+    n: '\n',
+    r: '\r',
+    t: '\t',
+    v: '\v',
+    '\\': '\\',
+    '"': '"',
+  };
   while (i < s.length) {
     const c = s[i];
     if (c === '"') return { value: out, end: i + 1 };
     if (c === '\\') {
       const d = s[i + 1];
       if (d === undefined) break;
-      if (esc[d] !== undefined) { out += esc[d]; i += 2; continue; }
+      if (esc[d] !== undefined) {
+        out += esc[d];
+        i += 2;
+        continue;
+      }
       if (/[0-3]/.test(d) && /^[0-7]{2}$/.test(s.slice(i + 2, i + 4))) {
         out += String.fromCharCode(parseInt(s.slice(i + 1, i + 4), 8));
         i += 4;
@@ -130,7 +142,7 @@ function unquoteC(s: string, at: number, file: string, base: number): { value: s
     out += c;
     i++;
   }
-  throw new FormatError(file, base + at, 'a closing \'"\' for the quoted argument');
+  throw new FormatError(file, base + at, "a closing '\"' for the quoted argument");
 }
 
 function isSpace(c: string): boolean {
@@ -172,16 +184,24 @@ export function parseUpdateRefStdin(input: string, opts: StdinOptions = {}): Tra
     pos = lineEnd < input.length ? lineEnd + 1 : lineEnd;
     const line = input.slice(lineStart, lineEnd);
     if (line.length === 0) throw new FormatError(file, lineStart, 'a command (git: "empty command in input")');
-    if (isSpace(line[0])) throw new FormatError(file, lineStart, 'a command at the start of the line (git: "whitespace before command")');
+    if (isSpace(line[0]))
+      throw new FormatError(file, lineStart, 'a command at the start of the line (git: "whitespace before command")');
     let cmd: (typeof COMMANDS)[number] | null = null;
     for (const c of COMMANDS) {
       if (!line.startsWith(c.name)) continue;
       const after = line.length === c.name.length ? (c.args ? null : '') : line[c.name.length];
-      if (c.args ? after === ' ' : after === '') { cmd = c; break; }
+      if (c.args ? after === ' ' : after === '') {
+        cmd = c;
+        break;
+      }
     }
     if (!cmd) {
       const word = line.split(/[ \0]/)[0];
-      throw new FormatError(file, lineStart, `a command (create, update, delete, verify, symref-create, symref-update, symref-delete, symref-verify, option, start, prepare, commit, abort), found ${JSON.stringify(word.slice(0, 40))} (git: "unknown command")`);
+      throw new FormatError(
+        file,
+        lineStart,
+        `a command (create, update, delete, verify, symref-create, symref-update, symref-delete, symref-verify, option, start, prepare, commit, abort), found ${JSON.stringify(word.slice(0, 40))} (git: "unknown command")`,
+      );
     }
     // Arguments: text mode splits the rest of the line; -z reads further NUL-terminated fields.
     const args: { v: string; at: number }[] = [];
@@ -206,7 +226,11 @@ export function parseUpdateRefStdin(input: string, opts: StdinOptions = {}): Tra
           if (rest[i] === '"') {
             const q = unquoteC(rest, i, file, restAt);
             if (q.end < rest.length && !isSpace(rest[q.end])) {
-              throw new FormatError(file, restAt + q.end, 'a space or the end of the line after the quoted argument (git: "unexpected character after quoted argument")');
+              throw new FormatError(
+                file,
+                restAt + q.end,
+                'a space or the end of the line after the quoted argument (git: "unexpected character after quoted argument")',
+              );
             }
             args.push({ v: q.value, at: restAt + i });
             i = q.end;
@@ -217,30 +241,52 @@ export function parseUpdateRefStdin(input: string, opts: StdinOptions = {}): Tra
             i = j;
           }
           if (i >= rest.length) break;
-          if (rest[i] !== ' ') throw new FormatError(file, restAt + i, `a single space between arguments (git: "expected SP")`);
+          if (rest[i] !== ' ')
+            throw new FormatError(file, restAt + i, `a single space between arguments (git: "expected SP")`);
           i++;
-          if (i === rest.length) { args.push({ v: '', at: restAt + i }); break; }
+          if (i === rest.length) {
+            args.push({ v: '', at: restAt + i });
+            break;
+          }
         }
       }
     }
     // State machine.
     const target = cmd.state;
     if (state === 0 || state === 1) {
-      if (state === 1 && target === 1) throw new FormatError(file, lineStart, 'no second "start" inside a transaction (git: "cannot restart ongoing transaction")');
+      if (state === 1 && target === 1)
+        throw new FormatError(
+          file,
+          lineStart,
+          'no second "start" inside a transaction (git: "cannot restart ongoing transaction")',
+        );
       if (target >= state) state = target;
     } else if (state === 2) {
-      if (target !== 3) throw new FormatError(file, lineStart, '"commit" or "abort" after "prepare" (git: "prepared transactions can only be closed")');
+      if (target !== 3)
+        throw new FormatError(
+          file,
+          lineStart,
+          '"commit" or "abort" after "prepare" (git: "prepared transactions can only be closed")',
+        );
       state = target;
     } else {
-      if (target !== 1) throw new FormatError(file, lineStart, '"start" after a closed transaction (git: "transaction is closed")');
+      if (target !== 1)
+        throw new FormatError(file, lineStart, '"start" after a closed transaction (git: "transaction is closed")');
       state = 1;
     }
     const name = cmd.name;
     if (name === 'start') continue;
-    if (name === 'prepare') { prepared = true; continue; }
+    if (name === 'prepare') {
+      prepared = true;
+      continue;
+    }
     if (name === 'commit' || name === 'abort') {
       if (txs.length >= MAX_STDIN_TRANSACTIONS) {
-        throw new FormatError(file, lineStart, `at most ${MAX_STDIN_TRANSACTIONS.toLocaleString('en-US')} transactions (the simulator's limit)`);
+        throw new FormatError(
+          file,
+          lineStart,
+          `at most ${MAX_STDIN_TRANSACTIONS.toLocaleString('en-US')} transactions (the simulator's limit)`,
+        );
       }
       txs.push({ updates: cur, end: name === 'commit' ? 'commit' : 'abort', prepared: name === 'commit' || prepared });
       cur = [];
@@ -249,14 +295,30 @@ export function parseUpdateRefStdin(input: string, opts: StdinOptions = {}): Tra
     }
     if (name === 'option') {
       const v = args[0]?.v ?? '';
-      if (v !== 'no-deref') throw new FormatError(file, args[0]?.at ?? lineStart, `option "no-deref" (git: "option unknown: ${v.slice(0, 40)}")`);
+      if (v !== 'no-deref')
+        throw new FormatError(
+          file,
+          args[0]?.at ?? lineStart,
+          `option "no-deref" (git: "option unknown: ${v.slice(0, 40)}")`,
+        );
       noDeref = true;
       continue;
     }
-    const u = parseUpdate(name as RefUpdate['op'], args, { file, z, hexLen, lineStart, lineEnd: lineStart + line.length, noDeref });
+    const u = parseUpdate(name as RefUpdate['op'], args, {
+      file,
+      z,
+      hexLen,
+      lineStart,
+      lineEnd: lineStart + line.length,
+      noDeref,
+    });
     noDeref = false;
     if (++updatesSeen > MAX_STDIN_UPDATES) {
-      throw new FormatError(file, lineStart, `at most ${MAX_STDIN_UPDATES.toLocaleString('en-US')} updates (the simulator's limit, as for generated workloads)`);
+      throw new FormatError(
+        file,
+        lineStart,
+        `at most ${MAX_STDIN_UPDATES.toLocaleString('en-US')} updates (the simulator's limit, as for generated workloads)`,
+      );
     }
     cur.push(u);
   }
@@ -310,7 +372,11 @@ function oidArg(u: UpdateCtx, i: number, what: string, required: boolean, allowE
 function noExtra(u: UpdateCtx, n: number): void {
   if (u.args.length > n) {
     const a = u.args[n];
-    throw new FormatError(u.c.file, a.at, `the end of the command (git: "${u.op} ${u.name}: extra input: ${a.v.slice(0, 40)}")`);
+    throw new FormatError(
+      u.c.file,
+      a.at,
+      `the end of the command (git: "${u.op} ${u.name}: extra input: ${a.v.slice(0, 40)}")`,
+    );
   }
 }
 
@@ -324,8 +390,10 @@ function isZeroOid(v: string | null, hexLen: number): boolean {
 function parseUpdate(op: RefUpdate['op'], args: { v: string; at: number }[], c: ParseCtx): RefUpdate {
   const { file } = c;
   const ref = args[0];
-  if (!ref || ref.v === '') throw new FormatError(file, ref?.at ?? c.lineStart, `a <ref> after "${op}" (git: "${op}: missing <ref>")`);
-  if (!checkRefnameFormat(ref.v, true)) throw new FormatError(file, ref.at, `a valid ref name (git: "invalid ref format: ${ref.v.slice(0, 60)}")`);
+  if (!ref || ref.v === '')
+    throw new FormatError(file, ref?.at ?? c.lineStart, `a <ref> after "${op}" (git: "${op}: missing <ref>")`);
+  if (!checkRefnameFormat(ref.v, true))
+    throw new FormatError(file, ref.at, `a valid ref name (git: "invalid ref format: ${ref.v.slice(0, 60)}")`);
   const name = ref.v;
   const oidArgs: string[] = [];
   const u: UpdateCtx = { c, op, name, args, oidArgs };
@@ -333,40 +401,84 @@ function parseUpdate(op: RefUpdate['op'], args: { v: string; at: number }[], c: 
   switch (op) {
     case 'create': {
       const nv = oidArg(u, 1, '<new-oid>', true, false)!;
-      if (isZeroOid(nv, hl)) throw new FormatError(file, args[1].at, `a non-zero <new-oid> (git: "create ${name}: zero <new-oid>")`);
+      if (isZeroOid(nv, hl))
+        throw new FormatError(file, args[1].at, `a non-zero <new-oid> (git: "create ${name}: zero <new-oid>")`);
       noExtra(u, 2);
-      return { op, ref: name, newValue: { kind: 'oid', oid: nv }, oldValue: { kind: 'zero' }, noDeref: c.noDeref, oidArgs };
+      return {
+        op,
+        ref: name,
+        newValue: { kind: 'oid', oid: nv },
+        oldValue: { kind: 'zero' },
+        noDeref: c.noDeref,
+        oidArgs,
+      };
     }
     case 'update': {
       const nv = oidArg(u, 1, '<new-oid>', true, true)!;
       const ov = oidArg(u, 2, '<old-oid>', false, false);
       noExtra(u, 3);
       return {
-        op, ref: name, newValue: isZeroOid(nv, hl) ? { kind: 'delete' } : { kind: 'oid', oid: nv },
-        oldValue: ov === null ? null : isZeroOid(ov, hl) ? { kind: 'zero' } : { kind: 'oid', oid: ov }, noDeref: c.noDeref, oidArgs,
+        op,
+        ref: name,
+        newValue: isZeroOid(nv, hl) ? { kind: 'delete' } : { kind: 'oid', oid: nv },
+        oldValue: ov === null ? null : isZeroOid(ov, hl) ? { kind: 'zero' } : { kind: 'oid', oid: ov },
+        noDeref: c.noDeref,
+        oidArgs,
       };
     }
     case 'delete': {
       const ov = oidArg(u, 1, '<old-oid>', false, false);
-      if (ov !== null && isZeroOid(ov, hl)) throw new FormatError(file, args[1].at, `a non-zero <old-oid> (git: "delete ${name}: zero <old-oid>")`);
+      if (ov !== null && isZeroOid(ov, hl))
+        throw new FormatError(file, args[1].at, `a non-zero <old-oid> (git: "delete ${name}: zero <old-oid>")`);
       noExtra(u, 2);
-      return { op, ref: name, newValue: { kind: 'delete' }, oldValue: ov === null ? null : { kind: 'oid', oid: ov }, noDeref: c.noDeref, oidArgs };
+      return {
+        op,
+        ref: name,
+        newValue: { kind: 'delete' },
+        oldValue: ov === null ? null : { kind: 'oid', oid: ov },
+        noDeref: c.noDeref,
+        oidArgs,
+      };
     }
     case 'verify': {
       const ov = oidArg(u, 1, '<old-oid>', false, false);
       noExtra(u, 2);
-      return { op, ref: name, newValue: null, oldValue: ov === null || isZeroOid(ov, hl) ? { kind: 'zero' } : { kind: 'oid', oid: ov }, noDeref: c.noDeref, oidArgs };
+      return {
+        op,
+        ref: name,
+        newValue: null,
+        oldValue: ov === null || isZeroOid(ov, hl) ? { kind: 'zero' } : { kind: 'oid', oid: ov },
+        noDeref: c.noDeref,
+        oidArgs,
+      };
     }
     case 'symref-create': {
       const t = args[1];
-      if (!t || t.v === '') throw new FormatError(file, t?.at ?? c.lineEnd, `<new-target> (git: "symref-create ${name}: missing <new-target>")`);
+      if (!t || t.v === '')
+        throw new FormatError(
+          file,
+          t?.at ?? c.lineEnd,
+          `<new-target> (git: "symref-create ${name}: missing <new-target>")`,
+        );
       if (!checkRefnameFormat(t.v, true)) throw new FormatError(file, t.at, `a valid <new-target> ref name`);
       noExtra(u, 2);
-      return { op, ref: name, newValue: { kind: 'symref', target: t.v }, oldValue: { kind: 'zero' }, noDeref: c.noDeref, oidArgs };
+      return {
+        op,
+        ref: name,
+        newValue: { kind: 'symref', target: t.v },
+        oldValue: { kind: 'zero' },
+        noDeref: c.noDeref,
+        oidArgs,
+      };
     }
     case 'symref-update': {
       const t = args[1];
-      if (!t || t.v === '') throw new FormatError(file, t?.at ?? c.lineEnd, `<new-target> (git: "symref-update ${name}: missing <new-target>")`);
+      if (!t || t.v === '')
+        throw new FormatError(
+          file,
+          t?.at ?? c.lineEnd,
+          `<new-target> (git: "symref-update ${name}: missing <new-target>")`,
+        );
       if (!checkRefnameFormat(t.v, true)) throw new FormatError(file, t.at, `a valid <new-target> ref name`);
       let old: OldValue | null = null;
       const kind = args[2];
@@ -379,7 +491,11 @@ function parseUpdate(op: RefUpdate['op'], args: { v: string; at: number }[], c: 
           const ov = oidArg(u, 3, '<old-oid>', true, false)!;
           old = isZeroOid(ov, hl) ? { kind: 'zero' } : { kind: 'oid', oid: ov };
         } else {
-          throw new FormatError(file, kind.at, `"ref" or "oid" before the old value (git: "symref-update ${name}: invalid arg '${kind.v.slice(0, 20)}' for old value")`);
+          throw new FormatError(
+            file,
+            kind.at,
+            `"ref" or "oid" before the old value (git: "symref-update ${name}: invalid arg '${kind.v.slice(0, 20)}' for old value")`,
+          );
         }
         noExtra(u, 4);
       } else noExtra(u, c.z ? 4 : 2);
@@ -388,9 +504,17 @@ function parseUpdate(op: RefUpdate['op'], args: { v: string; at: number }[], c: 
     case 'symref-delete':
     case 'symref-verify': {
       const t = args[1];
-      const old: OldValue | null = t && t.v !== '' ? { kind: 'symref', target: t.v } : op === 'symref-verify' ? { kind: 'zero' } : null;
+      const old: OldValue | null =
+        t && t.v !== '' ? { kind: 'symref', target: t.v } : op === 'symref-verify' ? { kind: 'zero' } : null;
       noExtra(u, 2);
-      return { op, ref: name, newValue: op === 'symref-delete' ? { kind: 'delete' } : null, oldValue: old, noDeref: true, oidArgs };
+      return {
+        op,
+        ref: name,
+        newValue: op === 'symref-delete' ? { kind: 'delete' } : null,
+        oldValue: old,
+        noDeref: true,
+        oidArgs,
+      };
     }
   }
 }
@@ -399,7 +523,8 @@ function parseUpdate(op: RefUpdate['op'], args: { v: string; at: number }[], c: 
 export function bytesToLatin1(b: Uint8Array): string {
   let s = '';
   const CH = 8192;
-  for (let i = 0; i < b.length; i += CH) s += String.fromCharCode.apply(null, b.subarray(i, Math.min(b.length, i + CH)) as unknown as number[]);
+  for (let i = 0; i < b.length; i += CH)
+    s += String.fromCharCode.apply(null, b.subarray(i, Math.min(b.length, i + CH)) as unknown as number[]);
   return s;
 }
 
@@ -423,7 +548,8 @@ export class SpecError extends Error {}
 const MAX_N = 200_000;
 
 function count(s: string | undefined, what: string): number {
-  if (s === undefined || !/^[0-9]+$/.test(s)) throw new SpecError(`${what}: a count (a positive integer), found ${JSON.stringify(s ?? '')}`);
+  if (s === undefined || !/^[0-9]+$/.test(s))
+    throw new SpecError(`${what}: a count (a positive integer), found ${JSON.stringify(s ?? '')}`);
   const n = Number(s);
   if (n < 1 || n > MAX_N) throw new SpecError(`${what}: a count between 1 and ${MAX_N}, found ${n}`);
   return n;
@@ -446,7 +572,9 @@ export function parseWorkloadSpec(spec: string): WorkloadSpec {
   const perRef = (rest: string[]): boolean => {
     if (rest.length === 0) return false;
     if (rest.length === 1 && (rest[0] === 'per-ref' || rest[0] === 'one')) return rest[0] === 'per-ref';
-    throw new SpecError(`unexpected ${JSON.stringify(rest.join(':'))} in workload ${JSON.stringify(spec)} (expected nothing, ":per-ref" or ":one")`);
+    throw new SpecError(
+      `unexpected ${JSON.stringify(rest.join(':'))} in workload ${JSON.stringify(spec)} (expected nothing, ":per-ref" or ":one")`,
+    );
   };
   switch (f[0]) {
     case 'recreate':
@@ -457,7 +585,8 @@ export function parseWorkloadSpec(spec: string): WorkloadSpec {
       const n = count(f[1], 'create');
       const prefix = f[2] ?? '';
       if (!prefix) throw new SpecError('create: a ref name prefix, e.g. create:1000:refs/heads/new/');
-      if (!checkRefnameFormat(prefix + '0', true)) throw new SpecError(`create: ${JSON.stringify(prefix)} + a number is not a valid ref name`);
+      if (!checkRefnameFormat(prefix + '0', true))
+        throw new SpecError(`create: ${JSON.stringify(prefix)} + a number is not a valid ref name`);
       return { kind: 'create', n, prefix, perRef: perRef(f.slice(3)) };
     }
     case 'lookup': {
@@ -469,20 +598,26 @@ export function parseWorkloadSpec(spec: string): WorkloadSpec {
       }
       if (which === 'oid') return { kind: 'oid', n: count(f[2], 'lookup:oid') };
       if (which !== 'existing' && which !== 'missing' && which !== 'tombstoned') {
-        throw new SpecError(`lookup: existing, missing, tombstoned, oid or names, found ${JSON.stringify(which ?? '')}`);
+        throw new SpecError(
+          `lookup: existing, missing, tombstoned, oid or names, found ${JSON.stringify(which ?? '')}`,
+        );
       }
-      if (f.length > 3) throw new SpecError(`unexpected ${JSON.stringify(f.slice(3).join(':'))} in ${JSON.stringify(spec)}`);
+      if (f.length > 3)
+        throw new SpecError(`unexpected ${JSON.stringify(f.slice(3).join(':'))} in ${JSON.stringify(spec)}`);
       return { kind: 'lookup', which, n: count(f[2], `lookup:${which}`) };
     }
     case 'scan': {
       const prefix = f[1] ?? '';
-      if (f.length > 3) throw new SpecError(`unexpected ${JSON.stringify(f.slice(3).join(':'))} in ${JSON.stringify(spec)}`);
+      if (f.length > 3)
+        throw new SpecError(`unexpected ${JSON.stringify(f.slice(3).join(':'))} in ${JSON.stringify(spec)}`);
       return { kind: 'scan', prefix, n: f[2] === undefined ? 1 : count(f[2], 'scan') };
     }
     case 'oid':
       return { kind: 'oid', n: count(f[1], 'oid') };
     default:
-      throw new SpecError(`unknown workload ${JSON.stringify(f[0])}: recreate, create:<n>:<prefix>, delete-all, lookup:existing|missing|tombstoned:<n>, lookup:names:<name>…, scan:<prefix>, oid:<n>`);
+      throw new SpecError(
+        `unknown workload ${JSON.stringify(f[0])}: recreate, create:<n>:<prefix>, delete-all, lookup:existing|missing|tombstoned:<n>, lookup:names:<name>…, scan:<prefix>, oid:<n>`,
+      );
   }
 }
 
@@ -547,26 +682,68 @@ export function generateWorkload(spec: WorkloadSpec, facts: StackFacts): Workloa
         const hidden = facts.hiddenValue(i);
         if (!hidden) continue;
         if (hidden.target !== null) {
-          ups.push({ op: 'symref-create', ref: tn[i], newValue: { kind: 'symref', target: hidden.target }, oldValue: { kind: 'zero' }, noDeref: true, oidArgs: [] });
+          ups.push({
+            op: 'symref-create',
+            ref: tn[i],
+            newValue: { kind: 'symref', target: hidden.target },
+            oldValue: { kind: 'zero' },
+            noDeref: true,
+            oidArgs: [],
+          });
         } else {
           const oid = hidden.oid ?? syntheticOid(ups.length, hexLen);
-          ups.push({ op: 'create', ref: tn[i], newValue: { kind: 'oid', oid }, oldValue: { kind: 'zero' }, noDeref: false, oidArgs: [oid] });
+          ups.push({
+            op: 'create',
+            ref: tn[i],
+            newValue: { kind: 'oid', oid },
+            oldValue: { kind: 'zero' },
+            noDeref: false,
+            oidArgs: [oid],
+          });
         }
       }
-      return { kind: 'updates', description: `re-create the ${ups.length.toLocaleString('en-US')} ref${ups.length === 1 ? '' : 's'} that tombstones hide${spec.perRef ? ', one transaction per ref' : ', one transaction'}`, transactions: wrap(ups, spec.perRef) };
+      return {
+        kind: 'updates',
+        description: `re-create the ${ups.length.toLocaleString('en-US')} ref${ups.length === 1 ? '' : 's'} that tombstones hide${spec.perRef ? ', one transaction per ref' : ', one transaction'}`,
+        transactions: wrap(ups, spec.perRef),
+      };
     }
     case 'create': {
       const ups: RefUpdate[] = [];
       for (let i = 0; i < spec.n; i++) {
         const oid = syntheticOid(i, hexLen);
-        ups.push({ op: 'create', ref: spec.prefix + i, newValue: { kind: 'oid', oid }, oldValue: { kind: 'zero' }, noDeref: false, oidArgs: [oid] });
+        ups.push({
+          op: 'create',
+          ref: spec.prefix + i,
+          newValue: { kind: 'oid', oid },
+          oldValue: { kind: 'zero' },
+          noDeref: false,
+          oidArgs: [oid],
+        });
       }
-      return { kind: 'updates', description: `create ${spec.n.toLocaleString('en-US')} refs ${spec.prefix}0…${spec.prefix}${spec.n - 1}${spec.perRef ? ', one transaction per ref' : ', one transaction'}`, transactions: wrap(ups, spec.perRef) };
+      return {
+        kind: 'updates',
+        description: `create ${spec.n.toLocaleString('en-US')} refs ${spec.prefix}0…${spec.prefix}${spec.n - 1}${spec.perRef ? ', one transaction per ref' : ', one transaction'}`,
+        transactions: wrap(ups, spec.perRef),
+      };
     }
     case 'delete-all': {
-      const ups: RefUpdate[] = facts.liveNames().filter((n) => n.startsWith('refs/'))
-        .map((n) => ({ op: 'delete' as const, ref: n, newValue: { kind: 'delete' as const }, oldValue: null, noDeref: false, oidArgs: [] }));
-      return { kind: 'updates', description: `delete all ${ups.length.toLocaleString('en-US')} refs under refs/${spec.perRef ? ', one transaction per ref' : ', one transaction'}`, transactions: wrap(ups, spec.perRef) };
+      const ups: RefUpdate[] = facts
+        .liveNames()
+        .filter((n) => n.startsWith('refs/'))
+        .map((n) => ({
+          op: 'delete' as const,
+          ref: n,
+          newValue: { kind: 'delete' as const },
+          oldValue: null,
+          noDeref: false,
+          oidArgs: [],
+        }));
+      return {
+        kind: 'updates',
+        description: `delete all ${ups.length.toLocaleString('en-US')} refs under refs/${spec.perRef ? ', one transaction per ref' : ', one transaction'}`,
+        transactions: wrap(ups, spec.perRef),
+      };
     }
     case 'lookup': {
       let names: string[];
@@ -589,12 +766,24 @@ export function generateWorkload(spec: WorkloadSpec, facts: StackFacts): Workloa
           return k;
         });
       }
-      return { kind: 'lookups', description: `${spec.n.toLocaleString('en-US')} reads of ${spec.which} ref names`, names };
+      return {
+        kind: 'lookups',
+        description: `${spec.n.toLocaleString('en-US')} reads of ${spec.which} ref names`,
+        names,
+      };
     }
     case 'lookup-names':
-      return { kind: 'lookups', description: `${spec.names.length.toLocaleString('en-US')} reads of given ref names`, names: spec.names };
+      return {
+        kind: 'lookups',
+        description: `${spec.names.length.toLocaleString('en-US')} reads of given ref names`,
+        names: spec.names,
+      };
     case 'scan':
-      return { kind: 'scans', description: `${spec.n > 1 ? `${spec.n.toLocaleString('en-US')} × ` : ''}for-each-ref ${spec.prefix || '(all refs)'}`, prefixes: new Array(spec.n).fill(spec.prefix) };
+      return {
+        kind: 'scans',
+        description: `${spec.n > 1 ? `${spec.n.toLocaleString('en-US')} × ` : ''}for-each-ref ${spec.prefix || '(all refs)'}`,
+        prefixes: new Array(spec.n).fill(spec.prefix),
+      };
     case 'oid': {
       const m = facts.liveNames().length;
       const oids: string[] = [];
@@ -603,7 +792,10 @@ export function generateWorkload(spec: WorkloadSpec, facts: StackFacts): Workloa
         for (const i of spread(spec.n, m)) {
           for (let j = 0; j < m; j++) {
             const v = facts.liveValue((i + j) % m);
-            if (v.oid) { oids.push(v.oid); break; }
+            if (v.oid) {
+              oids.push(v.oid);
+              break;
+            }
           }
         }
       }
