@@ -17,7 +17,6 @@ import path from 'node:path';
 import { unzipSync } from 'fflate';
 import {
   analyzeFiles,
-  analysisRefs,
   buildReport,
   loadStack,
   mergeTables,

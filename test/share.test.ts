@@ -44,7 +44,6 @@ import {
   TYPICAL_LINK_CHARS,
   DEFAULT_SHARE_BASE,
   SHARED_LABEL,
-  REMOVED,
   type SharePayload,
   SHARED_DIAGNOSIS_PREFIX,
   shareFragment,
@@ -650,7 +649,7 @@ describe('malformed, truncated and future-version links', () => {
           if (!(e instanceof ShareLinkError)) throw e;
         }
       } catch (e) {
-        if (!(e instanceof ShareLinkError)) throw new Error(`edit ${k}: ${(e as Error).stack}`);
+        if (!(e instanceof ShareLinkError)) throw new Error(`edit ${k}: ${(e as Error).stack}`, { cause: e });
         reason = e.reason;
       }
       seen[reason] = (seen[reason] ?? 0) + 1;

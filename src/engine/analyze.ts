@@ -4,7 +4,7 @@
  * analysis (a stack, its merged view and its lock files) or a files-backend analysis (packed-refs
  * and loose refs); each caller tells them apart by `stack` / `files`, never by a cast.
  */
-import { type InputFile, FormatError, type Finding, readAll, u32 } from './basics.ts';
+import { type InputFile, FormatError, type Finding, u32 } from './basics.ts';
 import { classifyInput, configSaysReftable, type ClassifiedInput } from './input.ts';
 import { loadStack, mergeTables, lowerBound, type Stack, type MergedView } from './stack.ts';
 import { listRefs, type ListedRef } from './refs.ts';

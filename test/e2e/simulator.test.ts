@@ -230,7 +230,7 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     await show(page, 'simulator');
     // A small stack: the default workload (re-create what the tombstones hide) runs by itself.
     expect(await page.isChecked('[data-testid=sim-gen-recreate]')).toBe(true);
-    let run = await waitRun(page);
+    const run = await waitRun(page);
     expectSeconds(await shownSeconds(page, '[data-testid=sim-out]'), want);
 
     // Run it again with the button: a busy state while the worker counts (the page stays responsive).
@@ -264,7 +264,7 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
         }),
     );
     expect(ticks).toBeGreaterThan(1);
-    run = await waitRun(page, run);
+    await waitRun(page, run);
     expect(await page.evaluate(() => (window as unknown as { __sawBusy?: boolean }).__sawBusy)).toBe(true);
     const shown = await shownSeconds(page, '[data-testid=sim-out]');
     expectSeconds(shown, want);
@@ -401,7 +401,7 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
         ((document.querySelector('[data-testid=sim-stdin]') as HTMLTextAreaElement | null)?.value.length ?? 0) > 1000,
     );
     await page.click('[data-testid=sim-run]');
-    run = await waitRun(page, run);
+    await waitRun(page, run);
     expectSeconds(await shownSeconds(page, '[data-testid=sim-out]'), wantStdin);
     expect(await loadId(page)).toBe(id);
     expect(await page.locator('.drop-overlay').count()).toBe(0);
@@ -411,9 +411,9 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
   it('a share link made after a simulation carries its numbers; opened in a fresh context it shows them', async () => {
     // Back to the default workload.
     await page.click('[data-testid=sim-gen-recreate]');
-    let run = Number(await page.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
+    const run = Number(await page.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
     await page.click('[data-testid=sim-run]');
-    run = await waitRun(page, run);
+    await waitRun(page, run);
     await show(page, 'share');
     expect(await page.isChecked('[data-testid=share-with-simulation]')).toBe(true);
     await page.waitForFunction(() =>

@@ -605,7 +605,7 @@ export function saveCase(dir: string, c: FuzzCase, seed: number, index: number, 
       f.path
         .replace(/^\.git\//, 'dot-git/')
         .replace(/\.\.(\/|$)/g, '__$1')
-        .replace(/[\x00-\x1f]/g, '_'),
+        .replace(/\p{Cc}/gu, (c) => (c < ' ' ? '_' : c)),
     );
     fs.mkdirSync(path.dirname(p), { recursive: true });
     fs.writeFileSync(p, f.bytes);

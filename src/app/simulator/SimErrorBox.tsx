@@ -11,8 +11,10 @@ export function SimErrorBox({
   textRef: RefObject<HTMLTextAreaElement | null>;
 }) {
   const stdin = useSim((s) => s.stdin);
+  const gen = useSim((s) => s.form.gen);
   const z = stdin.z;
-  const canShow = error.kind === 'stdin' && !stdin.file && !!textRef.current;
+  // The text box is on the page while the workload is typed update-ref input (not a file).
+  const canShow = error.kind === 'stdin' && !stdin.file && gen === 'stdin';
   const showInInput = () => {
     const el = textRef.current;
     if (!el) return;

@@ -173,7 +173,7 @@ function LiveSimulator({ loaded, kind }: { loaded: Loaded; kind: 'reftable' | 'f
 }
 
 function Busy({ started }: { started: number }) {
-  const [now, setNow] = useState(performance.now());
+  const [now, setNow] = useState(started);
   useEffect(() => {
     const t = setInterval(() => setNow(performance.now()), 100);
     return () => clearInterval(t);

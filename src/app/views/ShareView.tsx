@@ -86,7 +86,12 @@ function ShareDialog() {
     [loaded.id, withNames, simulation],
   );
   const a = ans.data;
-  useEffect(() => setCopyState('idle'), [a]);
+  // A new link resets the copy button (adjusted while rendering, as React's docs advise).
+  const [copiedFor, setCopiedFor] = useState(a);
+  if (copiedFor !== a) {
+    setCopiedFor(a);
+    setCopyState('idle');
+  }
 
   const copy = async () => {
     if (!a?.ok) return;

@@ -733,10 +733,7 @@ export function writeTableDetailed(
     if (value) {
       for (let i = 0; i < hs; i++) b[o + i] = value[i];
       o += hs;
-      if (peeled) {
-        for (let i = 0; i < hs; i++) b[o + i] = peeled[i];
-        o += hs;
-      }
+      if (peeled) for (let i = 0; i < hs; i++) b[o + i] = peeled[i];
       if (indexObjects) {
         oids.push(value, w.blocks.length);
         if (peeled) oids.push(peeled, w.blocks.length);

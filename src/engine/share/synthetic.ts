@@ -176,7 +176,7 @@ export function shapePlan(p: SharePayload): ShapePlan {
         const e = recs.get(`${t}:${ns}:${kind}`);
         return e ? e.records - e.winners : 0;
       });
-      let kind = 1;
+      let kind: number;
       const nextKind = () => {
         const order = [1, 2, 3, 0];
         for (const k of order) if (need[k] > 0) return k;
