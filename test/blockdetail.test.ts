@@ -1,6 +1,6 @@
 /**
  * The block decoder for the hex view (src/engine/blockdetail.ts) and the engine session facade
- * (src/engine/session.ts), on every git- and JGit-written fixture: every byte of every block is
+ * (src/engine/session/), on every git- and JGit-written fixture: every byte of every block is
  * accounted for, records agree with the table parser, and damaged bytes give an error, not a throw.
  */
 import { describe, it, expect } from 'vitest';
@@ -17,7 +17,7 @@ import {
   type Table,
 } from '../src/engine/index.ts';
 import { decodeBlockDetail, ROLE } from '../src/engine/blockdetail.ts';
-import { EngineSession, slicedSource, type LoadProgress } from '../src/engine/session.ts';
+import { EngineSession, slicedSource, type LoadProgress } from '../src/engine/session/index.ts';
 import { collectInput } from '../src/cli/node-input.ts';
 
 const FX = path.join(__dirname, 'fixtures/reftable');

@@ -1,5 +1,5 @@
 /**
- * Real compaction and conversion (src/engine/compact.ts, src/cli/compact-cmd.ts):
+ * Real compaction and conversion (src/engine/reftable/compact.ts, src/cli/compact-cmd.ts):
  * - nocompact-s1..s3: the segment git's rule picks, compacted, gives a table of exactly the size
  *   git's `git pack-refs --auto` wrote (truth/after-pack-refs-auto.txt), and the same refs;
  * - every fixture: `compactAll` (git pack-refs) keeps the merged view (truth/refs.txt);
@@ -30,8 +30,8 @@ import {
   type Table,
 } from '../src/engine/index.ts';
 import { collectInput } from '../src/cli/node-input.ts';
-import { gitAutoCompaction } from '../src/engine/compaction.ts';
-import { writeTable, tableFileName, type RefRecordIn, type LogRecordIn } from '../src/engine/writer.ts';
+import { gitAutoCompaction } from '../src/engine/reftable/auto-compaction.ts';
+import { writeTable, tableFileName, type RefRecordIn, type LogRecordIn } from '../src/engine/reftable/writer.ts';
 import {
   compactSegment,
   compactAll,
@@ -42,7 +42,7 @@ import {
   tableLogRecords,
   zipStack,
   type StackFile,
-} from '../src/engine/compact.ts';
+} from '../src/engine/reftable/compact.ts';
 import { loadFilesRepo, parsePackedRefs } from '../src/engine/files.ts';
 import { classifyInput } from '../src/engine/input.ts';
 import { jgit } from './jgit.ts';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { deflateSync } from 'fflate';
 import fc from 'fast-check';
-import { writeTable, tableFileName } from '../src/engine/writer.ts';
+import { writeTable, tableFileName } from '../src/engine/reftable/writer.ts';
 import {
   analyzeFiles,
   analysisRefs,

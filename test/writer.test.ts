@@ -1,11 +1,11 @@
 /**
- * The reftable writer (src/engine/writer.ts) against git and JGit:
+ * The reftable writer (src/engine/reftable/writer.ts) against git and JGit:
  * - every git-written fixture table is rebuilt byte for byte from its own records;
  * - the block list git's `test-tool dump-reftable -b` printed (truth/blocks) is reproduced;
  * - compacting the segment git compacted gives a table of exactly git's size;
  * - JGit reads back exactly the refs written (sha1; block sizes, restart intervals, peeled refs,
  *   symrefs, tombstones, logs) and verifies seeks and lookups by object id;
- * - refscope's own reader (src/engine/table.ts) accepts every table written, with the same refs.
+ * - refscope's own reader (src/engine/reftable/table.ts) accepts every table written, with the same refs.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -20,9 +20,9 @@ import {
   type LogRecordIn,
   type RefRecordIn,
   type WriterOptions,
-} from '../src/engine/writer.ts';
-import { gitAutoCompaction } from '../src/engine/compaction.ts';
-import { openTable } from '../src/engine/table.ts';
+} from '../src/engine/reftable/writer.ts';
+import { gitAutoCompaction } from '../src/engine/reftable/auto-compaction.ts';
+import { openTable } from '../src/engine/reftable/table.ts';
 import { crc32, memorySource, toHex, fromHex } from '../src/engine/basics.ts';
 import { jgit } from './jgit.ts';
 

@@ -19,7 +19,7 @@ import { StackView } from './views/StackView.tsx';
 import { TableView } from './views/TableView.tsx';
 import { RefsView } from './views/RefsView.tsx';
 import { CompactionView } from './views/CompactionView.tsx';
-import { SimulatorView } from './views/SimulatorView.tsx';
+import { SimulatorView } from './simulator/SimulatorView.tsx';
 import { ShareView } from './views/ShareView.tsx';
 import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from './share-open.tsx';
 

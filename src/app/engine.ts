@@ -5,7 +5,7 @@
  */
 import * as Comlink from 'comlink';
 import type { EngineApi, WorkerInput } from '../../workers/engine.worker.ts';
-import type { LoadProgress, LoadResult } from '../engine/session.ts';
+import type { LoadProgress, LoadResult } from '../engine/session/index.ts';
 
 export type { WorkerInput };
 

@@ -10,7 +10,7 @@
  */
 import { create } from 'zustand';
 import * as Comlink from 'comlink';
-import type { LoadProgress } from '../engine/session.ts';
+import type { LoadProgress } from '../engine/session/index.ts';
 import type { SharedReport } from '../engine/share/index.ts';
 import { engine } from './engine.ts';
 import { beginLoad, isLatestLoad, useApp, type Loaded } from './store.ts';

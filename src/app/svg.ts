@@ -7,7 +7,7 @@
  * the same wherever it is opened.
  */
 import type { Report } from '../engine/report.ts';
-import type { TableSplit } from '../engine/session.ts';
+import type { TableSplit } from '../engine/session/index.ts';
 import { fmtBytes, fmtInt } from './format.ts';
 
 /** Colours of one theme (the app's light and dark palettes, styles.css). */

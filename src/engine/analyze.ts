@@ -6,9 +6,10 @@
  */
 import { type InputFile, FormatError, type Finding, u32 } from './basics.ts';
 import { classifyInput, configSaysReftable, type ClassifiedInput } from './input.ts';
-import { loadStack, mergeTables, lowerBound, type Stack, type MergedView } from './stack.ts';
+import { loadStack, type Stack } from './reftable/stack.ts';
+import { mergeTables, lowerBound, type MergedView } from './reftable/merged.ts';
 import { listRefs, type ListedRef } from './refs.ts';
-import type { OpenOptions, Table } from './table.ts';
+import type { OpenOptions, Table } from './reftable/table.ts';
 import { loadFilesRepo, filesRefs, type FilesRepo } from './files.ts';
 import type { StackLocks } from './reftable/auto-compaction.ts';
 import { loadWorktreeStacks } from './worktree.ts';

@@ -25,7 +25,7 @@ import path from 'node:path';
 import type { Server } from 'node:http';
 import { analyzeFiles, FormatError } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
-import { decodeShare } from '../../src/engine/share.ts';
+import { decodeShare } from '../../src/engine/share/index.ts';
 import {
   Simulator,
   parseUpdateRefStdin,
@@ -33,8 +33,8 @@ import {
   type SimulationResult,
 } from '../../src/engine/simulate/index.ts';
 import { parseSeconds } from '../../src/app/simformat.ts';
-import { SIM_SHARE_MAGIC } from '../../src/app/simshare.ts';
-import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/writer.ts';
+import { SIM_SHARE_MAGIC } from '../../src/engine/share/simulation.ts';
+import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/reftable/writer.ts';
 import {
   ARGS,
   CHROMIUM,

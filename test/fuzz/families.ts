@@ -38,7 +38,7 @@ import {
   SIM_SHARE_MAGIC,
 } from '../../src/engine/share/index.ts';
 import { exportJson, exportMarkdown } from '../../src/engine/export.ts';
-import { writeTable, WriterError, type RefRecordIn, type LogRecordIn } from '../../src/engine/writer.ts';
+import { writeTable, WriterError, type RefRecordIn, type LogRecordIn } from '../../src/engine/reftable/writer.ts';
 
 export const FAMILIES = ['table', 'stack', 'tables.list', 'packed-refs', 'loose', 'writer', 'share'] as const;
 export type Family = (typeof FAMILIES)[number];

@@ -12,7 +12,7 @@ import {
   takeLinkWorkload,
   useSim,
 } from '../simstore.ts';
-import { sharedSimulation } from '../simshare.ts';
+import { sharedSimulation } from '../../engine/share/simulation.ts';
 import { WorkloadPicker } from './WorkloadPicker.tsx';
 import { OptionsPicker } from './OptionsPicker.tsx';
 import { SimErrorBox } from './SimErrorBox.tsx';

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react'
 import { useFixedRows } from '../fixedrows.ts';
 import type { BlockDetail, RecordDetail, Span } from '../../engine/blockdetail.ts';
 import { ROLE_NAMES } from '../../engine/blockdetail.ts';
-import type { TableLayout } from '../../engine/session.ts';
+import type { TableLayout } from '../../engine/session/index.ts';
 import { useApp } from '../store.ts';
 import { engine } from '../engine.ts';
 import { fmtHex, fmtInt, plural } from '../format.ts';

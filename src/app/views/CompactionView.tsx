@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { Segment } from '../../engine/compaction.ts';
-import type { CompactionData, CompactNowResult } from '../../engine/session.ts';
+import type { Segment } from '../../engine/reftable/auto-compaction.ts';
+import type { CompactionData, CompactNowResult } from '../../engine/session/index.ts';
 import { useApp } from '../store.ts';
 import { engine } from '../engine.ts';
 import { fmtBytes, fmtInt, fmtMs, plural } from '../format.ts';

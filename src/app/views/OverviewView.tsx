@@ -2,7 +2,7 @@ import type { PackedRefsJson } from '../../engine/files.ts';
 import type React from 'react';
 import type { Finding } from '../../engine/basics.ts';
 import type { Report, TableReport } from '../../engine/report.ts';
-import type { LoadResult } from '../../engine/session.ts';
+import type { LoadResult } from '../../engine/session/index.ts';
 import { useApp } from '../store.ts';
 import { fmtBytes, fmtInt, fmtMs, plural } from '../format.ts';
 import { baseName } from '../util.ts';

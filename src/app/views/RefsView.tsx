@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useFixedRows } from '../fixedrows.ts';
-import type { RefRow } from '../../engine/session.ts';
+import type { RefRow } from '../../engine/session/index.ts';
 import { useApp } from '../store.ts';
 import { engine } from '../engine.ts';
 import { fmtInt } from '../format.ts';

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { ExportFormat } from '../../engine/session.ts';
+import type { ExportFormat } from '../../engine/session/index.ts';
 import { useApp } from '../store.ts';
 import { engine } from '../engine.ts';
 import { fmtInt } from '../format.ts';
@@ -8,10 +8,10 @@ import { stackSvg } from '../svg.ts';
 import { downloadBlob, downloadText, svgToPng } from '../download.ts';
 import { SimulationResults, sharedReport } from '../share-open.tsx';
 import { lastRunFor, useSim } from '../simstore.ts';
-import { sharedSimulation, simulationForShare } from '../simshare.ts';
+import { sharedSimulation, simulationForShare } from '../../engine/share/simulation.ts';
 import '../share.css';
 
-/** Most characters a link may have, and what typical links stay under (src/engine/share.ts). */
+/** Most characters a link may have, and what typical links stay under (src/engine/share/). */
 const MAX_LINK = 8000;
 const TYPICAL_LINK = 2000;
 

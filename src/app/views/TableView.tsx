@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { BlockSummary, TableLayout } from '../../engine/session.ts';
+import type { BlockSummary, TableLayout } from '../../engine/session/index.ts';
 import { useApp } from '../store.ts';
 import { engine } from '../engine.ts';
 import { fmtBytes, fmtHex, fmtInt, fmtPct } from '../format.ts';

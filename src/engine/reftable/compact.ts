@@ -17,8 +17,9 @@ import { FormatError, bytesToKey, fromHex } from '../basics.ts';
 import { firstRecordOffset, inflateLogBlock } from './block.ts';
 import { KEY_OK, RecordReader, isLogKey, logKeyUpdateIndex, type LogValue } from './record.ts';
 import { LOG_DELETION, LOG_KEY_SUFFIX, LOG_UPDATE } from './constants.ts';
-import type { Table } from '../table.ts';
-import { lowerBound, mergeTables, type Stack } from '../stack.ts';
+import type { Table } from './table.ts';
+import { type Stack } from './stack.ts';
+import { lowerBound, mergeTables } from './merged.ts';
 import { WriterError, tableFileName, writeTable, type LogRecordIn, type RefRecordIn } from './writer.ts';
 import { gitAutoCompaction, gitAutoCompactionWithLocks, type Segment, type StackLocks } from './auto-compaction.ts';
 import {

@@ -29,7 +29,7 @@
  */
 import { deflateLogBlock } from './deflate.ts';
 import { crc32, putU16, putU24, putU32, putU64, putVarint, varintLength } from '../basics.ts';
-import type { TableFooter } from '../table.ts';
+import type { TableFooter } from './table.ts';
 import {
   BlockWriter,
   WriterError,

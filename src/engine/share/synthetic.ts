@@ -3,7 +3,7 @@
  * with the repro script of export.ts) and the tables written with `writeTable` (`syntheticStack`).
  */
 import { memorySource, type InputFile } from '../basics.ts';
-import { writeTable, tableFileName, type RefRecordIn, type LogRecordIn } from '../writer.ts';
+import { writeTable, tableFileName, type RefRecordIn, type LogRecordIn } from '../reftable/writer.ts';
 import { keySuffixBytes } from './build.ts';
 import {
   MAX_BROWSER_SYNTHETIC_RECORDS,

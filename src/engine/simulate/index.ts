@@ -10,10 +10,11 @@
  * The result is plain data (docs/simulation.md); nothing in it refers back to the tables.
  */
 import type { Analysis } from '../analyze.ts';
-import type { Stack, MergedView } from '../stack.ts';
+import type { Stack } from '../reftable/stack.ts';
+import type { MergedView } from '../reftable/merged.ts';
 import { GENERATOR } from '../version.ts';
 import { loadFilesRepo, type FilesRepo } from '../files.ts';
-import { gitAutoCompaction, geometryByCount } from '../compaction.ts';
+import { gitAutoCompaction, geometryByCount } from '../reftable/auto-compaction.ts';
 import { displayName } from '../basics.ts';
 import { blocksRead, PHASES, type Counts, type Phase } from './counts.ts';
 import {
