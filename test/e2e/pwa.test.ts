@@ -27,7 +27,7 @@ import { analyzeFiles } from '../../src/engine/index.ts';
 import { decodeShare, reportFromShare, shareLink } from '../../src/engine/share/index.ts';
 import { Simulator } from '../../src/engine/simulate/index.ts';
 import { simulationForShare } from '../../src/engine/share/simulation.ts';
-import { workloadCode } from '../../src/app/simspec.ts';
+import { workloadCode } from '../../src/app/simulator/simspec.ts';
 import {
   ARGS,
   CHROMIUM,

@@ -32,7 +32,7 @@ import {
   type ModelName,
   type SimulationResult,
 } from '../../src/engine/simulate/index.ts';
-import { parseSeconds } from '../../src/app/simformat.ts';
+import { parseSeconds } from '../../src/app/simulator/simformat.ts';
 import { SIM_SHARE_MAGIC } from '../../src/engine/share/simulation.ts';
 import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/reftable/writer.ts';
 import {

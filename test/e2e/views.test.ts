@@ -26,7 +26,7 @@ import { collectInput } from '../../src/cli/node-input.ts';
 import { decodeShare, shareLink } from '../../src/engine/share/index.ts';
 import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/reftable/writer.ts';
 import type { CompactionReport } from '../../src/engine/extensions.ts';
-import { stackSvg, xmlText } from '../../src/app/svg.ts';
+import { stackSvg, xmlText } from '../../src/app/lib/svg.ts';
 import {
   ARGS,
   CHROMIUM,

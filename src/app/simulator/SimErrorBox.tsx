@@ -1,7 +1,7 @@
 /** A run's error: the update-ref input's byte offset, line and column, or the spec's or the worker's message. */
 import { type RefObject } from 'react';
-import { fmtInt } from '../format.ts';
-import { useSim, type SimState } from '../simstore.ts';
+import { fmtInt } from '../lib/format.ts';
+import { useSim, type SimState } from './simstore.ts';
 
 export function SimErrorBox({
   error,

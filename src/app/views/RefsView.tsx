@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { useFixedRows } from '../fixedrows.ts';
+import { useFixedRows } from '../lib/fixedrows.ts';
 import type { RefRow } from '../../engine/session/index.ts';
-import { useApp } from '../store.ts';
-import { engine } from '../engine.ts';
-import { fmtInt } from '../format.ts';
-import { shortTableName } from '../util.ts';
+import { useApp } from '../shell/store.ts';
+import { engine } from '../shell/engine.ts';
+import { fmtInt } from '../lib/format.ts';
+import { shortTableName } from '../lib/util.ts';
 import { GitVerdict } from './GitVerdict.tsx';
 
 const ROW = 26;

@@ -1,10 +1,10 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { BlockSummary, TableLayout } from '../../engine/session/index.ts';
-import { useApp } from '../store.ts';
-import { engine } from '../engine.ts';
-import { fmtBytes, fmtHex, fmtInt, fmtPct } from '../format.ts';
-import { shortTableName, useAsync } from '../util.ts';
-import { useFixedRows } from '../fixedrows.ts';
+import { useApp } from '../shell/store.ts';
+import { engine } from '../shell/engine.ts';
+import { fmtBytes, fmtHex, fmtInt, fmtPct } from '../lib/format.ts';
+import { shortTableName, useAsync } from '../lib/util.ts';
+import { useFixedRows } from '../lib/fixedrows.ts';
 import { BlockDetailView } from './BlockDetailView.tsx';
 
 const SECTION_LABEL: Record<string, string> = {

@@ -6,8 +6,8 @@
  * data, never markup. Colours are explicit attributes (no CSS, no fonts fetched), so the file looks
  * the same wherever it is opened.
  */
-import type { Report } from '../engine/report.ts';
-import type { TableSplit } from '../engine/session/index.ts';
+import type { Report } from '../../engine/report.ts';
+import type { TableSplit } from '../../engine/session/index.ts';
 import { fmtBytes, fmtInt } from './format.ts';
 
 /** Colours of one theme (the app's light and dark palettes, styles.css). */
