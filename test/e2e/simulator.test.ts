@@ -540,7 +540,7 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     expect(await p.getAttribute('[data-testid=simulator-view]', 'data-state')).toBe('idle');
     expect(await p.isChecked('[data-testid=sim-gen-recreate]')).toBe(true);
     await p.click('[data-testid=sim-run]');
-    await p.waitForSelector('[data-testid=sim-busy]', { timeout: 5_000 });
+    await p.waitForSelector('[data-testid=sim-busy]', { timeout: 60_000 });
     // While the worker counts, the main thread draws frames and answers clicks.
     // While the worker counts, the main thread draws frames and answers clicks: three frames
     // drawn while the view still says busy (counted, no clock).
