@@ -59,10 +59,11 @@ import { simulate } from '../src/engine/simulate/index.ts';
 import { MODEL_NAMES } from '../src/engine/simulate/models.ts';
 import { exportJson, exportMarkdown, exportScript, mdCode, mdText } from '../src/engine/export.ts';
 import { collectInput } from '../src/cli/node-input.ts';
+import { REFTABLE_FIXTURES, fixtureAnalysis, reftableFixtures } from './lib/fixtures.ts';
 import { main } from '../src/cli/main.ts';
 
-const FX = path.join(__dirname, 'fixtures/reftable');
-const fixtures = fs.readdirSync(FX).sort();
+const FX = REFTABLE_FIXTURES;
+const fixtures = reftableFixtures();
 
 // ---------------------------------------------------------------------------------------------
 // truth files
@@ -148,7 +149,7 @@ const cache = new Map<string, { a: Analysis; r: Report }>();
 function load(fx: string): { a: Analysis; r: Report } {
   let v = cache.get(fx);
   if (!v) {
-    const a = analyzeFiles(collectInput(path.join(FX, fx, 'reftable')));
+    const a = fixtureAnalysis(fx);
     v = { a, r: buildReport(a) };
     cache.set(fx, v);
   }

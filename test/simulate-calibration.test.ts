@@ -8,24 +8,17 @@
 import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openTable, memorySource, mergeTables, type Stack } from '../src/engine/index.ts';
 import { Simulator, CASE2, fitConstants, fitLooseWrite, type ModelName } from '../src/engine/simulate/index.ts';
 import { SimState, SimStore } from '../src/engine/simulate/state.ts';
 import { zeroCounts } from '../src/engine/simulate/counts.ts';
 import { buildRecreateStack } from '../src/engine/simulate/synthetic.ts';
 import { syntheticOid } from '../src/engine/simulate/workload.ts';
+import { REFTABLE_FIXTURES, fixtureStack } from './lib/fixtures.ts';
 
-const FX = path.join(__dirname, 'fixtures/reftable');
+const FX = REFTABLE_FIXTURES;
 
 function simOf(fx: string): Simulator {
-  const dir = path.join(FX, fx, 'reftable');
-  const tables = fs
-    .readFileSync(path.join(dir, 'tables.list'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
-  const stack: Stack = { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] };
-  return new Simulator({ kind: 'reftable', stack, merged: mergeTables(tables), description: fx });
+  return new Simulator({ kind: 'reftable', ...fixtureStack(fx), description: fx });
 }
 
 /** Estimated seconds per model for re-creating the fixture's refs from its truth/recreate.stdin. */
@@ -257,14 +250,7 @@ describe('CONTEXT.md case 1: tombstones that auto-compaction never removes', () 
 
 describe('state machinery', () => {
   it('pack-refs of recreate-4000 leaves one table with HEAD only (every other ref is deleted)', () => {
-    const dir = path.join(FX, 'recreate-4000', 'reftable');
-    const tables = fs
-      .readFileSync(path.join(dir, 'tables.list'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
-    const stack: Stack = { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] };
-    const st = new SimState(new SimStore({ stack, merged: mergeTables(tables) }));
+    const st = new SimState(new SimStore(fixtureStack('recreate-4000')));
     const r = st.packAll();
     expect(st.tables.length).toBe(1);
     expect(r.written).toBe(1); // truth/refs.txt of recreate-4000 lists nothing under refs/; HEAD stays

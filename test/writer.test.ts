@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import {
@@ -25,8 +25,9 @@ import { gitAutoCompaction } from '../src/engine/reftable/auto-compaction.ts';
 import { openTable } from '../src/engine/reftable/table.ts';
 import { crc32, memorySource, toHex, fromHex } from '../src/engine/basics.ts';
 import { jgit } from './jgit.ts';
+import { REFTABLE_FIXTURES, reftableFixtures } from './lib/fixtures.ts';
 
-const FIX = join(__dirname, 'fixtures', 'reftable');
+const FIX = REFTABLE_FIXTURES;
 
 // ---------------------------------------------------------------------------------------------
 // A small independent decoder (not refscope's reader): every block, record and footer field.
@@ -211,7 +212,7 @@ interface FixtureTable {
 }
 function gitFixtureTables(): FixtureTable[] {
   const out: FixtureTable[] = [];
-  for (const fx of readdirSync(FIX).sort()) {
+  for (const fx of reftableFixtures()) {
     if (fx === 'jgit-levels') continue; // written by JGit, not git
     const list = readFileSync(join(FIX, fx, 'reftable', 'tables.list'), 'utf8')
       .trim()
