@@ -90,7 +90,7 @@ export default defineConfig({
     VitePWA({
       strategies: 'generateSW',
       registerType: 'prompt',
-      // Registered by src/app/pwa.ts (virtual:pwa-register): no inline script, no auto reload.
+      // Registered by src/app/shell/pwa.ts (virtual:pwa-register): no inline script, no auto reload.
       injectRegister: false,
       filename: 'sw.js',
       manifestFilename: 'manifest.webmanifest',

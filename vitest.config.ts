@@ -3,9 +3,14 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 120_000,
-    hookTimeout: 300_000,
+    // Generous: a bound against hangs, not a speed check (the suite must pass on a busy machine).
+    testTimeout: 300_000,
+    hookTimeout: 600_000,
     pool: 'forks',
+    // Test files are independent (each makes its own temporary directories, ports and browser), so
+    // two run at once: the slow ones (real gits, browsers, CLI processes) spend much of their time
+    // waiting on child processes, and the machine has two cores.
+    maxWorkers: 2,
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });

@@ -31,7 +31,7 @@ import {
   type Table,
   type InputFile,
 } from '../src/engine/index.ts';
-import { writeTable, type RefRecordIn } from '../src/engine/writer.ts';
+import { writeTable, type RefRecordIn } from '../src/engine/reftable/writer.ts';
 import { simulate, MODEL_NAMES } from '../src/engine/simulate/index.ts';
 import { buildStacks, N_REFS, N_TOMBSTONES } from './gen.ts';
 import { browserBench, type BrowserResult } from './browser.ts';

@@ -14,8 +14,8 @@ const [mode, target] = process.argv.slice(2);
 
 if (mode === 'cold') {
   // What a command-line run does once: nothing is warm (no JIT-compiled code yet).
-  const { openTable } = await import('../src/engine/table.ts');
-  const { mergeTables } = await import('../src/engine/stack.ts');
+  const { openTable } = await import('../src/engine/reftable/table.ts');
+  const { mergeTables } = await import('../src/engine/reftable/merged.ts');
   const { listRefsBytes } = await import('../src/engine/refs.ts');
   const input = collectInput(target)[0];
   const t0 = performance.now();
@@ -29,7 +29,7 @@ if (mode === 'cold') {
 } else if (mode === 'mem') {
   // The worker's part: EngineSession.load over sources that keep nothing (like the worker's
   // FileReaderSync slices of a dropped File), then everything it retains while holding the analysis.
-  const { EngineSession } = await import('../src/engine/session.ts');
+  const { EngineSession } = await import('../src/engine/session/index.ts');
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;
   const files = collectInput(target);

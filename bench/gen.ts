@@ -18,7 +18,12 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeTableDetailed, tableFileName, type RefRecordIn, type WrittenTable } from '../src/engine/writer.ts';
+import {
+  writeTableDetailed,
+  tableFileName,
+  type RefRecordIn,
+  type WrittenTable,
+} from '../src/engine/reftable/writer.ts';
 
 export const GEN_VERSION = 4;
 export const N_REFS = 1_000_000;

@@ -1,10 +1,9 @@
 /**
  * The block decoder for the hex view (src/engine/blockdetail.ts) and the engine session facade
- * (src/engine/session.ts), on every git- and JGit-written fixture: every byte of every block is
+ * (src/engine/session/), on every git- and JGit-written fixture: every byte of every block is
  * accounted for, records agree with the table parser, and damaged bytes give an error, not a throw.
  */
 import { describe, it, expect } from 'vitest';
-import fs from 'node:fs';
 import path from 'node:path';
 import {
   analyzeFiles,
@@ -12,24 +11,17 @@ import {
   buildReport,
   displayName,
   memorySource,
-  openTable,
   toHex,
   type Table,
 } from '../src/engine/index.ts';
 import { decodeBlockDetail, ROLE } from '../src/engine/blockdetail.ts';
-import { EngineSession, slicedSource, type LoadProgress } from '../src/engine/session.ts';
+import { EngineSession, slicedSource, type LoadProgress } from '../src/engine/session/index.ts';
 import { collectInput } from '../src/cli/node-input.ts';
+import { REFTABLE_FIXTURES, fixtureTables, reftableFixtures } from './lib/fixtures.ts';
 
-const FX = path.join(__dirname, 'fixtures/reftable');
-const fixtures = fs.readdirSync(FX).filter((f) => fs.existsSync(path.join(FX, f, 'reftable/tables.list')));
-
-function tablesOf(fx: string): Table[] {
-  const dir = path.join(FX, fx, 'reftable');
-  return fs
-    .readdirSync(dir)
-    .filter((n) => n.endsWith('.ref'))
-    .map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
-}
+const FX = REFTABLE_FIXTURES;
+const fixtures = reftableFixtures();
+const tablesOf = fixtureTables;
 
 describe('decodeBlockDetail on every fixture block', () => {
   for (const fx of fixtures) {

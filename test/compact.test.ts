@@ -1,5 +1,5 @@
 /**
- * Real compaction and conversion (src/engine/compact.ts, src/cli/compact-cmd.ts):
+ * Real compaction and conversion (src/engine/reftable/compact.ts, src/cli/compact-cmd.ts):
  * - nocompact-s1..s3: the segment git's rule picks, compacted, gives a table of exactly the size
  *   git's `git pack-refs --auto` wrote (truth/after-pack-refs-auto.txt), and the same refs;
  * - every fixture: `compactAll` (git pack-refs) keeps the merged view (truth/refs.txt);
@@ -17,7 +17,6 @@ import path from 'node:path';
 import { unzipSync } from 'fflate';
 import {
   analyzeFiles,
-  analysisRefs,
   buildReport,
   loadStack,
   mergeTables,
@@ -31,8 +30,8 @@ import {
   type Table,
 } from '../src/engine/index.ts';
 import { collectInput } from '../src/cli/node-input.ts';
-import { gitAutoCompaction } from '../src/engine/compaction.ts';
-import { writeTable, tableFileName, type RefRecordIn, type LogRecordIn } from '../src/engine/writer.ts';
+import { gitAutoCompaction } from '../src/engine/reftable/auto-compaction.ts';
+import { writeTable, tableFileName, type RefRecordIn, type LogRecordIn } from '../src/engine/reftable/writer.ts';
 import {
   compactSegment,
   compactAll,
@@ -43,18 +42,20 @@ import {
   tableLogRecords,
   zipStack,
   type StackFile,
-} from '../src/engine/compact.ts';
+} from '../src/engine/reftable/compact.ts';
 import { loadFilesRepo, parsePackedRefs } from '../src/engine/files.ts';
 import { classifyInput } from '../src/engine/input.ts';
 import { jgit } from './jgit.ts';
+import { REFTABLE_FIXTURES, fixtureAnalysis, reftableFixtures } from './lib/fixtures.ts';
 
 const ROOT = path.join(__dirname, '..');
-const FX = path.join(__dirname, 'fixtures/reftable');
-const FIXTURES = fs.readdirSync(FX);
+const FX = REFTABLE_FIXTURES;
+const FIXTURES = reftableFixtures();
 const truthRefs = (dir: string): string => fs.readFileSync(path.join(dir, 'truth/refs.txt'), 'latin1');
 
-function loadDir(dir: string): Stack {
-  return analyzeFiles(collectInput(dir)).stack!;
+/** A reftable fixture's stack as the CLI reads it from disk. */
+function loadFixture(fx: string): Stack {
+  return fixtureAnalysis(fx).stack!;
 }
 /** A stack from files in memory (`tables.list` + tables). */
 function stackOf(files: StackFile[]): Stack {
@@ -96,7 +97,7 @@ describe('compactSegment reproduces git pack-refs --auto (nocompact-s1..s3)', ()
   for (const fx of Object.keys(SIZES)) {
     it(`${fx}: table of exactly git's size, same tables.list, same refs`, () => {
       const dir = path.join(FX, fx);
-      const st = loadDir(path.join(dir, 'reftable'));
+      const st = loadFixture(fx);
       const sizes = st.tables.map((t) => t!.fileSize);
       const seg = gitAutoCompaction(
         sizes,
@@ -133,7 +134,7 @@ describe('compactSegment reproduces git pack-refs --auto (nocompact-s1..s3)', ()
 describe('compactAll keeps the merged view of every fixture', () => {
   for (const fx of FIXTURES) {
     it(`${fx}: refs after compactAll equal truth/refs.txt`, () => {
-      const st = loadDir(path.join(FX, fx, 'reftable'));
+      const st = loadFixture(fx);
       const res = compactAll(st, { random: 0x1234 });
       const files = stackFilesAfter(st, res);
       const after = stackOf(files);
@@ -160,7 +161,7 @@ describe('compactAll keeps the merged view of every fixture', () => {
   }
 
   it('basic-sha1: log records are copied field for field (byte strings, ids, time zone)', () => {
-    const st = loadDir(path.join(FX, 'basic-sha1/reftable'));
+    const st = loadFixture('basic-sha1');
     const res = compactAll(st, { random: 0 });
     const before = st.tables.flatMap((t) => tableLogRecords(t!));
     const after = tableLogRecords(tableOf(res.bytes));
@@ -175,7 +176,7 @@ describe('compactAll keeps the merged view of every fixture', () => {
   });
 
   it('tombstones-50k: pack-refs leaves the single live record (tombstones and what they hid dropped)', () => {
-    const st = loadDir(path.join(FX, 'tombstones-50k/reftable'));
+    const st = loadFixture('tombstones-50k');
     const res = compactAll(st, { random: 0 });
     expect(res.stats.tombstonesDropped).toBe(50001);
     expect(res.stats.shadowedRefs).toBe(50001);
@@ -184,7 +185,7 @@ describe('compactAll keeps the merged view of every fixture', () => {
   });
 
   it('a stack of one table is left alone, as git does', () => {
-    const st = loadDir(path.join(FX, 'smallblocks/reftable'));
+    const st = loadFixture('smallblocks');
     const res = compactAll(st);
     expect(res.changed).toBe(false);
     expect(res.bytes.length).toBe(st.tables[0]!.fileSize);
@@ -478,15 +479,14 @@ describe.skipIf(!jgit.available)('JGit reads compacted and converted tables', ()
   };
   for (const fx of FIXTURES.filter((f) => f !== 'basic-sha256')) {
     it(`${fx}: compactAll`, () => {
-      const st = loadDir(path.join(FX, fx, 'reftable'));
+      const st = loadFixture(fx);
       const res = compactAll(st, { random: 0 });
       if (res.changed) check(res.bytes);
     });
   }
   it('hand-built stack, segment above the base (tombstones carried)', () =>
     check(compactSegment(handStack(), { start: 1, end: 2 }).bytes));
-  it('nocompact-s3: the auto segment', () =>
-    check(compactAuto(loadDir(path.join(FX, 'nocompact-s3/reftable')))!.bytes));
+  it('nocompact-s3: the auto segment', () => check(compactAuto(loadFixture('nocompact-s3'))!.bytes));
   it('packed-refs/gitgit converted', () => {
     const pr = parsePackedRefs(
       'packed-refs',
@@ -516,7 +516,7 @@ describe('report: stack.compaction.afterPackRefs / afterAuto', () => {
     expect(c.afterAuto.tables).toBe(3);
     expect(c.afterAuto.bytes).toBe(24666 + 304 + 139);
     expect(c.afterPackRefs.tables).toBe(1);
-    const all = compactAll(loadDir(path.join(FX, 'nocompact-s1/reftable')), { random: 0 });
+    const all = compactAll(loadFixture('nocompact-s1'), { random: 0 });
     expect(c.afterPackRefs.bytes).toBe(all.bytes.length);
     expect(c.afterPackRefs.records).toBe(all.stats.refsOut + all.stats.logsOut);
   });

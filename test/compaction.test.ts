@@ -1,5 +1,5 @@
 /**
- * Compaction geometry (src/engine/compaction.ts). Every expected value comes from git's truth files
+ * Compaction geometry (src/engine/reftable/auto-compaction.ts). Every expected value comes from git's truth files
  * (what `git pack-refs --auto` did to the nocompact-s* stacks) or a hand computation shown in a
  * comment next to it.
  */
@@ -13,8 +13,8 @@ import {
   gitAutoCompaction,
   jgitCompaction,
   replayAutoCompaction,
-} from '../src/engine/compaction.ts';
-import { openTable } from '../src/engine/table.ts';
+} from '../src/engine/reftable/auto-compaction.ts';
+import { openTable } from '../src/engine/reftable/table.ts';
 import { memorySource } from '../src/engine/basics.ts';
 
 const FIX = join(__dirname, 'fixtures', 'reftable');

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeTable, type LogRecordIn, type RefRecordIn } from '../src/engine/writer.ts';
+import { writeTable, type LogRecordIn, type RefRecordIn } from '../src/engine/reftable/writer.ts';
 import { openTable, memorySource, FormatError, crc32, encodeVarint, putU32, putU64 } from '../src/engine/index.ts';
 import { zlibSync } from 'fflate';
 
@@ -80,7 +80,7 @@ describe('hostile shapes', () => {
     expect(t.counts.log).toBe(2000);
   });
   it('a table whose names expand beyond the key budget is refused with a FormatError, not an allocation failure', async () => {
-    const mod = await import('../src/engine/table.ts');
+    const mod = await import('../src/engine/reftable/table.ts');
     // Budget = 256 MiB + 32 bytes per file byte. 40,000 names of 8 KiB sharing all but 6 bytes
     // spell 328 MB of names from a table of a few hundred KB: over the budget.
     const base = 'refs/heads/' + 'y'.repeat(8192);

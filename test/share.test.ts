@@ -11,7 +11,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { deflateSync } from 'fflate';
 import fc from 'fast-check';
-import { writeTable, tableFileName } from '../src/engine/writer.ts';
+import { writeTable, tableFileName } from '../src/engine/reftable/writer.ts';
 import {
   analyzeFiles,
   analysisRefs,
@@ -44,7 +44,6 @@ import {
   TYPICAL_LINK_CHARS,
   DEFAULT_SHARE_BASE,
   SHARED_LABEL,
-  REMOVED,
   type SharePayload,
   SHARED_DIAGNOSIS_PREFIX,
   shareFragment,
@@ -60,10 +59,11 @@ import { simulate } from '../src/engine/simulate/index.ts';
 import { MODEL_NAMES } from '../src/engine/simulate/models.ts';
 import { exportJson, exportMarkdown, exportScript, mdCode, mdText } from '../src/engine/export.ts';
 import { collectInput } from '../src/cli/node-input.ts';
+import { REFTABLE_FIXTURES, fixtureAnalysis, reftableFixtures } from './lib/fixtures.ts';
 import { main } from '../src/cli/main.ts';
 
-const FX = path.join(__dirname, 'fixtures/reftable');
-const fixtures = fs.readdirSync(FX).sort();
+const FX = REFTABLE_FIXTURES;
+const fixtures = reftableFixtures();
 
 // ---------------------------------------------------------------------------------------------
 // truth files
@@ -149,7 +149,7 @@ const cache = new Map<string, { a: Analysis; r: Report }>();
 function load(fx: string): { a: Analysis; r: Report } {
   let v = cache.get(fx);
   if (!v) {
-    const a = analyzeFiles(collectInput(path.join(FX, fx, 'reftable')));
+    const a = fixtureAnalysis(fx);
     v = { a, r: buildReport(a) };
     cache.set(fx, v);
   }
@@ -650,7 +650,7 @@ describe('malformed, truncated and future-version links', () => {
           if (!(e instanceof ShareLinkError)) throw e;
         }
       } catch (e) {
-        if (!(e instanceof ShareLinkError)) throw new Error(`edit ${k}: ${(e as Error).stack}`);
+        if (!(e instanceof ShareLinkError)) throw new Error(`edit ${k}: ${(e as Error).stack}`, { cause: e });
         reason = e.reason;
       }
       seen[reason] = (seen[reason] ?? 0) + 1;

@@ -8,42 +8,23 @@
 import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openTable, memorySource, mergeTables, type Stack } from '../src/engine/index.ts';
-import { loadFilesRepo } from '../src/engine/files.ts';
-import {
-  Simulator,
-  CALIBRATION,
-  CASE2,
-  CONSTANTS,
-  fitConstants,
-  fitLooseWrite,
-  type ModelName,
-} from '../src/engine/simulate/index.ts';
+import { Simulator, CASE2, fitConstants, fitLooseWrite, type ModelName } from '../src/engine/simulate/index.ts';
 import { SimState, SimStore } from '../src/engine/simulate/state.ts';
 import { zeroCounts } from '../src/engine/simulate/counts.ts';
 import { buildRecreateStack } from '../src/engine/simulate/synthetic.ts';
 import { syntheticOid } from '../src/engine/simulate/workload.ts';
-import { FILES_CROSS_CALIBRATION } from '../src/engine/simulate/constants.ts';
+import { REFTABLE_FIXTURES, fixtureStack } from './lib/fixtures.ts';
 
-const FX = path.join(__dirname, 'fixtures/reftable');
+const FX = REFTABLE_FIXTURES;
 
 function simOf(fx: string): Simulator {
-  const dir = path.join(FX, fx, 'reftable');
-  const tables = fs
-    .readFileSync(path.join(dir, 'tables.list'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
-  const stack: Stack = { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] };
-  return new Simulator({ kind: 'reftable', stack, merged: mergeTables(tables), description: fx });
+  return new Simulator({ kind: 'reftable', ...fixtureStack(fx), description: fx });
 }
 
 /** Estimated seconds per model for re-creating the fixture's refs from its truth/recreate.stdin. */
-const cache = new Map<
-  number,
-  Map<ModelName, { seconds: number; counts: NonNullable<ReturnType<Simulator['run']>['results'][number]['counts']> }>
->();
-function recreate(n: number): Map<ModelName, { seconds: number; counts: any }> {
+type SimCounts = NonNullable<ReturnType<Simulator['run']>['results'][number]['counts']>;
+const cache = new Map<number, Map<ModelName, { seconds: number; counts: SimCounts }>>();
+function recreate(n: number): Map<ModelName, { seconds: number; counts: SimCounts }> {
   let m = cache.get(n);
   if (m) return m;
   const sim = simOf(`recreate-${n}`);
@@ -96,19 +77,6 @@ describe('calibration: recreate-1000/2000/4000 against real git', () => {
     expect(est.get(4000)! * 20).toBeLessThan(recreate(4000).get('git-2.49')!.seconds);
   });
 });
-
-/** Counts of re-creating n refs on a recreate-shaped stack written by refscope's writer. */
-const synthCounts = new Map<string, any>();
-function syntheticCounts(n: number, model: ModelName): any {
-  const key = `${n} ${model}`;
-  if (!synthCounts.has(key)) {
-    const b = buildRecreateStack({ refs: n });
-    const sim = new Simulator({ kind: 'reftable', stack: b.stack, merged: b.merged, description: `synthetic ${n}` });
-    const r = sim.run(sim.parseStdin(b.recreateStdin), { models: [model], fixes: false, curve: false });
-    synthCounts.set(key, r.results[0].counts);
-  }
-  return synthCounts.get(key);
-}
 
 describe('extrapolation to larger stacks of the same kind', () => {
   const synth = new Map<number, Map<ModelName, number>>();
@@ -226,12 +194,6 @@ describe('extrapolation to larger stacks of the same kind', () => {
  * refs, names) is stated here and in docs/simulator.md.
  */
 const enc = (t: string) => new TextEncoder().encode(t);
-const emptyFilesRepo = () =>
-  new Simulator({
-    kind: 'files',
-    repo: loadFilesRepo([{ path: 'HEAD', source: memorySource(enc('ref: refs/heads/master\n')) }]),
-    description: 'files backend, every ref deleted',
-  });
 const case1 = (() => {
   const prefixes = ['refs/heads/', 'refs/remotes/upstream/', 'refs/remotes/origin/', 'refs/tags/'];
   let brianStdin = '';
@@ -288,14 +250,7 @@ describe('CONTEXT.md case 1: tombstones that auto-compaction never removes', () 
 
 describe('state machinery', () => {
   it('pack-refs of recreate-4000 leaves one table with HEAD only (every other ref is deleted)', () => {
-    const dir = path.join(FX, 'recreate-4000', 'reftable');
-    const tables = fs
-      .readFileSync(path.join(dir, 'tables.list'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((n) => openTable({ path: n, source: memorySource(fs.readFileSync(path.join(dir, n))) }));
-    const stack: Stack = { listPath: '', names: tables.map((t) => t.name), tables, broken: [], findings: [] };
-    const st = new SimState(new SimStore({ stack, merged: mergeTables(tables) }));
+    const st = new SimState(new SimStore(fixtureStack('recreate-4000')));
     const r = st.packAll();
     expect(st.tables.length).toBe(1);
     expect(r.written).toBe(1); // truth/refs.txt of recreate-4000 lists nothing under refs/; HEAD stays

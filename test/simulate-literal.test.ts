@@ -17,7 +17,7 @@ import {
   type Table,
   type Stack,
 } from '../src/engine/index.ts';
-import { writeTable, type RefRecordIn } from '../src/engine/writer.ts';
+import { writeTable, type RefRecordIn } from '../src/engine/reftable/writer.ts';
 import { SimStore, SimState } from '../src/engine/simulate/state.ts';
 import { FastEngine } from '../src/engine/simulate/engine.ts';
 import { LiteralEngine } from '../src/engine/simulate/literal.ts';

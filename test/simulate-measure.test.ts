@@ -106,7 +106,7 @@ describe.skipIf(gitSkipReason)('the measure script with a real git', () => {
   let script: string;
   let file: string;
   let before: string;
-  let ids: string[] = [];
+  const ids: string[] = [];
 
   const listing = (dir: string): string => {
     const out: string[] = [];

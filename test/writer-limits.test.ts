@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FormatError, fromHex, memorySource } from '../src/engine/basics.ts';
-import { openTable } from '../src/engine/table.ts';
+import { openTable } from '../src/engine/reftable/table.ts';
 import { analyzeFiles } from '../src/engine/index.ts';
 import { collectInput } from '../src/cli/node-input.ts';
 import { parsePackedRefs } from '../src/engine/files.ts';

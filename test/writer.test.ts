@@ -1,15 +1,15 @@
 /**
- * The reftable writer (src/engine/writer.ts) against git and JGit:
+ * The reftable writer (src/engine/reftable/writer.ts) against git and JGit:
  * - every git-written fixture table is rebuilt byte for byte from its own records;
  * - the block list git's `test-tool dump-reftable -b` printed (truth/blocks) is reproduced;
  * - compacting the segment git compacted gives a table of exactly git's size;
  * - JGit reads back exactly the refs written (sha1; block sizes, restart intervals, peeled refs,
  *   symrefs, tombstones, logs) and verifies seeks and lookups by object id;
- * - refscope's own reader (src/engine/table.ts) accepts every table written, with the same refs.
+ * - refscope's own reader (src/engine/reftable/table.ts) accepts every table written, with the same refs.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import {
@@ -20,13 +20,14 @@ import {
   type LogRecordIn,
   type RefRecordIn,
   type WriterOptions,
-} from '../src/engine/writer.ts';
-import { gitAutoCompaction } from '../src/engine/compaction.ts';
-import { openTable } from '../src/engine/table.ts';
+} from '../src/engine/reftable/writer.ts';
+import { gitAutoCompaction } from '../src/engine/reftable/auto-compaction.ts';
+import { openTable } from '../src/engine/reftable/table.ts';
 import { crc32, memorySource, toHex, fromHex } from '../src/engine/basics.ts';
 import { jgit } from './jgit.ts';
+import { REFTABLE_FIXTURES, reftableFixtures } from './lib/fixtures.ts';
 
-const FIX = join(__dirname, 'fixtures', 'reftable');
+const FIX = REFTABLE_FIXTURES;
 
 // ---------------------------------------------------------------------------------------------
 // A small independent decoder (not refscope's reader): every block, record and footer field.
@@ -211,7 +212,7 @@ interface FixtureTable {
 }
 function gitFixtureTables(): FixtureTable[] {
   const out: FixtureTable[] = [];
-  for (const fx of readdirSync(FIX).sort()) {
+  for (const fx of reftableFixtures()) {
     if (fx === 'jgit-levels') continue; // written by JGit, not git
     const list = readFileSync(join(FIX, fx, 'reftable', 'tables.list'), 'utf8')
       .trim()

@@ -38,7 +38,7 @@ import {
   stackFilesAfter,
   type CompactResult,
   type StackFile,
-} from '../engine/compact.ts';
+} from '../engine/reftable/compact.ts';
 
 const n = (v: number): string => v.toLocaleString('en-US');
 

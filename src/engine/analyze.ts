@@ -4,11 +4,12 @@
  * analysis (a stack, its merged view and its lock files) or a files-backend analysis (packed-refs
  * and loose refs); each caller tells them apart by `stack` / `files`, never by a cast.
  */
-import { type InputFile, FormatError, type Finding, readAll, u32 } from './basics.ts';
+import { type InputFile, FormatError, type Finding, u32 } from './basics.ts';
 import { classifyInput, configSaysReftable, type ClassifiedInput } from './input.ts';
-import { loadStack, mergeTables, lowerBound, type Stack, type MergedView } from './stack.ts';
+import { loadStack, type Stack } from './reftable/stack.ts';
+import { mergeTables, lowerBound, type MergedView } from './reftable/merged.ts';
 import { listRefs, type ListedRef } from './refs.ts';
-import type { OpenOptions, Table } from './table.ts';
+import type { OpenOptions, Table } from './reftable/table.ts';
 import { loadFilesRepo, filesRefs, type FilesRepo } from './files.ts';
 import type { StackLocks } from './reftable/auto-compaction.ts';
 import { loadWorktreeStacks } from './worktree.ts';

@@ -105,7 +105,7 @@ export class Budget {
 
 // C0 controls (newlines, ESC), DEL and the Unicode line/paragraph separators. C1 controls are
 // left alone: in a byte string (see `bytesToKey`) they are UTF-8 continuation bytes.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = /[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 /**
  * A size in words, binary units, as the report, the terminal and the app write it:
  * "9,876 bytes" (under 10 KiB), "45.9 KiB", "1.97 MiB", "3.00 GiB".

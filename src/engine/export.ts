@@ -202,7 +202,8 @@ function int(v: number, what = 'a figure'): string {
   return String(v);
 }
 function comment(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  // \p{Cc} is C0, DEL and C1; only C0 and DEL (below U+0080) could end the comment line.
+  return s.replace(/\p{Cc}/gu, (c) => (c < '\u0080' ? ' ' : c));
 }
 
 /**

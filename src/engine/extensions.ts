@@ -5,7 +5,7 @@
  * itself at import time.
  */
 import type { Report } from './report.ts';
-import { stackLocks, type Analysis, type FilesAnalysis, type ReftableAnalysis } from './analyze.ts';
+import { stackLocks, type FilesAnalysis, type ReftableAnalysis } from './analyze.ts';
 import {
   gitAutoCompaction,
   gitAutoCompactionWithLocks,

@@ -4,12 +4,13 @@
  * compaction section and the diagnosis directly.
  */
 export * from './basics.ts';
-export * from './table.ts';
-export * from './stack.ts';
+export * from './reftable/table.ts';
+export * from './reftable/stack.ts';
+export * from './reftable/merged.ts';
 export * from './refs.ts';
 export * from './input.ts';
 export * from './analyze.ts';
 export * from './report.ts';
-export * from './lookup.ts';
+export * from './reftable/seek.ts';
 export * from './logs.ts';
 export { checkRefnameFormat } from './files/refname.ts';

@@ -5,10 +5,10 @@
  * epoch), sint16 tz_offset (±hhmm as git writes it), varint message_len + message).
  * The table must have been accepted by `openTable` (which already checked every log block).
  */
-import { toHex, FormatError } from './basics.ts';
+import { toHex } from './basics.ts';
 import type { Table } from './reftable/table.ts';
-import { firstRecordOffset, inflateLogBlock } from './reftable/block.ts';
-import { RecordReader, type LogValue, logKeyUpdateIndex, isLogKey } from './reftable/record.ts';
+import { eachLogRecord } from './reftable/block.ts';
+import { logKeyUpdateIndex } from './reftable/record.ts';
 import { LOG_KEY_SUFFIX, LOG_UPDATE } from './reftable/constants.ts';
 
 /** One decoded log record. Strings are Unicode (UTF-8 decoded); `refname` is a byte string. */
@@ -35,62 +35,26 @@ const utf8 = new TextDecoder();
 /** Decode every log record of `t`, in file order (refname ascending, update index descending). */
 export function readLogs(t: Table, limit = Infinity): LogRecord[] {
   const out: LogRecord[] = [];
+  if (limit <= 0) return out;
   const hs = t.header.hashSize;
-  const rec = new RecordReader();
-  const v: LogValue = {
-    oldAt: 0,
-    newAt: 0,
-    nameAt: 0,
-    nameLen: 0,
-    emailAt: 0,
-    emailLen: 0,
-    time: 0,
-    tz: 0,
-    messageAt: 0,
-    messageLen: 0,
-  };
-  const logEnd = t.fileSize - t.header.footerSize;
-  for (const b of t.blocks) {
-    if (b.type !== 'log' || out.length >= limit) continue;
-    const hl = firstRecordOffset(b.offset, t.header.headerSize);
-    // The stream ends where openTable found it (fileBytes); reading to it suffices.
-    const r = inflateLogBlock(
-      (o, n) => t.source.read(o, n),
-      b.offset,
-      hl,
-      b.blockLen,
-      Math.min(logEnd, b.offset + b.fileBytes),
-      b.section,
-    );
-    if (r.error) throw new FormatError(t.path, r.error.offset, r.error.expected);
-    const blk = r.block;
-    rec.reset(blk, hl, b.restartTableOffset);
-    while (rec.more && out.length < limit) {
-      const at = rec.pos;
-      if (rec.parseKey() !== 0 || !isLogKey(rec.key, rec.keyLen)) throw bad(t, b.offset, at);
-      const key = rec.key,
-        kl = rec.keyLen;
-      let refname = '';
-      for (let i = 0; i < kl - LOG_KEY_SUFFIX; i++) refname += String.fromCharCode(key[i]);
-      const type = rec.valueType === LOG_UPDATE ? 'update' : 'deletion';
-      const entry: LogRecord = { refname, updateIndex: logKeyUpdateIndex(key, kl), type };
-      if (!rec.readLogValue(hs, v)) throw bad(t, b.offset, at);
-      if (type === 'update') {
-        entry.oldId = toHex(blk, v.oldAt, v.oldAt + hs);
-        entry.newId = toHex(blk, v.newAt, v.newAt + hs);
-        entry.name = utf8.decode(blk.subarray(v.nameAt, v.nameAt + v.nameLen));
-        entry.email = utf8.decode(blk.subarray(v.emailAt, v.emailAt + v.emailLen));
-        entry.time = v.time;
-        entry.tzOffset = v.tz;
-        entry.message = utf8.decode(blk.subarray(v.messageAt, v.messageAt + v.messageLen));
-      }
-      out.push(entry);
+  eachLogRecord(t, (rec, v, blk) => {
+    const key = rec.key,
+      kl = rec.keyLen;
+    let refname = '';
+    for (let i = 0; i < kl - LOG_KEY_SUFFIX; i++) refname += String.fromCharCode(key[i]);
+    const type = rec.valueType === LOG_UPDATE ? 'update' : 'deletion';
+    const entry: LogRecord = { refname, updateIndex: logKeyUpdateIndex(key, kl), type };
+    if (type === 'update') {
+      entry.oldId = toHex(blk, v.oldAt, v.oldAt + hs);
+      entry.newId = toHex(blk, v.newAt, v.newAt + hs);
+      entry.name = utf8.decode(blk.subarray(v.nameAt, v.nameAt + v.nameLen));
+      entry.email = utf8.decode(blk.subarray(v.emailAt, v.emailAt + v.emailLen));
+      entry.time = v.time;
+      entry.tzOffset = v.tz;
+      entry.message = utf8.decode(blk.subarray(v.messageAt, v.messageAt + v.messageLen));
     }
-  }
+    out.push(entry);
+    return out.length < limit;
+  });
   return out;
-}
-
-/** A log record that does not decode (only if the source changed after `openTable` checked it). */
-function bad(t: Table, blockOffset: number, at: number): FormatError {
-  return new FormatError(t.path, blockOffset, `a log record at byte ${at} of the inflated log block`);
 }

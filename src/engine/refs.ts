@@ -278,7 +278,8 @@ export function invalidRefNames(tables: (Table | null)[], m: MergedView): Invali
  */
 export function refnameProblem(name: string): string | null {
   if (name === '@') return 'the name "@" alone is not allowed';
-  const bad = /[\x00-\x20\x7f:?[\\^~*]/.exec(name);
+  // Bytes below 0x20 and DEL (\p{Cc} without C1: those code points are UTF-8 bytes git allows).
+  const bad = /(?![\x80-\x9f])[\p{Cc} :?[\\^~*]/u.exec(name);
   if (bad) return `the byte 0x${bad[0].charCodeAt(0).toString(16).padStart(2, '0')} is not allowed in a ref name`;
   if (name.includes('..')) return 'two consecutive dots ".." are not allowed';
   if (name.includes('@{')) return 'the sequence "@{" is not allowed';

@@ -4,9 +4,9 @@
  */
 import type { Finding } from './basics.ts';
 import type { Analysis, LockFile, OrphanTable } from './analyze.ts';
-import type { BlockInfo, SectionName, Table } from './table.ts';
+import type { BlockInfo, SectionName, Table } from './reftable/table.ts';
 import { namespaceCounts, resolveEntry } from './refs.ts';
-import type { MergedView } from './stack.ts';
+import type { MergedView } from './reftable/merged.ts';
 import { REPORT_SCHEMA, GENERATOR } from './version.ts';
 import { addCompactionSection, addFilesSection, filesSection } from './extensions.ts';
 import { diagnose } from './diagnosis.ts';

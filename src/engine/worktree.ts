@@ -16,8 +16,9 @@
  */
 import { Budget, type Finding } from './basics.ts';
 import type { ClassifiedInput } from './input.ts';
-import { loadStack, mergeTables, type MergedView, type Stack } from './stack.ts';
-import type { OpenOptions } from './table.ts';
+import { loadStack, type Stack } from './reftable/stack.ts';
+import { mergeTables, type MergedView } from './reftable/merged.ts';
+import type { OpenOptions } from './reftable/table.ts';
 import { worktreeRefType } from './files/refname.ts';
 
 /**

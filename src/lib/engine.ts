@@ -42,12 +42,18 @@ export {
   type ConvertOptions,
   type ConvertResult,
   type StackFile,
-} from '../engine/compact.ts';
+} from '../engine/reftable/compact.ts';
 export {
   gitAutoCompaction,
   geometryByCount,
   jgitCompaction,
   type Segment,
   type GeometryResult,
-} from '../engine/compaction.ts';
-export { writeTable, tableFileName, type WriterOptions, type RefRecordIn, type LogRecordIn } from '../engine/writer.ts';
+} from '../engine/reftable/auto-compaction.ts';
+export {
+  writeTable,
+  tableFileName,
+  type WriterOptions,
+  type RefRecordIn,
+  type LogRecordIn,
+} from '../engine/reftable/writer.ts';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Server } from 'node:http';
 import { textToKey } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
-import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/writer.ts';
+import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/reftable/writer.ts';
 import * as H from './helpers.ts';
 import { ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, cliReport, expected, haveChromium, serveBuild } from './helpers.ts';
 

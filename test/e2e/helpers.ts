@@ -4,6 +4,7 @@
  * The same steps as test/e2e/app.test.ts, with the page passed in.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -27,17 +28,62 @@ export const ARGS = [
 ];
 export const haveChromium = fs.existsSync(CHROMIUM);
 
+/** What a build of the app is made from: every file whose change can change the build. */
+const BUILD_INPUTS = ['src/app', 'src/engine', 'workers', 'public', 'index.html', 'vite.config.ts', 'package.json'];
+
+/** A digest of the build inputs' paths and contents (the cache key of the e2e builds). */
+function buildInputsDigest(base: string): string {
+  const h = createHash('sha256').update(base);
+  const walk = (rel: string): void => {
+    const abs = path.join(ROOT, rel);
+    if (!fs.existsSync(abs)) return;
+    if (fs.statSync(abs).isDirectory()) {
+      for (const n of fs.readdirSync(abs).sort()) walk(path.join(rel, n));
+    } else h.update(`${rel}\0`).update(fs.readFileSync(abs));
+  };
+  for (const r of [...BUILD_INPUTS, 'scripts/start.mjs']) walk(r);
+  return h.digest('hex').slice(0, 16);
+}
+
 /**
  * Build the app into `outDir` as `npm start` does, with `base` ('./' or an absolute path). A child
- * process: vitest's NODE_ENV=test must not reach the build.
+ * process: vitest's NODE_ENV=test must not reach the build. The browser test files all test the
+ * same build, so it is made once per state of the sources and base (under `.tmp/e2e-builds/`, a
+ * lock directory keeping two test workers from building it twice) and copied into `outDir`.
  */
 export async function buildInto(outDir: string, base = './'): Promise<void> {
-  const code = `import('./scripts/start.mjs').then((m) => m.buildApp({ outDir: ${JSON.stringify(outDir)}, base: ${JSON.stringify(base)} }))`;
-  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production' },
-    maxBuffer: 16 << 20,
-  });
+  const cacheRoot = path.join(ROOT, '.tmp/e2e-builds');
+  const built = path.join(cacheRoot, buildInputsDigest(base));
+  const lock = `${built}.lock`;
+  fs.mkdirSync(cacheRoot, { recursive: true });
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch {
+      // Another worker is building it; a lock left by a killed run goes after 10 minutes.
+      const st = fs.statSync(lock, { throwIfNoEntry: false });
+      if (st && Date.now() - st.mtimeMs > 600_000) fs.rmSync(lock, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  try {
+    if (!fs.existsSync(path.join(built, 'index.html'))) {
+      const tmp = `${built}.tmp`;
+      fs.rmSync(tmp, { recursive: true, force: true });
+      const code = `import('./scripts/start.mjs').then((m) => m.buildApp({ outDir: ${JSON.stringify(tmp)}, base: ${JSON.stringify(base)} }))`;
+      await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code], {
+        cwd: ROOT,
+        env: { ...process.env, NODE_ENV: 'production' },
+        maxBuffer: 16 << 20,
+      });
+      fs.renameSync(tmp, built);
+    }
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+  fs.rmSync(outDir, { recursive: true, force: true });
+  fs.cpSync(built, outDir, { recursive: true });
 }
 
 /** scripts/start.mjs's static server, as the tests use it. */

@@ -24,10 +24,10 @@ import path from 'node:path';
 import type { Server } from 'node:http';
 import { collectInput } from '../../src/cli/node-input.ts';
 import { analyzeFiles } from '../../src/engine/index.ts';
-import { decodeShare, reportFromShare, shareLink } from '../../src/engine/share.ts';
+import { decodeShare, reportFromShare, shareLink } from '../../src/engine/share/index.ts';
 import { Simulator } from '../../src/engine/simulate/index.ts';
-import { simulationForShare } from '../../src/app/simshare.ts';
-import { workloadCode } from '../../src/app/simspec.ts';
+import { simulationForShare } from '../../src/engine/share/simulation.ts';
+import { workloadCode } from '../../src/app/simulator/simspec.ts';
 import {
   ARGS,
   CHROMIUM,
@@ -389,7 +389,7 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     expect(await launched.textContent('.source-label')).toBe(`opened ${files.length} files`);
     await launched.close();
 
-    // A shared link (#s=…, src/engine/share.ts) opened offline: the fragment never reaches a
+    // A shared link (#s=…, src/engine/share/) opened offline: the fragment never reaches a
     // server, the shell comes from the cache. (The shared report itself: the next test.)
     const dir2 = fx('nocompact-s1');
     const files2 = collectInput(dir2);

@@ -25,16 +25,16 @@ import path from 'node:path';
 import type { Server } from 'node:http';
 import { analyzeFiles, FormatError } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
-import { decodeShare } from '../../src/engine/share.ts';
+import { decodeShare } from '../../src/engine/share/index.ts';
 import {
   Simulator,
   parseUpdateRefStdin,
   type ModelName,
   type SimulationResult,
 } from '../../src/engine/simulate/index.ts';
-import { parseSeconds } from '../../src/app/simformat.ts';
-import { SIM_SHARE_MAGIC } from '../../src/app/simshare.ts';
-import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/writer.ts';
+import { parseSeconds } from '../../src/app/simulator/simformat.ts';
+import { SIM_SHARE_MAGIC } from '../../src/engine/share/simulation.ts';
+import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/reftable/writer.ts';
 import {
   ARGS,
   CHROMIUM,
@@ -230,7 +230,7 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     await show(page, 'simulator');
     // A small stack: the default workload (re-create what the tombstones hide) runs by itself.
     expect(await page.isChecked('[data-testid=sim-gen-recreate]')).toBe(true);
-    let run = await waitRun(page);
+    const run = await waitRun(page);
     expectSeconds(await shownSeconds(page, '[data-testid=sim-out]'), want);
 
     // Run it again with the button: a busy state while the worker counts. The page stays
@@ -253,7 +253,7 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
       } as typeof Worker.prototype.postMessage;
     });
     await page.click('[data-testid=sim-run]');
-    run = await waitRun(page, run);
+    await waitRun(page, run);
     expect(await page.evaluate(() => (window as unknown as { __sawBusy?: boolean }).__sawBusy)).toBe(true);
     expect(await page.evaluate(() => (window as unknown as { __posted?: string[] }).__posted)).toContain('simulate');
     const shown = await shownSeconds(page, '[data-testid=sim-out]');
@@ -391,7 +391,7 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
         ((document.querySelector('[data-testid=sim-stdin]') as HTMLTextAreaElement | null)?.value.length ?? 0) > 1000,
     );
     await page.click('[data-testid=sim-run]');
-    run = await waitRun(page, run);
+    await waitRun(page, run);
     expectSeconds(await shownSeconds(page, '[data-testid=sim-out]'), wantStdin);
     expect(await loadId(page)).toBe(id);
     expect(await page.locator('.drop-overlay').count()).toBe(0);
@@ -401,9 +401,9 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
   it('a share link made after a simulation carries its numbers; opened in a fresh context it shows them', async () => {
     // Back to the default workload.
     await page.click('[data-testid=sim-gen-recreate]');
-    let run = Number(await page.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
+    const run = Number(await page.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
     await page.click('[data-testid=sim-run]');
-    run = await waitRun(page, run);
+    await waitRun(page, run);
     await show(page, 'share');
     expect(await page.isChecked('[data-testid=share-with-simulation]')).toBe(true);
     await page.waitForFunction(() =>
@@ -534,7 +534,7 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     expect(await p.getAttribute('[data-testid=simulator-view]', 'data-state')).toBe('idle');
     expect(await p.isChecked('[data-testid=sim-gen-recreate]')).toBe(true);
     await p.click('[data-testid=sim-run]');
-    await p.waitForSelector('[data-testid=sim-busy]', { timeout: 5_000 });
+    await p.waitForSelector('[data-testid=sim-busy]', { timeout: 60_000 });
     // While the worker counts, the main thread draws frames and answers clicks.
     // While the worker counts, the main thread draws frames and answers clicks: three frames
     // drawn while the view still says busy (counted, no clock).

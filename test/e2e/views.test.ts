@@ -23,10 +23,10 @@ import type { Server } from 'node:http';
 import { unzipSync } from 'fflate';
 import { analyzeFiles, buildReport, textToKey } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
-import { decodeShare, shareLink } from '../../src/engine/share.ts';
-import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/writer.ts';
+import { decodeShare, shareLink } from '../../src/engine/share/index.ts';
+import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/reftable/writer.ts';
 import type { CompactionReport } from '../../src/engine/extensions.ts';
-import { stackSvg, xmlText } from '../../src/app/svg.ts';
+import { stackSvg, xmlText } from '../../src/app/lib/svg.ts';
 import {
   ARGS,
   CHROMIUM,

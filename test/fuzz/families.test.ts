@@ -26,7 +26,7 @@ describe.skipIf(RUNS > 0 || !!process.env.FUZZ_CASE)('fuzz families: a fixed-see
         try {
           out = runCase(c);
         } catch (e) {
-          if (e instanceof Broken) throw new Error(`case ${i} (${c.desc.slice(0, 200)}): ${e.message}`);
+          if (e instanceof Broken) throw new Error(`case ${i} (${c.desc.slice(0, 200)}): ${e.message}`, { cause: e });
           throw e;
         }
         counts[out] = (counts[out] ?? 0) + 1;

@@ -38,7 +38,7 @@ import {
   SIM_SHARE_MAGIC,
 } from '../../src/engine/share/index.ts';
 import { exportJson, exportMarkdown } from '../../src/engine/export.ts';
-import { writeTable, WriterError, type RefRecordIn, type LogRecordIn } from '../../src/engine/writer.ts';
+import { writeTable, WriterError, type RefRecordIn, type LogRecordIn } from '../../src/engine/reftable/writer.ts';
 
 export const FAMILIES = ['table', 'stack', 'tables.list', 'packed-refs', 'loose', 'writer', 'share'] as const;
 export type Family = (typeof FAMILIES)[number];
@@ -605,7 +605,7 @@ export function saveCase(dir: string, c: FuzzCase, seed: number, index: number, 
       f.path
         .replace(/^\.git\//, 'dot-git/')
         .replace(/\.\.(\/|$)/g, '__$1')
-        .replace(/[\x00-\x1f]/g, '_'),
+        .replace(/\p{Cc}/gu, (c) => (c < ' ' ? '_' : c)),
     );
     fs.mkdirSync(path.dirname(p), { recursive: true });
     fs.writeFileSync(p, f.bytes);

@@ -15,7 +15,7 @@
  */
 import { describe, it, expect, afterAll } from 'vitest';
 import fc from 'fast-check';
-import { writeTable } from '../../src/engine/writer.ts';
+import { writeTable } from '../../src/engine/reftable/writer.ts';
 import { textToKey } from '../../src/engine/index.ts';
 import {
   loadSeeds,

@@ -25,7 +25,7 @@ import {
 import { collectInput } from '../../src/cli/node-input.ts';
 
 /** test/fixtures/ */
-export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+export const FIXTURES = fileURLToPath(new URL('../fixtures', import.meta.url));
 /** test/fixtures/reftable/: one folder per reftable fixture (`<name>/reftable/`, `<name>/truth/`). */
 export const REFTABLE_FIXTURES = path.join(FIXTURES, 'reftable');
 

@@ -244,7 +244,7 @@ function probe(g: RealGit): Behaviour {
     config: { 'reftable.blockSize': '256' },
     env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' },
   });
-  let dumpShowsIndex = false;
+  let dumpShowsIndex: boolean;
   try {
     idx.git(['commit', '-q', '--allow-empty', '-m', 'probe']);
     const oid = idx.git(['rev-parse', 'HEAD']).trim();
@@ -263,7 +263,7 @@ function probe(g: RealGit): Behaviour {
   }
   // packed-refs claiming sorted, lines out of order (b before a): which order does git list?
   const pr = gitRepo(g, { format: 'files' });
-  let packedSortedFileOrder = false;
+  let packedSortedFileOrder: boolean;
   try {
     pr.git(['commit', '-q', '--allow-empty', '-m', 'probe']);
     const oid = pr.git(['rev-parse', 'HEAD']).trim();

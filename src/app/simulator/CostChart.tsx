@@ -3,8 +3,8 @@ import { useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from '
 import type { ModelResult } from '../../engine/simulate/index.ts';
 import type { CurveData } from '../../engine/simulate/curve.ts';
 import { MODELS } from '../../engine/simulate/models.ts';
-import { fmtInt } from '../format.ts';
-import { fmtNTick, fmtSeconds, fmtSecondsTick } from '../simformat.ts';
+import { fmtInt } from '../lib/format.ts';
+import { fmtNTick, fmtSeconds, fmtSecondsTick } from './simformat.ts';
 import {
   chartSeries,
   linePath,
@@ -14,7 +14,7 @@ import {
   spreadLabels,
   type ChartSeries,
   type CurveMode,
-} from '../simchart.ts';
+} from './simchart.ts';
 import { DASH, MODEL_CLASS, Marker, ModelKey } from './ModelKey.tsx';
 
 const CW = 820,

@@ -6,8 +6,8 @@
  * factor, which the next runs can use. The file is read in the page; nothing is uploaded.
  */
 import { useRef, useState, type DragEvent } from 'react';
-import { downloadMeasureScript, loadMeasureFile, runProblem, setMachineFactor, useSim } from '../simstore.ts';
-import { fmtSeconds } from '../simformat.ts';
+import { downloadMeasureScript, loadMeasureFile, runProblem, setMachineFactor, useSim } from './simstore.ts';
+import { fmtSeconds } from './simformat.ts';
 import type { CompareRow } from '../../engine/simulate/measure.ts';
 
 /** Largest measure file read (a few runs with their traces are a few kilobytes). */

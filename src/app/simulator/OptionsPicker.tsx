@@ -1,6 +1,6 @@
 /** Models and options of a run: which models, warnAmbiguousRefs, auto-compaction, the geometric factor, the user's git. */
 import { MODELS, MODEL_NAMES, type ModelName } from '../../engine/simulate/models.ts';
-import { applicableModels, factorOf, gitVersionInfo, setGitVersion, useSim, type SimState } from '../simstore.ts';
+import { applicableModels, factorOf, gitVersionInfo, setGitVersion, useSim, type SimState } from './simstore.ts';
 import { ModelKey } from './ModelKey.tsx';
 
 export function OptionsPicker({ kind, st }: { kind: 'reftable' | 'files'; st: SimState }) {

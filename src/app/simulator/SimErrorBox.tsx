@@ -1,7 +1,7 @@
 /** A run's error: the update-ref input's byte offset, line and column, or the spec's or the worker's message. */
 import { type RefObject } from 'react';
-import { fmtInt } from '../format.ts';
-import { useSim, type SimState } from '../simstore.ts';
+import { fmtInt } from '../lib/format.ts';
+import { useSim, type SimState } from './simstore.ts';
 
 export function SimErrorBox({
   error,
@@ -11,8 +11,10 @@ export function SimErrorBox({
   textRef: RefObject<HTMLTextAreaElement | null>;
 }) {
   const stdin = useSim((s) => s.stdin);
+  const gen = useSim((s) => s.form.gen);
   const z = stdin.z;
-  const canShow = error.kind === 'stdin' && !stdin.file && !!textRef.current;
+  // The text box is on the page while the workload is typed update-ref input (not a file).
+  const canShow = error.kind === 'stdin' && !stdin.file && gen === 'stdin';
   const showInInput = () => {
     const el = textRef.current;
     if (!el) return;

@@ -4,9 +4,9 @@ import type { ModelResult, FixResult } from '../../engine/simulate/index.ts';
 import type { CostPart } from '../../engine/simulate/constants.ts';
 import { MODELS, type ModelName } from '../../engine/simulate/models.ts';
 import type { Counts, Phase } from '../../engine/simulate/counts.ts';
-import { fmtInt, fmtPct, plural } from '../format.ts';
-import { phaseWords, type SimDisplay } from '../simshare.ts';
-import { fmtCount, fmtGain, fmtSeconds, fmtTimes } from '../simformat.ts';
+import { fmtInt, fmtPct, plural } from '../lib/format.ts';
+import { phaseWords, type SimDisplay } from '../../engine/share/simulation.ts';
+import { fmtCount, fmtGain, fmtSeconds, fmtTimes } from './simformat.ts';
 import { CostChart } from './CostChart.tsx';
 import { ModelKey } from './ModelKey.tsx';
 

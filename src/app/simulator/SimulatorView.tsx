@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { useApp, type Loaded } from '../store.ts';
-import { fmtMs } from '../format.ts';
-import { loadSyntheticStack, sharedReport, SimulationResults } from '../share-open.tsx';
+import { useApp, type Loaded } from '../shell/store.ts';
+import { fmtMs } from '../lib/format.ts';
+import { loadSyntheticStack, sharedReport, SimulationResults } from '../share/share-open.tsx';
 import {
   initFormFor,
   lastRunFor,
@@ -11,15 +11,15 @@ import {
   simKind,
   takeLinkWorkload,
   useSim,
-} from '../simstore.ts';
-import { sharedSimulation } from '../simshare.ts';
+} from './simstore.ts';
+import { sharedSimulation } from '../../engine/share/simulation.ts';
 import { WorkloadPicker } from './WorkloadPicker.tsx';
 import { OptionsPicker } from './OptionsPicker.tsx';
 import { SimErrorBox } from './SimErrorBox.tsx';
 import { SimResults } from './SimResults.tsx';
 import { MeasurePanel } from './MeasurePanel.tsx';
-import '../compaction.css';
-import '../simulator.css';
+import '../compaction/compaction.css';
+import './simulator.css';
 import { GitVerdict, gitRefuses } from '../views/GitVerdict.tsx';
 
 /**
@@ -173,7 +173,7 @@ function LiveSimulator({ loaded, kind }: { loaded: Loaded; kind: 'reftable' | 'f
 }
 
 function Busy({ started }: { started: number }) {
-  const [now, setNow] = useState(performance.now());
+  const [now, setNow] = useState(started);
   useEffect(() => {
     const t = setInterval(() => setNow(performance.now()), 100);
     return () => clearInterval(t);

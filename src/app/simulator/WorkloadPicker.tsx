@@ -1,9 +1,9 @@
 /** The workload picker: a generated workload or `git update-ref --stdin` input (typed or dropped). */
 import { useMemo, useRef, useState, type DragEvent, type ReactNode, type RefObject } from 'react';
-import { type Loaded } from '../store.ts';
-import { fmtBytes, fmtInt, plural } from '../format.ts';
-import { useSim } from '../simstore.ts';
-import type { Gen, LookupWhich, WorkloadForm } from '../simspec.ts';
+import { type Loaded } from '../shell/store.ts';
+import { fmtBytes, fmtInt, plural } from '../lib/format.ts';
+import { useSim } from './simstore.ts';
+import type { Gen, LookupWhich, WorkloadForm } from './simspec.ts';
 
 /** Largest stdin file shown as editable text (bigger ones are used as they are). */
 const MAX_TEXT_FILE = 512 * 1024;

@@ -1,12 +1,12 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { useFixedRows } from '../fixedrows.ts';
+import { useFixedRows } from '../lib/fixedrows.ts';
 import type { BlockDetail, RecordDetail, Span } from '../../engine/blockdetail.ts';
 import { ROLE_NAMES } from '../../engine/blockdetail.ts';
-import type { TableLayout } from '../../engine/session.ts';
-import { useApp } from '../store.ts';
-import { engine } from '../engine.ts';
-import { fmtHex, fmtInt, plural } from '../format.ts';
-import { useAsync } from '../util.ts';
+import type { TableLayout } from '../../engine/session/index.ts';
+import { useApp } from '../shell/store.ts';
+import { engine } from '../shell/engine.ts';
+import { fmtHex, fmtInt, plural } from '../lib/format.ts';
+import { useAsync } from '../lib/util.ts';
 
 const ROLE_LABEL: Record<string, string> = {
   fileHeader: 'file header',

@@ -2,10 +2,10 @@ import type { PackedRefsJson } from '../../engine/files.ts';
 import type React from 'react';
 import type { Finding } from '../../engine/basics.ts';
 import type { Report, TableReport } from '../../engine/report.ts';
-import type { LoadResult } from '../../engine/session.ts';
-import { useApp } from '../store.ts';
-import { fmtBytes, fmtInt, fmtMs, plural } from '../format.ts';
-import { baseName } from '../util.ts';
+import type { LoadResult } from '../../engine/session/index.ts';
+import { useApp } from '../shell/store.ts';
+import { fmtBytes, fmtInt, fmtMs, plural } from '../lib/format.ts';
+import { baseName } from '../lib/util.ts';
 import { GitVerdict } from './GitVerdict.tsx';
 
 /** The four headline figures (also the `data-testid` hooks). */

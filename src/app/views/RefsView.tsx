@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { useFixedRows } from '../fixedrows.ts';
-import type { RefRow } from '../../engine/session.ts';
-import { useApp } from '../store.ts';
-import { engine } from '../engine.ts';
-import { fmtInt } from '../format.ts';
-import { shortTableName } from '../util.ts';
+import { useFixedRows } from '../lib/fixedrows.ts';
+import type { RefRow } from '../../engine/session/index.ts';
+import { useApp } from '../shell/store.ts';
+import { engine } from '../shell/engine.ts';
+import { fmtInt } from '../lib/format.ts';
+import { shortTableName } from '../lib/util.ts';
 import { GitVerdict } from './GitVerdict.tsx';
 
 const ROW = 26;
@@ -17,11 +17,18 @@ function useRefPages(loadId: number, filter: string, mode: 'prefix' | 'substring
   const pages = useRef(new Map<number, RefRow[]>());
   const pending = useRef(new Set<number>());
   const gen = useRef(0);
+  // A new query has no total until its first page comes (reset while rendering, as React's docs
+  // advise for state that follows props).
+  const query = `${loadId}\n${mode}\n${tomb}\n${filter}`;
+  const [totalFor, setTotalFor] = useState(query);
+  if (totalFor !== query) {
+    setTotalFor(query);
+    setTotal(null);
+  }
   useEffect(() => {
     const g = ++gen.current;
     pages.current = new Map();
     pending.current = new Set();
-    setTotal(null);
     // Debounce typing a little: the worker scans up to a million names for a substring.
     const timer = setTimeout(
       () => {
@@ -94,8 +101,19 @@ export function RefsView() {
   useEffect(() => {
     if (count) ensure(first, last);
   }, [first, last, count, ensure]);
-  useEffect(() => setSelected(null), [route.q, route.m, route.x, loaded.id]);
-  useEffect(() => setText(route.q), [route.q]);
+  // A new query or load clears the selection, and the box follows the route's query (adjusted
+  // while rendering, as React's docs advise for state that follows props).
+  const queryKey = `${loaded.id}\n${route.m}\n${route.x}\n${route.q}`;
+  const [shownKey, setShownKey] = useState(queryKey);
+  const [shownQ, setShownQ] = useState(route.q);
+  if (shownKey !== queryKey) {
+    setShownKey(queryKey);
+    setSelected(null);
+  }
+  if (shownQ !== route.q) {
+    setShownQ(route.q);
+    setText(route.q);
+  }
 
   const setFilter = (q: string) => {
     setText(q);

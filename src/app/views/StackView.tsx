@@ -1,6 +1,6 @@
-import { useApp } from '../store.ts';
-import { fmtBytes, fmtInt, fmtPct } from '../format.ts';
-import { STACK_KINDS, kindWidths } from '../svg.ts';
+import { useApp } from '../shell/store.ts';
+import { fmtBytes, fmtInt, fmtPct } from '../lib/format.ts';
+import { STACK_KINDS, kindWidths } from '../lib/svg.ts';
 
 export function StackView() {
   const loaded = useApp((s) => s.loaded)!;

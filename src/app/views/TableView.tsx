@@ -1,10 +1,10 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { useVirtualizer } from '@tanstack/react-virtual';
-import type { BlockSummary, TableLayout } from '../../engine/session.ts';
-import { useApp } from '../store.ts';
-import { engine } from '../engine.ts';
-import { fmtBytes, fmtHex, fmtInt, fmtPct } from '../format.ts';
-import { shortTableName, useAsync } from '../util.ts';
+import type { BlockSummary, TableLayout } from '../../engine/session/index.ts';
+import { useApp } from '../shell/store.ts';
+import { engine } from '../shell/engine.ts';
+import { fmtBytes, fmtHex, fmtInt, fmtPct } from '../lib/format.ts';
+import { shortTableName, useAsync } from '../lib/util.ts';
+import { useFixedRows } from '../lib/fixedrows.ts';
 import { BlockDetailView } from './BlockDetailView.tsx';
 
 const SECTION_LABEL: Record<string, string> = {
@@ -239,15 +239,12 @@ function BlockMap({
   }, []);
   const cols = Math.max(1, Math.floor((width - 8) / CELL));
   const rows = Math.ceil(blocks.length / cols);
-  const v = useVirtualizer({
-    count: rows,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => CELL,
-    overscan: 4,
-  });
+  // Rows of equal height (CELL): the same arithmetic virtual scrolling as the long lists.
+  const v = useFixedRows(scrollRef, rows, CELL, 4);
+  const { scrollToIndex } = v;
   useEffect(() => {
-    if (selected !== null) v.scrollToIndex(Math.floor(selected / cols), { align: 'auto' });
-  }, [selected, cols, v]);
+    if (selected !== null) scrollToIndex(Math.floor(selected / cols), 'auto');
+  }, [selected, cols, scrollToIndex]);
   const onKey = (e: KeyboardEvent) => {
     const cur = selected ?? -1;
     let next = cur;
@@ -275,9 +272,9 @@ function BlockMap({
         aria-rowcount={rows}
         style={{ height: Math.min(rows * CELL + 8, 260) }}
       >
-        <div style={{ height: v.getTotalSize(), position: 'relative' }}>
-          {v.getVirtualItems().map((row) => (
-            <div key={row.index} role="row" className="bm-row" style={{ transform: `translateY(${row.start}px)` }}>
+        <div style={{ height: v.totalHeight, position: 'relative' }}>
+          {v.rows.map((row) => (
+            <div key={row.index} role="row" className="bm-row" style={{ transform: `translateY(${row.top}px)` }}>
               {blocks.slice(row.index * cols, row.index * cols + cols).map((b) => {
                 const used = b.type === 'log' ? 1 : b.blockLen / Math.max(1, b.fileBytes);
                 const sel = b.index === selected;

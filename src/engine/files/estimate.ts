@@ -72,8 +72,7 @@ function packBlocks(recs: Rec[], blockSize: number, restartInterval: number, fir
   const lens: number[] = [];
   const lastKeys: string[] = [];
   const recBlock = new Int32Array(recs.length);
-  let headerOff = firstHeader;
-  let next = headerOff + 4;
+  let next = firstHeader + 4;
   let restarts = 0;
   let entries = 0;
   let lastKey = '';
@@ -89,7 +88,6 @@ function packBlocks(recs: Rec[], blockSize: number, restartInterval: number, fir
       if (2 + 3 * rlen + n > blockSize - next && entries > 0) {
         lens.push(next + 3 * restarts + 2);
         lastKeys.push(lastKey);
-        headerOff = 0;
         next = 4;
         restarts = 0;
         entries = 0;

@@ -15,13 +15,16 @@ import { FormatError, u16, u24, u32, toHex } from '../basics.ts';
 import {
   BLOCK_HEADER_SIZE,
   BLOCK_LOG,
+  LOG_DELETION,
+  LOG_UPDATE,
   type BlockType,
   INFLATE_SLICE,
   RESTART_COUNT_SIZE,
   RESTART_ENTRY_SIZE,
   type SectionName,
 } from './constants.ts';
-import { RecordReader } from './record.ts';
+import { KEY_OK, RecordReader, isLogKey, type LogValue } from './record.ts';
+import type { Table } from './table.ts';
 
 /** Offset of the first record within a block's bytes: after the file header for the first block. */
 export function firstRecordOffset(blockOffset: number, headerSize: number): number {
@@ -447,5 +450,64 @@ export function deflateEnd(d: Uint8Array): number {
     }
   } catch {
     return -1;
+  }
+}
+
+/**
+ * Every log record of a table `openTable` accepted, in file order (refname ascending, update index
+ * descending): each log block inflated once by `inflateLogBlock`, its records read by one
+ * `RecordReader`. `visit` gets the reader just past the record (its `key`, `keyLen`, `valueType`),
+ * the value decoded into `v` (offsets into `blk`, the inflated block) and may return false to
+ * stop. A record that does not decode throws `FormatError` (the file changed after the check).
+ */
+export function eachLogRecord(
+  t: Table,
+  visit: (rec: RecordReader, v: LogValue, blk: Uint8Array) => boolean | void,
+): void {
+  const hs = t.header.hashSize;
+  const rec = new RecordReader();
+  const v: LogValue = {
+    oldAt: 0,
+    newAt: 0,
+    nameAt: 0,
+    nameLen: 0,
+    emailAt: 0,
+    emailLen: 0,
+    time: 0,
+    tz: 0,
+    messageAt: 0,
+    messageLen: 0,
+  };
+  const logEnd = t.fileSize - t.header.footerSize;
+  for (const b of t.blocks) {
+    if (b.type !== 'log') continue;
+    const hl = firstRecordOffset(b.offset, t.header.headerSize);
+    // The stream ends where openTable found it (fileBytes); reading to it suffices.
+    const r = inflateLogBlock(
+      (o, n) => t.source.read(o, n),
+      b.offset,
+      hl,
+      b.blockLen,
+      Math.min(logEnd, b.offset + b.fileBytes),
+      b.section,
+    );
+    if (r.error) throw new FormatError(t.path, r.error.offset, r.error.expected);
+    const blk = r.block;
+    const bad = (at: number): FormatError =>
+      new FormatError(
+        t.path,
+        b.offset,
+        `a well-formed log record at byte ${at} of the inflated log block (this block was accepted before: the file changed?)`,
+      );
+    rec.reset(blk, hl, b.restartTableOffset);
+    while (rec.more) {
+      const at = rec.pos;
+      if (rec.parseKey() !== KEY_OK || !isLogKey(rec.key, rec.keyLen)) throw bad(at);
+      const type = rec.valueType;
+      if (type !== LOG_UPDATE && type !== LOG_DELETION)
+        throw new FormatError(t.path, b.offset, `log type 0 or 1, found ${type}`);
+      if (!rec.readLogValue(hs, v)) throw bad(at);
+      if (visit(rec, v, blk) === false) return;
+    }
   }
 }

@@ -14,11 +14,12 @@
  */
 import { zipSync } from 'fflate';
 import { FormatError, bytesToKey, fromHex } from '../basics.ts';
-import { firstRecordOffset, inflateLogBlock } from './block.ts';
-import { KEY_OK, RecordReader, isLogKey, logKeyUpdateIndex, type LogValue } from './record.ts';
-import { LOG_DELETION, LOG_KEY_SUFFIX, LOG_UPDATE } from './constants.ts';
-import type { Table } from '../table.ts';
-import { lowerBound, mergeTables, type Stack } from '../stack.ts';
+import { eachLogRecord } from './block.ts';
+import { logKeyUpdateIndex } from './record.ts';
+import { LOG_KEY_SUFFIX, LOG_UPDATE } from './constants.ts';
+import type { Table } from './table.ts';
+import { type Stack } from './stack.ts';
+import { lowerBound, mergeTables } from './merged.ts';
 import { WriterError, tableFileName, writeTable, type LogRecordIn, type RefRecordIn } from './writer.ts';
 import { gitAutoCompaction, gitAutoCompactionWithLocks, type Segment, type StackLocks } from './auto-compaction.ts';
 import {
@@ -153,65 +154,25 @@ function refRecordAt(t: Table, i: number, hs: number): RefRecordIn {
 export function tableLogRecords(t: Table): LogRecordIn[] {
   const out: LogRecordIn[] = [];
   const hs = t.header.hashSize;
-  const rec = new RecordReader();
-  const v: LogValue = {
-    oldAt: 0,
-    newAt: 0,
-    nameAt: 0,
-    nameLen: 0,
-    emailAt: 0,
-    emailLen: 0,
-    time: 0,
-    tz: 0,
-    messageAt: 0,
-    messageLen: 0,
-  };
-  const logEnd = t.fileSize - t.header.footerSize;
-  for (const b of t.blocks) {
-    if (b.type !== 'log') continue;
-    const hl = firstRecordOffset(b.offset, t.header.headerSize);
-    const r = inflateLogBlock(
-      (o, n) => t.source.read(o, n),
-      b.offset,
-      hl,
-      b.blockLen,
-      Math.min(logEnd, b.offset + b.fileBytes),
-      b.section,
-    );
-    if (r.error) throw new FormatError(t.path, r.error.offset, r.error.expected);
-    const blk = r.block;
-    const bad = (at: number): FormatError =>
-      new FormatError(
-        t.path,
-        b.offset,
-        `a well-formed log record at byte ${at} of the inflated log block (this block was accepted before: the file changed?)`,
-      );
-    rec.reset(blk, hl, b.restartTableOffset);
-    while (rec.more) {
-      const at = rec.pos;
-      if (rec.parseKey() !== KEY_OK || !isLogKey(rec.key, rec.keyLen)) throw bad(at);
-      const kl = rec.keyLen;
-      const type = rec.valueType;
-      if (type !== LOG_UPDATE && type !== LOG_DELETION)
-        throw new FormatError(t.path, b.offset, `log type 0 or 1, found ${type}`);
-      const logRec: LogRecordIn = {
-        name: bytesToKey(rec.key, 0, kl - LOG_KEY_SUFFIX),
-        updateIndex: logKeyUpdateIndex(rec.key, kl),
-        type: type === LOG_UPDATE ? 1 : 0,
-      };
-      if (!rec.readLogValue(hs, v)) throw bad(at);
-      if (type === LOG_UPDATE) {
-        logRec.oldId = blk.slice(v.oldAt, v.oldAt + hs);
-        logRec.newId = blk.slice(v.newAt, v.newAt + hs);
-        logRec.committerName = bytesToKey(blk, v.nameAt, v.nameAt + v.nameLen);
-        logRec.email = bytesToKey(blk, v.emailAt, v.emailAt + v.emailLen);
-        logRec.time = v.time;
-        logRec.tzOffset = v.tz;
-        logRec.message = bytesToKey(blk, v.messageAt, v.messageAt + v.messageLen);
-      }
-      out.push(logRec);
+  eachLogRecord(t, (rec, v, blk) => {
+    const kl = rec.keyLen;
+    const type = rec.valueType;
+    const logRec: LogRecordIn = {
+      name: bytesToKey(rec.key, 0, kl - LOG_KEY_SUFFIX),
+      updateIndex: logKeyUpdateIndex(rec.key, kl),
+      type: type === LOG_UPDATE ? 1 : 0,
+    };
+    if (type === LOG_UPDATE) {
+      logRec.oldId = blk.slice(v.oldAt, v.oldAt + hs);
+      logRec.newId = blk.slice(v.newAt, v.newAt + hs);
+      logRec.committerName = bytesToKey(blk, v.nameAt, v.nameAt + v.nameLen);
+      logRec.email = bytesToKey(blk, v.emailAt, v.emailAt + v.emailLen);
+      logRec.time = v.time;
+      logRec.tzOffset = v.tz;
+      logRec.message = bytesToKey(blk, v.messageAt, v.messageAt + v.messageLen);
     }
-  }
+    out.push(logRec);
+  });
   return out;
 }
 

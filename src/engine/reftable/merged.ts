@@ -201,7 +201,7 @@ export function mergeTables(tables: (Table | null)[]): MergedView {
     // the root. `loser[v]` is the loser of the match at internal node v; `top` the overall winner.
     const parent = new Int32Array(2 * K - 1).fill(-1);
     const loser = new Int32Array(2 * K - 1);
-    let top = 0;
+    let top: number;
     {
       // Huffman's construction with two queues (O(k log k)): the leaves sorted by weight, and the
       // internal nodes in the order they are made (their weights never decrease).

@@ -377,7 +377,7 @@ export function openPartial(input: InputFile, error: FormatError, opts: OpenOpti
   const src = input.source;
   const size = src.size;
   const name = file.split('/').pop() || file;
-  let h: TableHeader | null = null;
+  let h: TableHeader;
   const out: PartialTable = {
     name,
     path: file,
@@ -828,12 +828,10 @@ class Parser {
       this.refStart = refSection.start;
       this.refEnd = refSection.end;
     }
-    let done = 0;
     for (const s of sections) {
       if (s.end <= s.start) throw new FormatError(file, s.start, `section ${s.name} to be non-empty`);
       this.walkSection(s.name, s.start, s.end);
-      done = s.end;
-      this.opts.onProgress?.(done);
+      this.opts.onProgress?.(s.end);
     }
     this.checkIndexes(sections);
   }

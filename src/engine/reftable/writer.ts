@@ -29,7 +29,7 @@
  */
 import { deflateLogBlock } from './deflate.ts';
 import { crc32, putU16, putU24, putU32, putU64, putVarint, varintLength } from '../basics.ts';
-import type { TableFooter } from '../table.ts';
+import type { TableFooter } from './table.ts';
 import {
   BlockWriter,
   WriterError,
@@ -733,10 +733,7 @@ export function writeTableDetailed(
     if (value) {
       for (let i = 0; i < hs; i++) b[o + i] = value[i];
       o += hs;
-      if (peeled) {
-        for (let i = 0; i < hs; i++) b[o + i] = peeled[i];
-        o += hs;
-      }
+      if (peeled) for (let i = 0; i < hs; i++) b[o + i] = peeled[i];
       if (indexObjects) {
         oids.push(value, w.blocks.length);
         if (peeled) oids.push(peeled, w.blocks.length);

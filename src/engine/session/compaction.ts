@@ -13,9 +13,9 @@ import {
   gitAutoCompactionWithLocks,
   jgitCompaction,
   replayAutoCompaction,
-} from '../compaction.ts';
+} from '../reftable/auto-compaction.ts';
 import { stackLocks } from '../analyze.ts';
-import { compactAll, compactAuto, stackFilesAfter, zipStack, type CompactResult } from '../compact.ts';
+import { compactAll, compactAuto, stackFilesAfter, zipStack, type CompactResult } from '../reftable/compact.ts';
 import type { CompactionReport } from '../extensions.ts';
 import {
   MAX_REPLAY,

@@ -7,7 +7,7 @@
 import { displayName, keyToBytes, textToKey, toHex } from '../basics.ts';
 import { analysisRefs, type Analysis } from '../analyze.ts';
 import { resolveEntry } from '../refs.ts';
-import { sectionRanges, type SectionName, type Table } from '../table.ts';
+import { sectionRanges, type SectionName, type Table } from '../reftable/table.ts';
 import { decodeBlockDetail, type BlockDetail } from '../blockdetail.ts';
 import type { RefRow, RefsPage, RefsQuery, TableLayout, TableSplit } from './types.ts';
 

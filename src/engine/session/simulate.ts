@@ -2,8 +2,8 @@
  * session/simulate: the Simulator view's runs on the loaded analysis (`Simulator.run`), with the
  * same wall-clock budget as the CLI, and what this engine build can do.
  */
-import { FormatError, bytesToKey, displayName, memorySource, textToKey } from '../basics.ts';
-import { analyzeFiles, type Analysis } from '../analyze.ts';
+import { FormatError, bytesToKey, displayName, textToKey } from '../basics.ts';
+import { type Analysis } from '../analyze.ts';
 import { Simulator, SpecError, SimulationLimitError, type SimulationResult } from '../simulate/index.ts';
 import { measureScriptFor } from '../simulate/measure-run.ts';
 import { GENERATOR } from '../version.ts';
@@ -129,18 +129,7 @@ export class SimulateSession {
 
   /** What this engine build can do. */
   capabilities(): Capabilities {
-    let filesBackend = true;
-    try {
-      analyzeFiles([
-        {
-          path: 'packed-refs',
-          source: memorySource(new TextEncoder().encode('# pack-refs with: peeled fully-peeled sorted \n')),
-        },
-      ]);
-    } catch (e) {
-      if (!(e instanceof FormatError) && /files backend not registered/.test(String((e as Error)?.message)))
-        filesBackend = false;
-    }
-    return { filesBackend };
+    // The files backend is part of every build: `analyzeFiles` calls it directly.
+    return { filesBackend: true };
   }
 }

@@ -3,9 +3,9 @@
  * progress, refs pages, table layouts, compaction data, share and export answers, simulations.
  */
 import type { BlockReport, Report } from '../report.ts';
-import type { SectionName, TableFooter, TableHeader } from '../table.ts';
-import type { GeometryResult, JGitResult, ReplayStep, Segment } from '../compaction.ts';
-import type { CompactStats } from '../compact.ts';
+import type { SectionName, TableFooter, TableHeader } from '../reftable/table.ts';
+import type { GeometryResult, JGitResult, ReplayStep, Segment } from '../reftable/auto-compaction.ts';
+import type { CompactStats } from '../reftable/compact.ts';
 import type { AfterCompaction } from '../extensions.ts';
 import type { ShareDescription, ShareErrorReason } from '../share/index.ts';
 import type { ModelName, SimulationResult } from '../simulate/index.ts';

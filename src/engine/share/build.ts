@@ -5,9 +5,10 @@
 import { textToKey } from '../basics.ts';
 import { analysisRefs, type Analysis } from '../analyze.ts';
 import { type Report } from '../report.ts';
-import { lowerBound, type Stack, type MergedView } from '../stack.ts';
+import { type Stack } from '../reftable/stack.ts';
+import { lowerBound, type MergedView } from '../reftable/merged.ts';
 import { resolveEntry } from '../refs.ts';
-import { type Table, type SectionName } from '../table.ts';
+import { type Table, type SectionName } from '../reftable/table.ts';
 import {
   CUT_MARK,
   MAX_EXAMPLE_BYTES,

@@ -5,7 +5,7 @@
  * named bound before anything loops on it, and any failure is a `ShareLinkError`.
  */
 import { crc32, encodeVarint, getVarint, cursor, textToKey, displayName, type Finding } from '../basics.ts';
-import { type SectionName } from '../table.ts';
+import { type SectionName } from '../reftable/table.ts';
 import {
   MAX_EXAMPLES,
   MAX_EXAMPLE_BYTES,

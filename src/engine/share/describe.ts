@@ -1,6 +1,5 @@
 /** share/describe: what a link contains, in words, for the share dialog and the CLI. */
 import { sizeText, displayName } from '../basics.ts';
-import { type Stack } from '../stack.ts';
 import { fmt, plural } from './limits.ts';
 import { type SharePayload, shareFigures } from './payload.ts';
 import { REMOVED, sanitizeSimulation } from './redact.ts';

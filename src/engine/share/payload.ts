@@ -3,7 +3,7 @@
  * and the figures a payload implies (`shareFigures`).
  */
 import { type Finding } from '../basics.ts';
-import { type SectionName } from '../table.ts';
+import { type SectionName } from '../reftable/table.ts';
 import { SHARE_SCHEMA } from './limits.ts';
 
 /** Value types of ref records (reftable value_type): 0 tombstone, 1 ref, 2 ref + peeled, 3 symref. */

@@ -5,10 +5,11 @@
 import { FormatError, textToKey, displayName, type Finding } from '../basics.ts';
 import { type Analysis } from '../analyze.ts';
 import { buildReport, GENERATOR, type Report } from '../report.ts';
-import { lowerBound, type Stack, type MergedView } from '../stack.ts';
-import { type Table, type SectionName, type BlockType } from '../table.ts';
+import { type Stack } from '../reftable/stack.ts';
+import { lowerBound, type MergedView } from '../reftable/merged.ts';
+import { type Table, type SectionName, type BlockType } from '../reftable/table.ts';
 import { type ClassifiedInput } from '../input.ts';
-import { tableFileName } from '../writer.ts';
+import { tableFileName } from '../reftable/writer.ts';
 import { MAX_SHARED_REPORT_WINNERS, SHARED_DIAGNOSIS_PREFIX, plural, sharedWinners, tooManyWinners } from './limits.ts';
 import { type SharePayload, type ShareTable, shareFigures, SECTIONS } from './payload.ts';
 import { checkPayload } from './validate.ts';

@@ -3,7 +3,7 @@
  * with the repro script of export.ts) and the tables written with `writeTable` (`syntheticStack`).
  */
 import { memorySource, type InputFile } from '../basics.ts';
-import { writeTable, tableFileName, type RefRecordIn, type LogRecordIn } from '../writer.ts';
+import { writeTable, tableFileName, type RefRecordIn, type LogRecordIn } from '../reftable/writer.ts';
 import { keySuffixBytes } from './build.ts';
 import {
   MAX_BROWSER_SYNTHETIC_RECORDS,
@@ -176,7 +176,7 @@ export function shapePlan(p: SharePayload): ShapePlan {
         const e = recs.get(`${t}:${ns}:${kind}`);
         return e ? e.records - e.winners : 0;
       });
-      let kind = 1;
+      let kind: number;
       const nextKind = () => {
         const order = [1, 2, 3, 0];
         for (const k of order) if (need[k] > 0) return k;

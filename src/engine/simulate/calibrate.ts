@@ -180,7 +180,9 @@ export function fitConstants(
     } catch (e) {
       // Parallel active constraints that cannot hold together (two bounds on one point).
       if (!A.some((q) => / [≥≤] [÷×]/.test(q.name))) throw e;
-      throw new Error(`fitConstants: no constants reproduce these together: ${A.map((q) => q.name).join('; ')}`);
+      throw new Error(`fitConstants: no constants reproduce these together: ${A.map((q) => q.name).join('; ')}`, {
+        cause: e,
+      });
     }
     theta = sol.slice(0, k);
     // Multipliers: H θ − c + Gᵀν = 0 with ν = −λ; an inequality needs λ ≥ 0, i.e. ν ≤ 0.

@@ -19,7 +19,7 @@
  * that both give identical counts.
  */
 import type { Counts } from './counts.ts';
-import { gitAutoCompaction } from '../compaction.ts';
+import { gitAutoCompaction } from '../reftable/auto-compaction.ts';
 import { SimState, rankOf, gallopParts, cmpParts, type RecValue, type NewRecords, type SimTable } from './state.ts';
 
 export type Semantics = 'suppress' | 'pass';

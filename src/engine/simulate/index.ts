@@ -10,10 +10,11 @@
  * The result is plain data (docs/simulation.md); nothing in it refers back to the tables.
  */
 import type { Analysis } from '../analyze.ts';
-import type { Stack, MergedView } from '../stack.ts';
+import type { Stack } from '../reftable/stack.ts';
+import type { MergedView } from '../reftable/merged.ts';
 import { GENERATOR } from '../version.ts';
-import { loadFilesRepo, type FilesRepo } from '../files.ts';
-import { gitAutoCompaction, geometryByCount } from '../compaction.ts';
+import { type FilesRepo } from '../files.ts';
+import { gitAutoCompaction, geometryByCount } from '../reftable/auto-compaction.ts';
 import { displayName } from '../basics.ts';
 import { blocksRead, PHASES, type Counts, type Phase } from './counts.ts';
 import {
@@ -207,17 +208,10 @@ export interface SimulationResult {
   curve: CurveData | null;
 }
 
-/** Build the input from an analysis (reftable stack, or files backend via files.ts). */
+/** Build the input from an analysis: its reftable stack, or its files-backend repository. */
 export function simInputFromAnalysis(a: Analysis): SimInput {
-  if (a.stack && a.merged)
-    return { kind: 'reftable', stack: a.stack, merged: a.merged, description: a.input.description };
-  const f = a.files as Partial<FilesRepo> | null;
-  if (f && typeof f === 'object' && 'loose' in f && 'packed' in f)
-    return { kind: 'files', repo: f as FilesRepo, description: a.input.description };
-  if (a.input.kind === 'files' || a.input.kind === 'packed-refs') {
-    return { kind: 'files', repo: loadFilesRepo(a.input.gitFiles), description: a.input.description };
-  }
-  throw new Error('simulate: the analysis has neither a reftable stack nor a files-backend repository');
+  if (a.stack) return { kind: 'reftable', stack: a.stack, merged: a.merged, description: a.input.description };
+  return { kind: 'files', repo: a.files, description: a.input.description };
 }
 
 type LiveRef = { name: string; oid: string | null; target: string | null };

@@ -11,7 +11,7 @@ import type { Counts } from './counts.ts';
 import type { SimEngine, Semantics, ReadResult, ScanResult, WriteRecord } from './engine.ts';
 import { prefixEnd } from './engine.ts';
 import { syntheticTable, lowerStr, type SimStore, type SimTable, type RecValue } from './state.ts';
-import { seekRef, newCounters } from '../lookup.ts';
+import { seekRef, newCounters } from '../reftable/seek.ts';
 import { layoutSeek } from './layout.ts';
 
 /** One table's cursor during a merged iteration. */

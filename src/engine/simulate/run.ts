@@ -14,7 +14,7 @@
  * collected; the counts assume the transaction went on (git ≤ 2.49 stops at the first error of
  * the prepare loop, 2.50+ after the loop).
  */
-import { refsForObject, newCounters } from '../lookup.ts';
+import { refsForObject, newCounters } from '../reftable/seek.ts';
 import { checkRefnameFormat } from '../files/refname.ts';
 import { zeroPhases, totalOf, type Counts, type PhaseCounts } from './counts.ts';
 import { autoCompactInto, type SimEngine, type Semantics, type WriteRecord } from './engine.ts';

@@ -13,8 +13,9 @@
  * lookup.ts's reader); seeks in modelled tables from their layout (layout.ts `layoutSeek`).
  */
 import { memorySource, readAll, toHex } from '../basics.ts';
-import type { Table } from '../table.ts';
-import type { Stack, MergedView } from '../stack.ts';
+import type { Table } from '../reftable/table.ts';
+import type { Stack } from '../reftable/stack.ts';
+import type { MergedView } from '../reftable/merged.ts';
 import { RealSeek } from './realseek.ts';
 import { layoutTable, layoutSeek, type Layout, type LayoutOptions, type SeekCost } from './layout.ts';
 

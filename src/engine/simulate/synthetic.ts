@@ -6,9 +6,10 @@
  * `deleted` of the n refs (all by default) at update index 4.
  */
 import { memorySource } from '../basics.ts';
-import { openTable, type Table } from '../table.ts';
-import { mergeTables, type Stack, type MergedView } from '../stack.ts';
-import { writeTable, tableFileName, type RefRecordIn } from '../writer.ts';
+import { openTable, type Table } from '../reftable/table.ts';
+import { type Stack } from '../reftable/stack.ts';
+import { mergeTables, type MergedView } from '../reftable/merged.ts';
+import { writeTable, tableFileName, type RefRecordIn } from '../reftable/writer.ts';
 import { syntheticOid } from './workload.ts';
 
 /** What to build. */

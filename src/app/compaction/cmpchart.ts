@@ -2,7 +2,7 @@
  * Geometry of the Compaction view's charts (pure functions, no DOM): the threshold each table is
  * compared with under git's geometric rule, and a logarithmic scale.
  */
-import type { Segment } from '../engine/compaction.ts';
+import type { Segment } from '../../engine/reftable/auto-compaction.ts';
 
 /**
  * The value each table is compared with by git's rule (`suggest_compaction_segment`), oldest first:

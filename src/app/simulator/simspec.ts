@@ -124,4 +124,4 @@ export function formFromSpec(spec: string, base: WorkloadForm): WorkloadForm {
 }
 
 // Workload codes and their name-free labels are the link's layout: the engine defines them (CLI and app alike).
-export { WORKLOAD_CODES, workloadCode, workloadLabel, type WorkloadCode } from '../engine/share/simulation.ts';
+export { WORKLOAD_CODES, workloadCode, workloadLabel, type WorkloadCode } from '../../engine/share/simulation.ts';

@@ -10,11 +10,11 @@
  */
 import { create } from 'zustand';
 import * as Comlink from 'comlink';
-import type { LoadProgress } from '../engine/session.ts';
-import type { SharedReport } from '../engine/share/index.ts';
-import { engine } from './engine.ts';
-import { beginLoad, isLatestLoad, useApp, type Loaded } from './store.ts';
-import { isShareHash, parseRoute, type ViewId } from './route.ts';
+import type { LoadProgress } from '../../engine/session/index.ts';
+import type { SharedReport } from '../../engine/share/index.ts';
+import { engine } from '../shell/engine.ts';
+import { beginLoad, isLatestLoad, useApp, type Loaded } from '../shell/store.ts';
+import { isShareHash, parseRoute, type ViewId } from '../shell/route.ts';
 import './share.css';
 
 interface ShareLinkState {

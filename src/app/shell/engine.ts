@@ -4,8 +4,8 @@
  * is synchronous inside the worker, so that is the only way to cancel).
  */
 import * as Comlink from 'comlink';
-import type { EngineApi, WorkerInput } from '../../workers/engine.worker.ts';
-import type { LoadProgress, LoadResult } from '../engine/session.ts';
+import type { EngineApi, WorkerInput } from '../../../workers/engine.worker.ts';
+import type { LoadProgress, LoadResult } from '../../engine/session/index.ts';
 
 export type { WorkerInput };
 
@@ -69,7 +69,7 @@ function watched(c: Conn, raw: Comlink.Remote<EngineApi>): Comlink.Remote<Engine
 
 function connect(): Conn {
   if (conn) return conn;
-  const worker = new Worker(new URL('../../workers/engine.worker.ts', import.meta.url), {
+  const worker = new Worker(new URL('../../../workers/engine.worker.ts', import.meta.url), {
     type: 'module',
     name: 'refscope-engine',
   });

@@ -2,14 +2,14 @@
  * Formatting of the Simulator view's numbers (pure functions): estimated seconds, speed-ups,
  * large counts. Three significant digits for times, as the CLI's text output.
  */
-import { fmtInt } from './format.ts';
-import { fmtSpeedup, fmtGain } from '../engine/simulate/format.ts';
+import { fmtInt } from '../lib/format.ts';
+import { fmtSpeedup, fmtGain } from '../../engine/simulate/format.ts';
 
 /**
  * Estimated seconds: "1,858 s", "12.3 s", "2.37 s", "446 ms", "22.0 ms", "1.23 ms", "512 µs".
  * The engine's one seconds format (also the text of shared results), `null` → "—".
  */
-export { secondsText as fmtSeconds } from '../engine/share/simulation.ts';
+export { secondsText as fmtSeconds } from '../../engine/share/simulation.ts';
 
 /** A speed-up factor: "×2,100" (two significant digits from 100), "×57", "×1.8" (the engine's rule). */
 export const fmtTimes = fmtSpeedup;

@@ -2,8 +2,8 @@
  * Geometry of the Simulator view's chart (pure functions, no DOM): estimated seconds against
  * batch size n on log–log axes, one line per model, and how each line grows (quadratic, linear).
  */
-import type { CurveData } from '../engine/simulate/curve.ts';
-import type { ModelName } from '../engine/simulate/models.ts';
+import type { CurveData } from '../../engine/simulate/curve.ts';
+import type { ModelName } from '../../engine/simulate/models.ts';
 
 /** Which of the two curves of `CurveData` the chart draws. */
 export type CurveMode = 'sameShape' | 'fixedStack';
@@ -59,7 +59,7 @@ export function chartSeries(curve: CurveData, mode: CurveMode): ChartSeries[] {
 }
 
 /** The curve rebuilt from a link's numbers: the engine's (the link's layout is defined there). */
-export { curveFromParts } from '../engine/share/simulation.ts';
+export { curveFromParts } from '../../engine/share/simulation.ts';
 
 /** A log10 axis from `lo` to `hi` (powers of ten) onto [a, b]. */
 export interface LogAxis {

@@ -3,7 +3,7 @@
  * Only summaries live here; ref lists and blocks are asked from the worker page by page.
  */
 import { create } from 'zustand';
-import type { Capabilities, LoadProgress, LoadResult } from '../engine/session.ts';
+import type { Capabilities, LoadProgress, LoadResult } from '../../engine/session/index.ts';
 import { engine, loadInWorker, onWorkerReplaced, type WorkerInput } from './engine.ts';
 import { fetchSample, fetchSamples, type SampleInfo } from './input.ts';
 import { DEFAULT_ROUTE, formatRoute, isRouteHash, parseRoute, type Route } from './route.ts';

@@ -9,15 +9,18 @@ export interface Async<T> {
 
 /** Run `fn` (a worker request) whenever `deps` change; `fn` returning null means "nothing to ask". */
 export function useAsync<T>(fn: () => Promise<T> | null, deps: unknown[]): Async<T> {
-  const [state, setState] = useState<Async<T>>({ data: null, loading: false, error: null });
+  const [state, setState] = useState<Async<T>>({ data: null, loading: true, error: null });
+  // New inputs start a new request: it is loading from this render on, the last answer kept until
+  // the new one comes (state adjusted while rendering, as React's docs advise, not in the effect).
+  const [asked, setAsked] = useState(deps);
+  if (asked.length !== deps.length || asked.some((d, i) => !Object.is(d, deps[i]))) {
+    setAsked(deps);
+    setState((s) => ({ data: s.data, loading: true, error: null }));
+  }
   useEffect(() => {
     let live = true;
-    const p = fn();
-    if (!p) {
-      setState({ data: null, loading: false, error: null });
-      return;
-    }
-    setState((s) => ({ data: s.data, loading: true, error: null }));
+    // Nothing to ask settles like an answer of nothing, so every update comes from a settlement.
+    const p: Promise<T | null> = fn() ?? Promise.resolve(null);
     p.then(
       (data) => {
         if (live) setState({ data, loading: false, error: null });

@@ -69,7 +69,7 @@ export function isShareHash(hash: string): boolean {
 export function parseRoute(hash: string): Route {
   let h = hash.replace(/^#/, '');
   let view: string | null = null;
-  let query = '';
+  let query: string;
   if (h.startsWith('/')) {
     h = h.slice(1);
     const qi = h.indexOf('?');

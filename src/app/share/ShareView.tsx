@@ -1,17 +1,17 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { ExportFormat } from '../../engine/session.ts';
-import { useApp } from '../store.ts';
-import { engine } from '../engine.ts';
-import { fmtInt } from '../format.ts';
-import { useAsync } from '../util.ts';
-import { stackSvg } from '../svg.ts';
-import { downloadBlob, downloadText, svgToPng } from '../download.ts';
-import { SimulationResults, sharedReport } from '../share-open.tsx';
-import { lastRunFor, useSim } from '../simstore.ts';
-import { sharedSimulation, simulationForShare } from '../simshare.ts';
-import '../share.css';
+import type { ExportFormat } from '../../engine/session/index.ts';
+import { useApp } from '../shell/store.ts';
+import { engine } from '../shell/engine.ts';
+import { fmtInt } from '../lib/format.ts';
+import { useAsync } from '../lib/util.ts';
+import { stackSvg } from '../lib/svg.ts';
+import { downloadBlob, downloadText, svgToPng } from '../shell/download.ts';
+import { SimulationResults, sharedReport } from './share-open.tsx';
+import { lastRunFor, useSim } from '../simulator/simstore.ts';
+import { sharedSimulation, simulationForShare } from '../../engine/share/simulation.ts';
+import './share.css';
 
-/** Most characters a link may have, and what typical links stay under (src/engine/share.ts). */
+/** Most characters a link may have, and what typical links stay under (src/engine/share/). */
 const MAX_LINK = 8000;
 const TYPICAL_LINK = 2000;
 
@@ -86,7 +86,12 @@ function ShareDialog() {
     [loaded.id, withNames, simulation],
   );
   const a = ans.data;
-  useEffect(() => setCopyState('idle'), [a]);
+  // A new link resets the copy button (adjusted while rendering, as React's docs advise).
+  const [copiedFor, setCopiedFor] = useState(a);
+  if (copiedFor !== a) {
+    setCopiedFor(a);
+    setCopyState('idle');
+  }
 
   const copy = async () => {
     if (!a?.ok) return;

@@ -10,18 +10,18 @@ import { useApp, startUp, watchHash } from './store.ts';
 import { VIEWS, type ViewId } from './route.ts';
 import { inputsFromFiles, pickFiles, pickFolder, pickersSupported, takeDrop, walkDrop } from './input.ts';
 import type { WorkerInput } from './engine.ts';
-import { fmtBytes, fmtInt } from './format.ts';
-import { isTyping } from './util.ts';
+import { fmtBytes, fmtInt } from '../lib/format.ts';
+import { isTyping } from '../lib/util.ts';
 import { consumeLaunches } from './pwa.ts';
 import { PwaNotices } from './PwaNotices.tsx';
-import { OverviewView } from './views/OverviewView.tsx';
-import { StackView } from './views/StackView.tsx';
-import { TableView } from './views/TableView.tsx';
-import { RefsView } from './views/RefsView.tsx';
-import { CompactionView } from './views/CompactionView.tsx';
-import { SimulatorView } from './views/SimulatorView.tsx';
-import { ShareView } from './views/ShareView.tsx';
-import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from './share-open.tsx';
+import { OverviewView } from '../views/OverviewView.tsx';
+import { StackView } from '../views/StackView.tsx';
+import { TableView } from '../views/TableView.tsx';
+import { RefsView } from '../views/RefsView.tsx';
+import { CompactionView } from '../compaction/CompactionView.tsx';
+import { SimulatorView } from '../simulator/SimulatorView.tsx';
+import { ShareView } from '../share/ShareView.tsx';
+import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from '../share/share-open.tsx';
 
 const TAB_LABEL: Record<ViewId, string> = {
   overview: 'Overview',

@@ -1,15 +1,15 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { Segment } from '../../engine/compaction.ts';
-import type { CompactionData, CompactNowResult } from '../../engine/session.ts';
-import { useApp } from '../store.ts';
-import { engine } from '../engine.ts';
-import { fmtBytes, fmtInt, fmtMs, plural } from '../format.ts';
-import { shortTableName, useAsync } from '../util.ts';
-import { logScale, segmentText, shortNum, thresholds } from '../cmpchart.ts';
-import { downloadBlob } from '../download.ts';
-import { sharedReport } from '../share-open.tsx';
-import '../compaction.css';
-import { GitVerdict, gitRefuses } from './GitVerdict.tsx';
+import type { Segment } from '../../engine/reftable/auto-compaction.ts';
+import type { CompactionData, CompactNowResult } from '../../engine/session/index.ts';
+import { useApp } from '../shell/store.ts';
+import { engine } from '../shell/engine.ts';
+import { fmtBytes, fmtInt, fmtMs, plural } from '../lib/format.ts';
+import { shortTableName, useAsync } from '../lib/util.ts';
+import { logScale, segmentText, shortNum, thresholds } from './cmpchart.ts';
+import { downloadBlob } from '../shell/download.ts';
+import { sharedReport } from '../share/share-open.tsx';
+import './compaction.css';
+import { GitVerdict, gitRefuses } from '../views/GitVerdict.tsx';
 
 type Rule = 'git' | 'records' | 'live' | 'jgit';
 

@@ -6,8 +6,8 @@
  * data, never markup. Colours are explicit attributes (no CSS, no fonts fetched), so the file looks
  * the same wherever it is opened.
  */
-import type { Report } from '../engine/report.ts';
-import type { TableSplit } from '../engine/session.ts';
+import type { Report } from '../../engine/report.ts';
+import type { TableSplit } from '../../engine/session/index.ts';
 import { fmtBytes, fmtInt } from './format.ts';
 
 /** Colours of one theme (the app's light and dark palettes, styles.css). */
@@ -70,12 +70,10 @@ type Kind = StackKind;
 export function xmlText(s: string): string {
   return (
     s
-      // Characters XML 1.0 forbids, and lone surrogates, become U+FFFD.
-      // eslint-disable-next-line no-control-regex
-      .replace(
-        /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
-        '\ufffd',
-      )
+      // Characters XML 1.0 forbids, and lone surrogates, become U+FFFD: the C0 controls but tab,
+      // newline and return (\p{Cc} less those and DEL/C1, which XML allows), lone surrogates
+      // (\p{Cs} in a /u pattern matches only unpaired ones), U+FFFE and U+FFFF.
+      .replace(/(?![\t\n\r\x7f-\x9f])[\p{Cc}\p{Cs}\ufffe\uffff]/gu, '\ufffd')
       .replace(/&/g, '&amp;')
       .replace(/</g, '&lt;')
       .replace(/>/g, '&gt;')

@@ -6,16 +6,16 @@
  */
 import { create } from 'zustand';
 import * as Comlink from 'comlink';
-import type { SimulateError, SimulateQuery } from '../engine/session.ts';
-import { MODEL_NAMES, type ModelName } from '../engine/simulate/models.ts';
-import { engine } from './engine.ts';
-import { useApp, type Loaded } from './store.ts';
-import { sharedReport } from './share-open.tsx';
+import type { SimulateError, SimulateQuery } from '../../engine/session/index.ts';
+import { MODEL_NAMES, type ModelName } from '../../engine/simulate/models.ts';
+import { engine } from '../shell/engine.ts';
+import { useApp, type Loaded } from '../shell/store.ts';
+import { sharedReport } from '../share/share-open.tsx';
 import { DEFAULT_FORM, formFromSpec, specOf, workloadCode, type WorkloadForm } from './simspec.ts';
-import type { SimDisplay } from './simshare.ts';
-import { parseGitVersion, type GitVersionInfo } from '../engine/simulate/gitversion.ts';
-import { compareMeasure, readMeasureFile, type MeasureComparison } from '../engine/simulate/measure.ts';
-import { downloadText } from './download.ts';
+import type { SimDisplay } from '../../engine/share/simulation.ts';
+import { parseGitVersion, type GitVersionInfo } from '../../engine/simulate/gitversion.ts';
+import { compareMeasure, readMeasureFile, type MeasureComparison } from '../../engine/simulate/measure.ts';
+import { downloadText } from '../shell/download.ts';
 
 /** `update-ref --stdin` input: typed or pasted text, or an opened/dropped file (bytes as they are). */
 export interface StdinInput {

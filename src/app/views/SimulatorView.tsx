@@ -1,1 +1,0 @@
-export { SimulatorView } from '../simulator/SimulatorView.tsx';

@@ -1,1 +1,0 @@
-export * from './reftable/auto-compaction.ts';

@@ -1,1 +1,0 @@
-export * from './reftable/seek.ts';

@@ -1,2 +1,0 @@
-export * from './reftable/stack.ts';
-export * from './reftable/merged.ts';
