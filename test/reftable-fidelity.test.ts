@@ -16,6 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { openTable, openPartial, TruncatedError } from '../src/engine/reftable/table.ts';
 import { invalidRefNames } from '../src/engine/refs.ts';
 import { decodeBlockDetail } from '../src/engine/blockdetail.ts';
+import { RefsList } from '../src/engine/session/paging.ts';
 
 const BIN = path.join(__dirname, '..', 'bin/refscope.mjs');
 const g = realGits().find((x) => x.version === '2.55.0') ?? realGits()[0];
@@ -240,6 +241,25 @@ describe.skipIf(skip)('reading stacks as git 2.55 does', () => {
       expect(b.error).toBeInstanceOf(TruncatedError);
       expect(b.partial!.blocks.length).toBe(3);
       expect(fsz).toBeGreaterThan(0);
+      // The app's block map and hex view (the session's paging) show those blocks, as
+      // refscope's reading: three whole 1024-byte blocks, readable up to byte 3 × 1024.
+      const list = new RefsList(a);
+      const L = list.tableBlocks(0)!;
+      expect(L.error!.expected).toContain(`truncated: ${cutAt.toLocaleString('en-US')} bytes`);
+      expect(L.blocks.map((x) => [LABEL[x.type], x.offset])).toEqual([
+        [truth[0][0], 0],
+        [truth[1][0], 1024],
+        [truth[2][0], 2048],
+      ]);
+      expect(L.readable!.upTo).toBe(3 * 1024);
+      expect(L.sections.at(-1)).toEqual({ name: 'unread', start: 3 * 1024, end: cutAt });
+      expect(
+        list
+          .blockDetail(0, 0)!
+          .records.slice(0, 2)
+          .map((x) => x.key),
+      ).toEqual(['HEAD', firstBranch]);
+      expect(list.blockDetail(0, 3)).toBeNull();
     } finally {
       r.dispose();
     }

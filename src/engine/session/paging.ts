@@ -4,12 +4,13 @@
  * views. Names leave as Unicode text (`displayName`); inside they stay byte strings so that
  * order and filters are git's byte order.
  */
-import { displayName, keyToBytes, textToKey, toHex } from '../basics.ts';
+import { displayName, keyToBytes, textToKey, toHex, type FormatError } from '../basics.ts';
 import { analysisRefs, type Analysis } from '../analyze.ts';
 import { resolveEntry } from '../refs.ts';
-import { sectionRanges, type SectionName, type Table } from '../table.ts';
-import { decodeBlockDetail, type BlockDetail } from '../blockdetail.ts';
-import type { RefRow, RefsPage, RefsQuery, TableLayout, TableSplit } from './types.ts';
+import { sectionRanges, type BlockInfo, type SectionName, type Table } from '../table.ts';
+import type { PartialTable } from '../reftable/table.ts';
+import { decodeBlockDetail, type BlockDetail, type BlockSourceTable } from '../blockdetail.ts';
+import type { BlockSummary, RefRow, RefsPage, RefsQuery, TableLayout, TableSplit } from './types.ts';
 
 function keyDisplay(t: Table | null, k: string, section: SectionName): string {
   if (section === 'obj' || section === 'objIndex') {
@@ -276,6 +277,7 @@ export class RefsList {
     const t = s.tables[i];
     if (!t) {
       const b = s.broken.find((x) => x.name === s.names[i]);
+      if (b?.partial?.header) return partialLayout(i, b.partial, b.error);
       return {
         index: i,
         name: s.names[i],
@@ -303,29 +305,77 @@ export class RefsList {
       header: { ...h },
       footer: { ...t.footer },
       sections,
-      blocks: t.blocks.map((b, k) => ({
-        index: k,
-        offset: b.offset,
-        type: b.type,
-        section: b.section,
-        blockLen: b.blockLen,
-        restartCount: b.restartCount,
-        recordCount: b.recordCount,
-        padding: b.padding,
-        fileBytes: b.fileBytes,
-        firstKey: keyDisplay(t, b.firstKey, b.section),
-        lastKey: keyDisplay(t, b.lastKey, b.section),
-      })),
+      blocks: t.blocks.map((b, k) => blockSummary(t, b, k)),
       error: null,
     };
   }
 
-  /** Block `b` of table `i` decoded for the hex view; null if out of range. */
+  /**
+   * Block `b` of table `i` decoded for the hex view; null if out of range. For a table git cannot
+   * open, the blocks that parse before its first bad byte (`openPartial`).
+   */
   blockDetail(i: number, b: number): BlockDetail | null {
-    const t = this.table(i);
+    const t = this.table(i) ?? this.partial(i);
     if (!t || b < 0 || b >= t.blocks.length) return null;
     return decodeBlockDetail(t, b, i);
   }
+
+  /** The readable part of broken table `i`, when its header parses. */
+  private partial(i: number): BlockSourceTable | null {
+    const s = this.analysis?.stack;
+    if (!s || i < 0 || i >= s.names.length || s.tables[i]) return null;
+    const p = s.broken.find((x) => x.name === s.names[i])?.partial;
+    return p?.header ? { name: p.name, blocks: p.blocks, source: p.source, header: p.header } : null;
+  }
+}
+
+/** A block as the table view lists it. */
+function blockSummary(t: Table | null, b: BlockInfo, k: number): BlockSummary {
+  return {
+    index: k,
+    offset: b.offset,
+    type: b.type,
+    section: b.section,
+    blockLen: b.blockLen,
+    restartCount: b.restartCount,
+    recordCount: b.recordCount,
+    padding: b.padding,
+    fileBytes: b.fileBytes,
+    firstKey: keyDisplay(t, b.firstKey, b.section),
+    lastKey: keyDisplay(t, b.lastKey, b.section),
+  };
+}
+
+/**
+ * The layout of a table git cannot open, from what parses of it (`openPartial`): the header, the
+ * blocks before the first bad byte grouped into sections by their own types (the footer is not
+ * trusted), and the rest of the file as `unread`.
+ */
+function partialLayout(index: number, p: PartialTable, error: FormatError): TableLayout {
+  const h = p.header!;
+  const sections: TableLayout['sections'] = [{ name: 'header', start: 0, end: h.headerSize }];
+  let upTo = h.headerSize;
+  for (const b of p.blocks) {
+    const start = Math.max(b.offset, h.headerSize);
+    const end = b.offset + b.fileBytes;
+    const last = sections[sections.length - 1];
+    if (last.name === b.section && last.end === start) last.end = end;
+    else sections.push({ name: b.section, start, end });
+    upTo = end;
+  }
+  if (upTo < p.fileSize) sections.push({ name: 'unread', start: upTo, end: p.fileSize });
+  return {
+    index,
+    name: p.name,
+    path: p.path,
+    fileSize: p.fileSize,
+    header: { ...h },
+    footer: null,
+    sections,
+    blocks: p.blocks.map((b, k) => blockSummary(null, b, k)),
+    error: { file: error.file, offset: error.offset, expected: error.expected },
+    readable: { upTo, stop: p.stop ? { offset: p.stop.offset, expected: p.stop.expected } : null },
+  };
 }
 
 /** First record index holding the same block as record `rec` (`blocks` is non-decreasing). */
