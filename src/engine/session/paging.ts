@@ -212,7 +212,36 @@ export class RefsList {
       const i = 'list' in sel ? sel.list[r] : sel.base ? sel.base[sel.from + r] : sel.from + r;
       rows.push(this.row(i, r));
     }
-    return { total, offset, rows };
+    const page: RefsPage = { total, offset, rows };
+    if (q.mode === 'prefix' && q.filter && this.mergedList()) page.prefixStats = this.prefixStats(q.filter);
+    return page;
+  }
+
+  /**
+   * Ref records, tombstones and live refs under a name prefix (see `RefsPage.prefixStats`): per
+   * table, a binary search for the prefix's range of its sorted keys, then the tombstones in it.
+   */
+  prefixStats(filter: string): NonNullable<RefsPage['prefixStats']> {
+    const key = textToKey(filter) ?? '';
+    const end = prefixEnd(key);
+    let records = 0,
+      tombstones = 0;
+    for (const t of this.analysis?.stack?.tables ?? []) {
+      if (!t) continue;
+      const r = t.refs;
+      const name = (i: number) => r.name(i);
+      const from = lowerBoundIdx(name, null, key, 0, r.count);
+      const to = end === null ? r.count : lowerBoundIdx(name, null, end, from, r.count);
+      records += to - from;
+      for (let i = from; i < to; i++) if (r.types[i] === 0) tombstones++;
+    }
+    const live = this.select(filter, 'prefix', false);
+    return {
+      prefix: filter,
+      records,
+      tombstones,
+      live: 'list' in live ? live.list.length : live.to - live.from,
+    };
   }
 
   private row(i: number, index: number): RefRow {

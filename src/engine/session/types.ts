@@ -108,6 +108,12 @@ export interface RefsPage {
   total: number;
   offset: number;
   rows: RefRow[];
+  /**
+   * For a prefix filter on a reftable stack: the ref records of every table whose name starts
+   * with the prefix (shadowed ones and tombstones included), how many are tombstones, and the
+   * live refs. A scan bounded to the prefix steps over all `records` to list `live` refs.
+   */
+  prefixStats?: { prefix: string; records: number; tombstones: number; live: number };
 }
 
 /** One block as the table view lists it. */
