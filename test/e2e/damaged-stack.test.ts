@@ -181,6 +181,35 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('Refs view: a prefix filter shows the records, tombstones and live refs under it', async () => {
+    const g247 = realGits().find((x) => x.version.startsWith('2.47'));
+    await page.evaluate(() => {
+      location.hash = '#/refs?q=refs%2Ftags%2F&m=prefix';
+    });
+    const stats = page.locator('[data-testid=refs-prefix-stats]');
+    await stats.waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: path.join(OUT, 'damaged-refs-prefix.png') });
+    const [records, tombstones, live] = await Promise.all(
+      ['data-records', 'data-tombstones', 'data-live'].map(async (a) => Number(await stats.getAttribute(a))),
+    );
+    expect(await page.getAttribute('[data-testid=refs-count]', 'data-value')).toBe(String(live));
+    if (!g247) return;
+    // git's records of every readable table (2.47.3's dump of each lone table), under refs/tags/
+    let gitRecords = 0,
+      gitTombstones = 0;
+    for (const t of fs.readFileSync(path.join(stackDir, 'tables.list'), 'utf8').trim().split('\n')) {
+      if (t === cutName) continue;
+      const dump = run(g247.testTool, ['dump-reftable', '-t', path.join(stackDir, t)], { cwd: tmp, env: process.env });
+      for (const l of dump.stdout.split('\n'))
+        if (l.startsWith('ref{refs/tags/')) {
+          gitRecords++;
+          if (l.endsWith(' delete}')) gitTombstones++;
+        }
+    }
+    expect([records, tombstones]).toEqual([gitRecords, gitTombstones]);
+    expect(gitRecords).toBeGreaterThan(0);
+  });
+
   it('Stack, Table and Share views render without a page error', async () => {
     for (const v of ['stack', 'table', 'share']) {
       await show(page, v);

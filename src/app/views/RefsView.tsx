@@ -129,7 +129,7 @@ export function RefsView() {
     <div className="refs-view panel">
       <GitVerdict
         report={result.report}
-        shows="git lists no refs at all; these are the refs refscope reads from the intact tables, not git's list."
+        shows="These are the refs refscope reads from the intact tables, not git's list."
       />
       <div className="refs-bar">
         <label className="filter">
