@@ -33,6 +33,8 @@ import {
   type ReportTable,
 } from './lib/realgit.ts';
 import { parseDumpBlocks } from './lib/fixtures.ts';
+import { analyzeFiles } from '../src/engine/analyze.ts';
+import { collectInput } from '../src/cli/node-input.ts';
 
 const SCRIPTS = [
   't0610-reftable-basics',
@@ -327,6 +329,17 @@ describeRealGit('git test suites: refscope refs equals for-each-ref on every rep
             .map(disagreement)
             .filter((d) => d !== null),
         ).toEqual([]);
+      });
+
+      it("each name git warns about is a finding quoting git's warning", () => {
+        const missing: string[] = [];
+        for (const c of readable('brokenName')) {
+          const messages = analyzeFiles(collectInput(path.join(root, c.repo))).findings.map((f) => f.message);
+          for (const w of c.git.stderr.match(/ignoring ref with broken name .*/g) ?? [])
+            if (!messages.some((m) => m.includes(w))) missing.push(`${c.repo}: ${w}`);
+        }
+        expect(readable('brokenName').length).toBeGreaterThan(0);
+        expect(missing).toEqual([]);
       });
 
       // t0614 (not in 2.47) renames the table to <name>.abc and lists that; git reads it (and

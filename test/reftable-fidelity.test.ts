@@ -11,10 +11,14 @@ import { realGits, gitRepo, run, type GitRepo } from './lib/realgit.ts';
 import { memorySource } from '../src/engine/basics.ts';
 import { collectInput } from '../src/cli/node-input.ts';
 import { analyzeFiles, analysisRefs } from '../src/engine/analyze.ts';
+import { buildReport } from '../src/engine/report.ts';
+import { spawnSync } from 'node:child_process';
 import { openTable, openPartial, TruncatedError } from '../src/engine/reftable/table.ts';
 import { invalidRefNames } from '../src/engine/refs.ts';
 import { decodeBlockDetail } from '../src/engine/blockdetail.ts';
+import { RefsList } from '../src/engine/session/paging.ts';
 
+const BIN = path.join(__dirname, '..', 'bin/refscope.mjs');
 const g = realGits().find((x) => x.version === '2.55.0') ?? realGits()[0];
 const skip = g ? null : 'no real git built (npm run setup:git)';
 
@@ -124,6 +128,23 @@ describe.skipIf(skip)('reading stacks as git 2.55 does', () => {
       const bad = invalidRefNames(a.stack!.tables, a.merged!);
       expect(bad.map((x) => [x.name, x.table, x.gitDies])).toEqual([['refs/heads/bogus..name', t, false]]);
       expect(bad[0].why).toContain('".."');
+      // The finding (report, analyze text and JSON, the Overview's table row) quotes git's own
+      // warning line and sits on the table that holds the name.
+      const gitWarning = /ignoring ref with broken name .*/.exec(res.stderr)![0];
+      const found = buildReport(a).findings.filter((f) => f.message.includes(gitWarning));
+      expect(found.map((f) => [path.basename(f.file), f.severity])).toEqual([[t, 'warning']]);
+      expect(found[0].message).toContain('for-each-ref');
+      const cli = (args: string[]) =>
+        spawnSync(process.execPath, [BIN, 'analyze', r.gitDir, ...args], { encoding: 'utf8' });
+      const text = cli([]);
+      expect(text.status).toBe(0);
+      expect(text.stdout).toContain(gitWarning);
+      const json = cli(['--json']);
+      expect(
+        (JSON.parse(json.stdout) as { findings: { message: string }[] }).findings.filter((f) =>
+          f.message.includes(gitWarning),
+        ).length,
+      ).toBe(1);
     } finally {
       r.dispose();
     }
@@ -220,6 +241,25 @@ describe.skipIf(skip)('reading stacks as git 2.55 does', () => {
       expect(b.error).toBeInstanceOf(TruncatedError);
       expect(b.partial!.blocks.length).toBe(3);
       expect(fsz).toBeGreaterThan(0);
+      // The app's block map and hex view (the session's paging) show those blocks, as
+      // refscope's reading: three whole 1024-byte blocks, readable up to byte 3 × 1024.
+      const list = new RefsList(a);
+      const L = list.tableBlocks(0)!;
+      expect(L.error!.expected).toContain(`truncated: ${cutAt.toLocaleString('en-US')} bytes`);
+      expect(L.blocks.map((x) => [LABEL[x.type], x.offset])).toEqual([
+        [truth[0][0], 0],
+        [truth[1][0], 1024],
+        [truth[2][0], 2048],
+      ]);
+      expect(L.readable!.upTo).toBe(3 * 1024);
+      expect(L.sections.at(-1)).toEqual({ name: 'unread', start: 3 * 1024, end: cutAt });
+      expect(
+        list
+          .blockDetail(0, 0)!
+          .records.slice(0, 2)
+          .map((x) => x.key),
+      ).toEqual(['HEAD', firstBranch]);
+      expect(list.blockDetail(0, 3)).toBeNull();
     } finally {
       r.dispose();
     }

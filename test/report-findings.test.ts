@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { analyzeFiles, analysisRefs, buildReport } from '../src/engine/index.ts';
 import { collectInput } from '../src/cli/node-input.ts';
+import { RefsList } from '../src/engine/session/paging.ts';
 import { realGits, gitRepo, run, type GitRepo } from './lib/realgit.ts';
 
 const g = realGits().find((x) => x.version === '2.55.0') ?? realGits()[0];
@@ -156,7 +157,7 @@ describe.skipIf(!g)('report fields against real git', () => {
       expect(repo.git(['for-each-ref', '--format=%(refname)', 'refs/tags/']).trim().split('\n')).toEqual([
         'refs/tags/t5',
       ]);
-      const { r } = report(repo);
+      const { a, r } = report(repo);
       // 5 creates + 4 deletes under refs/tags/t (two transactions, one table each)
       expect(r.prefixes.find((p) => p.prefix === 'refs/tags/t')).toEqual({
         prefix: 'refs/tags/t',
@@ -164,6 +165,16 @@ describe.skipIf(!g)('report fields against real git', () => {
         tombstones: 4,
         live: 1,
       });
+      // The Refs view's figures for the same prefix typed into its filter (live: git's count).
+      const gitLive = repo.git(['for-each-ref', '--format=%(refname)', 'refs/tags/t*']).trim().split('\n').length;
+      const page = new RefsList(a).refsPage({
+        filter: 'refs/tags/t',
+        mode: 'prefix',
+        includeTombstones: false,
+        offset: 0,
+        limit: 10,
+      });
+      expect(page.prefixStats).toEqual({ prefix: 'refs/tags/t', records: 9, tombstones: 4, live: gitLive });
       expect(r.prefixes.find((p) => p.prefix === 'refs/heads/m')).toEqual({
         prefix: 'refs/heads/m',
         records: 1,

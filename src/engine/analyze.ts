@@ -4,11 +4,11 @@
  * analysis (a stack, its merged view and its lock files) or a files-backend analysis (packed-refs
  * and loose refs); each caller tells them apart by `stack` / `files`, never by a cast.
  */
-import { type InputFile, FormatError, type Finding, u32 } from './basics.ts';
+import { type InputFile, FormatError, type Finding, u32, displayName } from './basics.ts';
 import { classifyInput, configSaysReftable, type ClassifiedInput } from './input.ts';
 import { loadStack, type Stack } from './reftable/stack.ts';
 import { mergeTables, lowerBound, type MergedView } from './reftable/merged.ts';
-import { listRefs, type ListedRef } from './refs.ts';
+import { listRefs, invalidRefNames, type ListedRef } from './refs.ts';
 import type { OpenOptions, Table } from './reftable/table.ts';
 import { loadFilesRepo, filesRefs, type FilesRepo } from './files.ts';
 import type { StackLocks } from './reftable/auto-compaction.ts';
@@ -114,6 +114,7 @@ function analyzeReftable(input: ClassifiedInput, opts: OpenOptions): ReftableAna
   for (let i = 0; i < merged.count; i++)
     if (stack.tables[merged.table[i]]!.refs.types[merged.rec[i]] !== 0) live.push(merged.key(i));
   caseCollisions(live, findings, stack.listPath || input.root || '(stack)');
+  brokenRefNames(stack, merged, findings);
   return { input, stack, merged, files: null, findings, locks, orphans };
 }
 
@@ -333,6 +334,49 @@ function ignoredGitDirFiles(input: ClassifiedInput, findings: Finding[]): void {
       file: root + ignored[0],
       offset: -1,
       message: `${ignored.length} loose ref or packed-refs file${ignored.length === 1 ? '' : 's'} in a reftable repository (${shown}${ignored.length > 5 ? ', …' : ''}): git ignores ${ignored.length === 1 ? 'it' : 'them'}, refs come from the reftable stack only`,
+    });
+  }
+}
+
+/** Most invalid ref names listed one finding each; the rest are counted in one more. */
+const MAX_BAD_NAMES_SHOWN = 20;
+
+/**
+ * Live ref names that git's `check_refname_format` refuses (refs.ts `invalidRefNames`): git's
+ * reftable iterator marks them broken (refs/reftable-backend.c `reftable_ref_iterator_advance`),
+ * `for-each-ref` warns "ignoring ref with broken name <name>" and leaves them out
+ * (ref-filter.c), so `refs` leaves them out too; a name that is also not safe makes git die
+ * ("refname is dangerous"). One finding per name, on the table holding the winning record.
+ */
+function brokenRefNames(stack: Stack, merged: MergedView, findings: Finding[]): void {
+  if (stack.tables.some((t) => t && !t.refs.keyBytes)) return; // stand-in tables: no names
+  const bad = invalidRefNames(stack.tables, merged);
+  const pathOf = new Map(stack.tables.filter((t): t is Table => !!t).map((t) => [t.name, t.path]));
+  const shown = (n: string) => JSON.stringify(displayName(n.length > 200 ? n.slice(0, 200) + '…' : n));
+  for (const b of bad.slice(0, MAX_BAD_NAMES_SHOWN)) {
+    findings.push(
+      b.gitDies
+        ? {
+            severity: 'error',
+            file: pathOf.get(b.table) ?? b.table,
+            offset: -1,
+            message: `the ref name ${shown(b.name)} is invalid (${b.why}) and not even safe: git dies on it ("refname is dangerous: ${displayName(b.name)}") in every command that lists refs`,
+          }
+        : {
+            severity: 'warning',
+            file: pathOf.get(b.table) ?? b.table,
+            offset: -1,
+            message: `the ref name ${shown(b.name)} is invalid (${b.why}): git leaves it out of \`git for-each-ref\` with the warning "ignoring ref with broken name ${displayName(b.name)}", and refscope's refs list leaves it out as well`,
+          },
+    );
+  }
+  if (bad.length > MAX_BAD_NAMES_SHOWN) {
+    const dies = bad.slice(MAX_BAD_NAMES_SHOWN).some((b) => b.gitDies);
+    findings.push({
+      severity: dies ? 'error' : 'warning',
+      file: stack.listPath || (pathOf.values().next().value ?? '(stack)'),
+      offset: -1,
+      message: `${(bad.length - MAX_BAD_NAMES_SHOWN).toLocaleString('en-US')} more invalid ref names: git leaves them out of \`git for-each-ref\` ("ignoring ref with broken name")${dies ? ', and dies on some of them ("refname is dangerous")' : ''}`,
     });
   }
 }

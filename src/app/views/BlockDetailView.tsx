@@ -118,6 +118,11 @@ export function BlockDetailView({
           </button>
         </div>
       </div>
+      {layout.error && (
+        <p className="muted small" data-testid="block-refscope-reading">
+          refscope&apos;s reading of a block of a table git cannot open (git reads none of it).
+        </p>
+      )}
       <dl className="facts small-facts">
         <div>
           <dt>Offset</dt>

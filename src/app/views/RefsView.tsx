@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useFixedRows } from '../lib/fixedrows.ts';
-import type { RefRow } from '../../engine/session/index.ts';
+import type { RefRow, RefsPage } from '../../engine/session/index.ts';
 import { useApp } from '../shell/store.ts';
 import { engine } from '../shell/engine.ts';
 import { fmtInt } from '../lib/format.ts';
@@ -13,6 +13,7 @@ const PAGE = 200;
 /** Pages of the refs list fetched from the worker on demand, for one query. */
 function useRefPages(loadId: number, filter: string, mode: 'prefix' | 'substring', tomb: boolean) {
   const [total, setTotal] = useState<number | null>(null);
+  const [stats, setStats] = useState<RefsPage['prefixStats'] | null>(null);
   const [, bump] = useState(0);
   const pages = useRef(new Map<number, RefRow[]>());
   const pending = useRef(new Set<number>());
@@ -24,6 +25,7 @@ function useRefPages(loadId: number, filter: string, mode: 'prefix' | 'substring
   if (totalFor !== query) {
     setTotalFor(query);
     setTotal(null);
+    setStats(null);
   }
   useEffect(() => {
     const g = ++gen.current;
@@ -41,6 +43,7 @@ function useRefPages(loadId: number, filter: string, mode: 'prefix' | 'substring
               pending.current.delete(0);
               pages.current.set(0, p.rows);
               setTotal(p.total);
+              setStats(p.prefixStats ?? null);
             },
             () => {
               if (g === gen.current) setTotal(0);
@@ -81,7 +84,7 @@ function useRefPages(loadId: number, filter: string, mode: 'prefix' | 'substring
     [filter, mode, tomb],
   );
   const row = (i: number): RefRow | undefined => pages.current.get(Math.floor(i / PAGE))?.[i % PAGE];
-  return { total, ensure, row };
+  return { total, stats, ensure, row };
 }
 
 export function RefsView() {
@@ -90,7 +93,7 @@ export function RefsView() {
   const navigate = useApp((s) => s.navigate);
   const [text, setText] = useState(route.q);
   const result = loaded.result;
-  const { total, ensure, row } = useRefPages(loaded.id, route.q, route.m, route.x);
+  const { total, stats, ensure, row } = useRefPages(loaded.id, route.q, route.m, route.x);
   const [selected, setSelected] = useState<number | null>(null);
   const scrollRef = useRef<HTMLDivElement>(null);
   const count = total ?? 0;
@@ -144,7 +147,7 @@ export function RefsView() {
     <div className="refs-view panel">
       <GitVerdict
         report={result.report}
-        shows="git lists no refs at all; these are the refs refscope reads from the intact tables, not git's list."
+        shows="These are the refs refscope reads from the intact tables, not git's list."
       />
       <div className="refs-bar">
         <label className="filter">
@@ -194,6 +197,7 @@ export function RefsView() {
           {total === null ? 'counting…' : `${fmtInt(total)} of ${fmtInt(all)} ${route.x ? 'entries' : 'live refs'}`}
         </span>
       </div>
+      {stats && <PrefixStats stats={stats} />}
       <div className="refs-table">
         <div className="refs-head" aria-hidden="true">
           <span>Name</span>
@@ -307,5 +311,30 @@ export function RefsView() {
         </div>
       )}
     </div>
+  );
+}
+
+/**
+ * Under the filtered prefix: the ref records of all tables, the tombstones among them and the
+ * live refs. A scan bounded to the prefix (for-each-ref refs/tags/t…) steps over every record.
+ */
+function PrefixStats({ stats: p }: { stats: NonNullable<RefsPage['prefixStats']> }) {
+  const per = p.live ? p.records / p.live : null;
+  return (
+    <p
+      className="muted small refs-prefix-stats"
+      data-testid="refs-prefix-stats"
+      data-records={p.records}
+      data-tombstones={p.tombstones}
+      data-live={p.live}
+    >
+      Under <span className="mono">{p.prefix}</span>: {fmtInt(p.records)} ref record{p.records === 1 ? '' : 's'} in all
+      tables, {fmtInt(p.tombstones)} of them tombstone{p.tombstones === 1 ? '' : 's'}, for {fmtInt(p.live)} live ref
+      {p.live === 1 ? '' : 's'}
+      {per !== null && p.records > p.live
+        ? ` — a scan of this prefix steps over ${per >= 10 ? fmtInt(Math.round(per)) : per.toFixed(1)} records per live ref`
+        : ''}
+      {p.live === 0 && p.records > 0 ? ' — a scan of this prefix steps over them all and lists nothing' : ''}.
+    </p>
   );
 }

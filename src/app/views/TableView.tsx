@@ -16,6 +16,7 @@ const SECTION_LABEL: Record<string, string> = {
   log: 'log',
   logIndex: 'log index',
   footer: 'footer',
+  unread: 'not readable',
 };
 
 export function TableView() {
@@ -70,7 +71,7 @@ export function TableView() {
                       {tr.error ? (
                         <span className="error-tag">unreadable</span>
                       ) : (
-                        `${fmtBytes(tr.fileSize)} · ${fmtInt(tr.blocks.length)} blocks`
+                        `${fmtBytes(tr.fileSize)} · ${fmtInt(tr.blocks.length)} block${tr.blocks.length === 1 ? '' : 's'}`
                       )}
                     </span>
                   </button>
@@ -101,7 +102,7 @@ function TableDetail({ tableIndex, loadId }: { tableIndex: number; loadId: numbe
         <div className="muted">Loading table…</div>
       </div>
     );
-  if (L.error || !L.header) {
+  if (!L.header) {
     return (
       <div className="panel table-detail">
         <h2 className="mono">{L.name}</h2>
@@ -124,6 +125,7 @@ function TableDetail({ tableIndex, loadId }: { tableIndex: number; loadId: numbe
         <h2 className="mono table-title" title={L.path}>
           {L.name}
         </h2>
+        {L.error && <DamagedNote layout={L} />}
         <dl className="facts">
           <div>
             <dt>File size</dt>
@@ -181,6 +183,38 @@ function TableDetail({ tableIndex, loadId }: { tableIndex: number; loadId: numbe
         />
       ) : (
         <div className="panel empty-note">Select a block in the map to see its records and bytes.</div>
+      )}
+    </div>
+  );
+}
+
+/**
+ * What git does with a table that does not open (it refuses the whole stack), and what of it
+ * refscope still reads: the blocks before the first bad byte, shown below as refscope's reading.
+ */
+function DamagedNote({ layout: L }: { layout: TableLayout }) {
+  const e = L.error!;
+  const r = L.readable;
+  return (
+    <div className="inline-error big" role="alert" data-testid="error">
+      <p>
+        <strong>Git cannot read this table:</strong> {e.offset >= 0 ? `at byte ${fmtInt(e.offset)}, ` : ''}expected{' '}
+        {e.expected}.
+      </p>
+      {r && (
+        <p data-testid="readable-part">
+          refscope&apos;s reading, not git&apos;s:{' '}
+          {L.blocks.length === 0
+            ? 'no block parses'
+            : L.blocks.length === 1
+              ? '1 block parses'
+              : `${fmtInt(L.blocks.length)} blocks parse`}
+          , bytes 0–{fmtInt(r.upTo)} of {fmtInt(L.fileSize)}
+          {r.stop
+            ? `; the block walk stops at byte ${fmtInt(r.stop.offset)}: expected ${r.stop.expected}`
+            : '; the rest is where the footer should be'}
+          .
+        </p>
       )}
     </div>
   );

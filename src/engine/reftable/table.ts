@@ -712,6 +712,109 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 /** Blocks walked between two progress calls. */
 const PROGRESS_BLOCKS = 64;
 
+/**
+ * The key walk of one index, obj or log block (spec "Blocks": each key is `prefix_length` bytes
+ * of the previous key plus a suffix; restart points start a full key): decodes each record's key
+ * into `kb[0, klen)` with every check git's reader makes or relies on (reftable/block.c
+ * `block_iter_next`, reftable/record.c `reftable_decode_key`) and leaves `pos` at the record's
+ * value, for the caller to decode and move past. Ref blocks have their own tight loop
+ * (`Parser.decodeRefBlock`) with the same checks and messages.
+ */
+class KeyWalk {
+  /** Where the next record starts (the caller sets it after decoding the value). */
+  pos: number;
+  /** Records whose key has been decoded. */
+  n = 0;
+  /** The current key: `kb[0, klen)` (a shared scratch buffer, grown as needed). */
+  kb = scratchKey;
+  klen = 0;
+  /** The current record's start and value type. */
+  recStart = 0;
+  valueType = 0;
+  private ri = 0;
+  private nextRestart: number;
+
+  constructor(
+    readonly file: string,
+    readonly blk: Uint8Array,
+    readonly base: number,
+    first: number,
+    readonly rt: number,
+    readonly rc: number,
+  ) {
+    this.pos = first;
+    this.nextRestart = restartAt(blk, rt, 0);
+  }
+
+  /** Decode the next record's key; false at the restart table. Throws `FormatError` on a bad key. */
+  next(): boolean {
+    const { file, blk, base, rt } = this;
+    if (this.pos >= rt) return false;
+    const recStart = this.pos;
+    this.recStart = recStart;
+    let pos = parseKeyHead(blk, recStart, rt);
+    if (pos < 0) throw varintError(file, base + keyHead.errorAt, pos);
+    const prefix = keyHead.prefix,
+      slen = keyHead.suffixLen;
+    const klen = this.klen;
+    this.valueType = keyHead.valueType;
+    if (prefix > klen)
+      throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
+    if (recStart === this.nextRestart) {
+      if (prefix !== 0)
+        throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
+      this.ri++;
+      this.nextRestart = this.ri < this.rc ? restartAt(blk, rt, this.ri) : -1;
+    } else if (this.n === 0) {
+      throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
+    } else if (this.nextRestart !== -1 && recStart > this.nextRestart) {
+      throw new FormatError(
+        file,
+        base + rt + 3 * this.ri,
+        `restart offset ${this.ri} at a record boundary, found ${this.nextRestart}`,
+      );
+    }
+    if (pos + slen > rt)
+      throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
+    let kb = this.kb;
+    // New key = previous key[0, prefix) + suffix; it must sort after the previous key, which
+    // (sharing the prefix) is decided by the suffix against the previous key's rest.
+    if (this.n > 0) {
+      const rest = klen - prefix;
+      const m = slen < rest ? slen : rest;
+      let c = 0;
+      for (let j = 0; j < m; j++) {
+        c = blk[pos + j] - kb[prefix + j];
+        if (c !== 0) break;
+      }
+      if (c === 0) c = slen - rest;
+      if (c <= 0)
+        throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
+    }
+    if (prefix + slen > kb.length) {
+      const bigger = new Uint8Array(Math.max(kb.length * 2, prefix + slen));
+      bigger.set(kb.subarray(0, prefix));
+      scratchKey = this.kb = kb = bigger;
+    }
+    for (let j = 0; j < slen; j++) kb[prefix + j] = blk[pos + j];
+    this.klen = prefix + slen;
+    pos += slen;
+    this.pos = pos;
+    this.n++;
+    return true;
+  }
+
+  /** After the last record: every restart offset was a record boundary. */
+  finish(): void {
+    if (this.ri !== this.rc)
+      throw new FormatError(
+        this.file,
+        this.base + this.rt + 3 * this.ri,
+        `restart offset ${this.ri} at a record boundary, found ${this.nextRestart}`,
+      );
+  }
+}
+
 /** The block walk and record decoder for one table. */
 class Parser {
   blocks: BlockInfo[] = [];
@@ -963,13 +1066,8 @@ class Parser {
     const file = this.file;
     const firstRec = hoff + 4;
     const [rc, rt] = this.restarts(blk, base, firstRec, blockLen);
-    let pos = firstRec;
-    let klen = 0;
-    let kb = scratchKey;
+    const kw = new KeyWalk(file, blk, base, firstRec, rt, rc);
     let firstKey = '';
-    let n = 0;
-    let ri = 0;
-    let nextRestart = restartAt(blk, rt, 0);
     const children = type === 'index' ? { pos: [] as number[], at: [] as number[], keyOk: [] as boolean[] } : null;
     let spent = 0;
     // Obj positions must start ref blocks: in git's padded layout block i starts at i × block
@@ -978,59 +1076,17 @@ class Parser {
     const aligned = this.refAligned && bs > 0;
     const refLimit = this.refBlockCount * bs;
     let nObj = 0;
-    while (pos < rt) {
-      const recStart = pos;
-      if (n - spent === BUDGET_STRIDE) {
-        this.spend(n - spent, base + recStart);
-        spent = n;
+    while (kw.next()) {
+      const recStart = kw.recStart;
+      if (kw.n - 1 - spent === BUDGET_STRIDE) {
+        this.spend(kw.n - 1 - spent, base + recStart);
+        spent = kw.n - 1;
       }
-      pos = parseKeyHead(blk, pos, rt);
-      if (pos < 0) throw varintError(file, base + keyHead.errorAt, pos);
-      const prefix = keyHead.prefix,
-        vtype = keyHead.valueType,
-        slen = keyHead.suffixLen;
-      if (prefix > klen)
-        throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
-      if (recStart === nextRestart) {
-        if (prefix !== 0)
-          throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
-        ri++;
-        nextRestart = ri < rc ? restartAt(blk, rt, ri) : -1;
-      } else if (n === 0) {
-        throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
-      } else if (nextRestart !== -1 && recStart > nextRestart) {
-        throw new FormatError(
-          file,
-          base + rt + 3 * ri,
-          `restart offset ${ri} at a record boundary, found ${nextRestart}`,
-        );
-      }
-      if (pos + slen > rt)
-        throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
-      // New key = previous key[0, prefix) + suffix; it must sort after the previous key, which
-      // (sharing the prefix) is decided by the suffix against the previous key's rest.
-      if (n > 0) {
-        const rest = klen - prefix;
-        const m = slen < rest ? slen : rest;
-        let c = 0;
-        for (let j = 0; j < m; j++) {
-          c = blk[pos + j] - kb[prefix + j];
-          if (c !== 0) break;
-        }
-        if (c === 0) c = slen - rest;
-        if (c <= 0)
-          throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
-      }
-      if (prefix + slen > kb.length) {
-        const bigger = new Uint8Array(Math.max(kb.length * 2, prefix + slen));
-        bigger.set(kb.subarray(0, prefix));
-        scratchKey = kb = bigger;
-      }
-      for (let j = 0; j < slen; j++) kb[prefix + j] = blk[pos + j];
-      klen = prefix + slen;
-      pos += slen;
-      if (n === 0) firstKey = keyString(kb, 0, klen);
-      n++;
+      let pos = kw.pos;
+      const vtype = kw.valueType;
+      const kb = kw.kb,
+        klen = kw.klen;
+      if (kw.n === 1) firstKey = keyString(kb, 0, klen);
       if (children) {
         if (vtype !== 0) throw new FormatError(file, base + recStart, `index record value type 0, found ${vtype}`);
         const bp = getVarint(blk, pos, rt);
@@ -1087,14 +1143,11 @@ class Parser {
         }
         nObj++;
       }
+      kw.pos = pos;
     }
     this.counts.obj += nObj;
-    if (ri !== rc)
-      throw new FormatError(
-        file,
-        base + rt + 3 * ri,
-        `restart offset ${ri} at a record boundary, found ${nextRestart}`,
-      );
+    kw.finish();
+    const n = kw.n;
     this.spend(n - spent, base);
     if (children) this.indexChildren.set(base, children);
     return {
@@ -1109,7 +1162,7 @@ class Parser {
       // One string when the block has one record (tiny blocks: the key once, not twice).
       restartTableOffset: rt,
       firstKey,
-      lastKey: n === 1 ? firstKey : keyString(kb, 0, klen),
+      lastKey: n === 1 ? firstKey : keyString(kw.kb, 0, kw.klen),
     };
   }
 
@@ -1348,69 +1401,24 @@ class Parser {
     const file = this.file;
     const [rc, rt] = this.restarts(blk, base, hl, blockLen);
     // The key is kept as bytes (no string per record): long keys must not make this quadratic.
-    let pos = hl,
-      klen = 0,
-      firstKey = '',
-      n = 0,
-      ri = 0,
+    const kw = new KeyWalk(file, blk, base, hl, rt, rc);
+    let firstKey = '',
       spent = 0;
-    let kb = scratchKey;
-    let nextRestart = restartAt(blk, rt, 0);
     const hs = this.h.hashSize;
-    while (pos < rt) {
-      const recStart = pos;
-      if (n - spent === BUDGET_STRIDE) {
-        this.spend(n - spent, base);
-        spent = n;
+    while (kw.next()) {
+      const recStart = kw.recStart;
+      if (kw.n - 1 - spent === BUDGET_STRIDE) {
+        this.spend(kw.n - 1 - spent, base);
+        spent = kw.n - 1;
       }
-      pos = parseKeyHead(blk, pos, rt);
-      if (pos < 0) throw varintError(file, base + keyHead.errorAt, pos);
-      const prefix = keyHead.prefix,
-        vtype = keyHead.valueType,
-        slen = keyHead.suffixLen;
-      if (prefix > klen)
-        throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
-      if (recStart === nextRestart) {
-        if (prefix !== 0)
-          throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
-        ri++;
-        nextRestart = ri < rc ? restartAt(blk, rt, ri) : -1;
-      } else if (n === 0) {
-        throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
-      } else if (nextRestart !== -1 && recStart > nextRestart) {
-        throw new FormatError(
-          file,
-          base + rt + 3 * ri,
-          `restart offset ${ri} at a record boundary, found ${nextRestart}`,
-        );
-      }
-      if (pos + slen > rt)
-        throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
-      if (n > 0) {
-        const rest = klen - prefix;
-        const m = slen < rest ? slen : rest;
-        let c = 0;
-        for (let j = 0; j < m; j++) {
-          c = blk[pos + j] - kb[prefix + j];
-          if (c !== 0) break;
-        }
-        if (c === 0) c = slen - rest;
-        if (c <= 0)
-          throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
-      }
-      if (prefix + slen > kb.length) {
-        const bigger = new Uint8Array(Math.max(kb.length * 2, prefix + slen));
-        bigger.set(kb.subarray(0, prefix));
-        scratchKey = kb = bigger;
-      }
-      for (let j = 0; j < slen; j++) kb[prefix + j] = blk[pos + j];
-      klen = prefix + slen;
-      pos += slen;
+      let pos = kw.pos;
+      const vtype = kw.valueType;
+      const kb = kw.kb,
+        klen = kw.klen;
       if (klen < LOG_KEY_SUFFIX || kb[klen - LOG_KEY_SUFFIX] !== 0) {
         throw new FormatError(file, base + recStart, 'log key: refname, NUL, 8-byte reversed update index');
       }
-      if (n === 0) firstKey = bytesToKey(kb, 0, klen);
-      n++;
+      if (kw.n === 1) firstKey = bytesToKey(kb, 0, klen);
       if (vtype === 0) this.counts.logDeletion++;
       else if (vtype === 1) {
         this.counts.log++;
@@ -1448,13 +1456,10 @@ class Parser {
           );
         pos = cursor.pos + ml;
       } else throw new FormatError(file, base + recStart, `log value type 0 or 1, found ${vtype}`);
+      kw.pos = pos;
     }
-    if (ri !== rc)
-      throw new FormatError(
-        file,
-        base + rt + 3 * ri,
-        `restart offset ${ri} at a record boundary, found ${nextRestart}`,
-      );
+    kw.finish();
+    const n = kw.n;
     this.spend(n - spent, base);
     return {
       offset: base,
@@ -1467,7 +1472,7 @@ class Parser {
       fileBytes: 0,
       restartTableOffset: rt,
       firstKey,
-      lastKey: n === 1 ? firstKey : bytesToKey(kb, 0, klen),
+      lastKey: n === 1 ? firstKey : bytesToKey(kw.kb, 0, kw.klen),
     };
   }
 

@@ -4,12 +4,12 @@
  * views. Names leave as Unicode text (`displayName`); inside they stay byte strings so that
  * order and filters are git's byte order.
  */
-import { displayName, keyToBytes, textToKey, toHex } from '../basics.ts';
+import { displayName, keyToBytes, textToKey, toHex, type FormatError } from '../basics.ts';
 import { analysisRefs, type Analysis } from '../analyze.ts';
 import { resolveEntry } from '../refs.ts';
-import { sectionRanges, type SectionName, type Table } from '../reftable/table.ts';
-import { decodeBlockDetail, type BlockDetail } from '../blockdetail.ts';
-import type { RefRow, RefsPage, RefsQuery, TableLayout, TableSplit } from './types.ts';
+import { sectionRanges, type BlockInfo, type SectionName, type Table, type PartialTable } from '../reftable/table.ts';
+import { decodeBlockDetail, type BlockDetail, type BlockSourceTable } from '../blockdetail.ts';
+import type { BlockSummary, RefRow, RefsPage, RefsQuery, TableLayout, TableSplit } from './types.ts';
 
 function keyDisplay(t: Table | null, k: string, section: SectionName): string {
   if (section === 'obj' || section === 'objIndex') {
@@ -211,7 +211,36 @@ export class RefsList {
       const i = 'list' in sel ? sel.list[r] : sel.base ? sel.base[sel.from + r] : sel.from + r;
       rows.push(this.row(i, r));
     }
-    return { total, offset, rows };
+    const page: RefsPage = { total, offset, rows };
+    if (q.mode === 'prefix' && q.filter && this.mergedList()) page.prefixStats = this.prefixStats(q.filter);
+    return page;
+  }
+
+  /**
+   * Ref records, tombstones and live refs under a name prefix (see `RefsPage.prefixStats`): per
+   * table, a binary search for the prefix's range of its sorted keys, then the tombstones in it.
+   */
+  prefixStats(filter: string): NonNullable<RefsPage['prefixStats']> {
+    const key = textToKey(filter) ?? '';
+    const end = prefixEnd(key);
+    let records = 0,
+      tombstones = 0;
+    for (const t of this.analysis?.stack?.tables ?? []) {
+      if (!t) continue;
+      const r = t.refs;
+      const name = (i: number) => r.name(i);
+      const from = lowerBoundIdx(name, null, key, 0, r.count);
+      const to = end === null ? r.count : lowerBoundIdx(name, null, end, from, r.count);
+      records += to - from;
+      for (let i = from; i < to; i++) if (r.types[i] === 0) tombstones++;
+    }
+    const live = this.select(filter, 'prefix', false);
+    return {
+      prefix: filter,
+      records,
+      tombstones,
+      live: 'list' in live ? live.list.length : live.to - live.from,
+    };
   }
 
   private row(i: number, index: number): RefRow {
@@ -276,6 +305,7 @@ export class RefsList {
     const t = s.tables[i];
     if (!t) {
       const b = s.broken.find((x) => x.name === s.names[i]);
+      if (b?.partial?.header) return partialLayout(i, b.partial, b.error);
       return {
         index: i,
         name: s.names[i],
@@ -303,29 +333,77 @@ export class RefsList {
       header: { ...h },
       footer: { ...t.footer },
       sections,
-      blocks: t.blocks.map((b, k) => ({
-        index: k,
-        offset: b.offset,
-        type: b.type,
-        section: b.section,
-        blockLen: b.blockLen,
-        restartCount: b.restartCount,
-        recordCount: b.recordCount,
-        padding: b.padding,
-        fileBytes: b.fileBytes,
-        firstKey: keyDisplay(t, b.firstKey, b.section),
-        lastKey: keyDisplay(t, b.lastKey, b.section),
-      })),
+      blocks: t.blocks.map((b, k) => blockSummary(t, b, k)),
       error: null,
     };
   }
 
-  /** Block `b` of table `i` decoded for the hex view; null if out of range. */
+  /**
+   * Block `b` of table `i` decoded for the hex view; null if out of range. For a table git cannot
+   * open, the blocks that parse before its first bad byte (`openPartial`).
+   */
   blockDetail(i: number, b: number): BlockDetail | null {
-    const t = this.table(i);
+    const t = this.table(i) ?? this.partial(i);
     if (!t || b < 0 || b >= t.blocks.length) return null;
     return decodeBlockDetail(t, b, i);
   }
+
+  /** The readable part of broken table `i`, when its header parses. */
+  private partial(i: number): BlockSourceTable | null {
+    const s = this.analysis?.stack;
+    if (!s || i < 0 || i >= s.names.length || s.tables[i]) return null;
+    const p = s.broken.find((x) => x.name === s.names[i])?.partial;
+    return p?.header ? { name: p.name, blocks: p.blocks, source: p.source, header: p.header } : null;
+  }
+}
+
+/** A block as the table view lists it. */
+function blockSummary(t: Table | null, b: BlockInfo, k: number): BlockSummary {
+  return {
+    index: k,
+    offset: b.offset,
+    type: b.type,
+    section: b.section,
+    blockLen: b.blockLen,
+    restartCount: b.restartCount,
+    recordCount: b.recordCount,
+    padding: b.padding,
+    fileBytes: b.fileBytes,
+    firstKey: keyDisplay(t, b.firstKey, b.section),
+    lastKey: keyDisplay(t, b.lastKey, b.section),
+  };
+}
+
+/**
+ * The layout of a table git cannot open, from what parses of it (`openPartial`): the header, the
+ * blocks before the first bad byte grouped into sections by their own types (the footer is not
+ * trusted), and the rest of the file as `unread`.
+ */
+function partialLayout(index: number, p: PartialTable, error: FormatError): TableLayout {
+  const h = p.header!;
+  const sections: TableLayout['sections'] = [{ name: 'header', start: 0, end: h.headerSize }];
+  let upTo = h.headerSize;
+  for (const b of p.blocks) {
+    const start = Math.max(b.offset, h.headerSize);
+    const end = b.offset + b.fileBytes;
+    const last = sections[sections.length - 1];
+    if (last.name === b.section && last.end === start) last.end = end;
+    else sections.push({ name: b.section, start, end });
+    upTo = end;
+  }
+  if (upTo < p.fileSize) sections.push({ name: 'unread', start: upTo, end: p.fileSize });
+  return {
+    index,
+    name: p.name,
+    path: p.path,
+    fileSize: p.fileSize,
+    header: { ...h },
+    footer: null,
+    sections,
+    blocks: p.blocks.map((b, k) => blockSummary(null, b, k)),
+    error: { file: error.file, offset: error.offset, expected: error.expected },
+    readable: { upTo, stop: p.stop ? { offset: p.stop.offset, expected: p.stop.expected } : null },
+  };
 }
 
 /** First record index holding the same block as record `rec` (`blocks` is non-decreasing). */

@@ -108,6 +108,12 @@ export interface RefsPage {
   total: number;
   offset: number;
   rows: RefRow[];
+  /**
+   * For a prefix filter on a reftable stack: the ref records of every table whose name starts
+   * with the prefix (shadowed ones and tombstones included), how many are tombstones, and the
+   * live refs. A scan bounded to the prefix steps over all `records` to list `live` refs.
+   */
+  prefixStats?: { prefix: string; records: number; tombstones: number; live: number };
 }
 
 /** One block as the table view lists it. */
@@ -126,10 +132,16 @@ export interface TableLayout {
   fileSize: number;
   header: TableHeader | null;
   footer: TableFooter | null;
-  /** Byte ranges: header, each section present, footer. */
-  sections: { name: SectionName | 'header' | 'footer'; start: number; end: number }[];
+  /** Byte ranges: header, each section present, footer (`unread`: a damaged table's bytes after its readable blocks). */
+  sections: { name: SectionName | 'header' | 'footer' | 'unread'; start: number; end: number }[];
   blocks: BlockSummary[];
   error: { file: string; offset: number; expected: string } | null;
+  /**
+   * For a table git cannot open (`error` set) whose header parses: what refscope still reads of it
+   * (not git: git refuses the whole table), the blocks from the start up to `upTo` (file offset),
+   * and where and why the block walk stopped (null when it stopped only at the footer's place).
+   */
+  readable?: { upTo: number; stop: { offset: number; expected: string } | null };
 }
 
 export interface Capabilities {
