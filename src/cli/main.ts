@@ -117,6 +117,13 @@ export async function main(argv: string[]): Promise<number> {
       );
       return EXIT_INPUT;
     }
-    throw e;
+    // Anything else is a defect of refscope, not of the input; still one line, never a stack
+    // trace (docs/limits.md "One contract"). REFSCOPE_DEBUG=1 shows the trace.
+    if (process.env.REFSCOPE_DEBUG) throw e;
+    const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    process.stderr.write(
+      `refscope: (refscope): offset 0: expected the command to finish (a defect stopped it: ${oneLine(what).slice(0, 300)})\n`,
+    );
+    return EXIT_INPUT;
   }
 }

@@ -344,13 +344,16 @@ function prefixRows(tables: (Table | null)[], m: MergedView): Report['prefixes']
     if (!x) rows.set(p, (x = { prefix: p, records: 0, tombstones: 0, live: 0 }));
     return x;
   };
-  for (const t of tables) {
-    if (!t) continue;
+  // A table listed several times in tables.list is one parsed Table: walked once, counted at
+  // each of its positions (the work stays bounded by the input's records).
+  const positions = new Map<Table, number>();
+  for (const t of tables) if (t) positions.set(t, (positions.get(t) ?? 0) + 1);
+  for (const [t, k] of positions) {
     const refs = t.refs;
     for (let i = 0; i < refs.count; i++) {
       const x = row(prefixOf(refs.name(i)));
-      x.records++;
-      if (refs.types[i] === 0) x.tombstones++;
+      x.records += k;
+      if (refs.types[i] === 0) x.tombstones += k;
     }
   }
   for (let i = 0; i < m.count; i++) if (tables[m.table[i]]!.refs.types[m.rec[i]] !== 0) row(prefixOf(m.key(i))).live++;

@@ -476,6 +476,8 @@ function clean<T>(what: string, f: () => T): { ok: true; value: T } | { ok: fals
       if (typeof e.file !== 'string' || !Number.isInteger(e.offset) || e.offset < -1)
         throw new Broken(`${what}: FormatError without a file and offset (${e.message})`);
       if (/[\n\r]/.test(e.message)) throw new Broken(`${what}: an error message on more than one line`);
+      // The session turns a defect below it into an error of file '(engine)': caught, but a defect.
+      if (e.file === '(engine)') throw new Broken(`${what}: a defect reached the session: ${e.message.slice(0, 300)}`);
       return { ok: false };
     }
     throw new Broken(`${what}: ${(e as Error)?.name ?? typeof e}: ${String((e as Error)?.message ?? e).slice(0, 300)}`);
@@ -495,6 +497,10 @@ function sessionFlow(files: InputFile[]): Outcome {
   } catch (e) {
     throw new Broken(`EngineSession.load threw ${(e as Error)?.name}: ${String((e as Error)?.message).slice(0, 300)}`);
   }
+  // An error the load reports must be the engine's own (a file and an offset), not a defect below.
+  for (const err of [res.error].filter((x) => x !== null))
+    if (!err.file || err.file === '(engine)' || !Number.isInteger(err.offset))
+      throw new Broken(`EngineSession.load reported a defect: ${String(err.message).slice(0, 300)}`);
   if (!res.report) return 'rejected';
   clean('refsPage', () => s.refsPage({ filter: '', mode: 'prefix', includeTombstones: true, offset: 0, limit: 50 }));
   clean('refsPage substring', () =>

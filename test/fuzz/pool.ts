@@ -25,6 +25,12 @@ export interface PoolResult {
   slow: number;
   saved: string;
   failures: { family: Family; index: number; what: string }[];
+  /** Highest resident set size of the whole process (all lanes), sampled every 200 ms (MiB). */
+  maxRssMiB: number;
+  /** Wall time of the run (s). */
+  wallS: number;
+  /** Outcomes summed over the families (accepted, rejected, writer-refused, …). */
+  totals: Record<string, number>;
 }
 
 export async function runPool(
@@ -34,7 +40,23 @@ export async function runPool(
   log: (s: string) => void = () => {},
   lanes = Number(process.env.FUZZ_LANES) || 2,
 ): Promise<PoolResult> {
-  const res: PoolResult = { cases: 0, byFamily: {}, broken: 0, hangs: 0, slow: 0, saved: outDir, failures: [] };
+  const res: PoolResult = {
+    cases: 0,
+    byFamily: {},
+    broken: 0,
+    hangs: 0,
+    slow: 0,
+    saved: outDir,
+    failures: [],
+    maxRssMiB: 0,
+    wallS: 0,
+    totals: {},
+  };
+  const t0run = Date.now();
+  const sampleRss = () => {
+    res.maxRssMiB = Math.max(res.maxRssMiB, Math.round(process.memoryUsage.rss() / 2 ** 20));
+  };
+  const rssTimer = setInterval(sampleRss, 200);
   const plan: { family: Family; index: number }[] = [];
   for (let i = 0; i < total; i++) plan.push({ family: FAMILIES[i % FAMILIES.length], index: i });
   const start = (): Promise<Worker> =>
@@ -90,6 +112,7 @@ export async function runPool(
     const fam = (res.byFamily[family] ??= {});
     const tally = (k: string) => {
       fam[k] = (fam[k] ?? 0) + 1;
+      if (k !== 'slow') res.totals[k] = (res.totals[k] ?? 0) + 1;
     };
     res.cases++;
     if (ms > SLOW_MS) {
@@ -116,7 +139,9 @@ export async function runPool(
       tally(reply.outcome ?? 'unknown');
     }
     if (res.cases % 2000 === 0) {
-      log(`fuzz: ${res.cases}/${total} cases, ${res.broken} broken, ${res.hangs} hangs`);
+      log(
+        `fuzz: ${res.cases}/${total} cases, ${res.broken} broken, ${res.hangs} hangs, ${JSON.stringify(res.totals)}, max RSS ${res.maxRssMiB} MiB, ${Math.round((Date.now() - t0run) / 1000)} s`,
+      );
       // The counts so far, on disk (a run stopped early still says how far it got).
       fs.writeFileSync(
         path.join(outDir, 'summary.json'),
@@ -137,6 +162,9 @@ export async function runPool(
     await w?.terminate();
   };
   await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
+  clearInterval(rssTimer);
+  sampleRss();
+  res.wallS = Math.round((Date.now() - t0run) / 1000);
   fs.writeFileSync(
     path.join(outDir, 'summary.json'),
     JSON.stringify({ seed, ...res, failures: res.failures.slice(0, 100) }, null, 1),

@@ -91,6 +91,13 @@ export function estimateRestartInterval(blocks: { recordCount: number; restartCo
   return best;
 }
 
+/**
+ * Records and blocks `buildSharePayload` has visited since the process started (tests read the
+ * difference around one call to check that the work is bounded by the input, not by positions
+ * in tables.list).
+ */
+export const shareWork = { records: 0 };
+
 interface NameRedaction {
   /** Path components beyond the namespace of every ref name (to keep them out of simulation labels). */
   components: Set<string>;
@@ -163,13 +170,25 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
   const s: Stack = a.stack;
   const m: MergedView = a.merged;
   const tables = s.tables;
+  // A table listed several times in tables.list is one parsed `Table` (the stack parses each
+  // distinct file once): what depends on the table alone is computed once per distinct table and
+  // counted for each of its positions, so the work is bounded by the input's records, not by
+  // positions × records (280 lines naming one 50,000-record table used to take minutes).
+  const positions = new Map<Table, number[]>();
+  tables.forEach((t, i) => {
+    if (!t) return;
+    let l = positions.get(t);
+    if (!l) positions.set(t, (l = []));
+    l.push(i);
+  });
   // Namespaces of every record (names are the same across tables, so one namespace per key).
   const nsIndex = new Map<string, number>();
-  const nsOf: Int32Array[] = tables.map((t) => {
-    if (!t) return new Int32Array(0);
+  const nsOfTable = new Map<Table, Int32Array>();
+  for (const t of positions.keys()) {
     const out = new Int32Array(t.refs.count);
+    const names = t.refs.names;
     for (let r = 0; r < t.refs.count; r++) {
-      const ns = shareNamespaceOf(t.refs.names[r]);
+      const ns = shareNamespaceOf(names[r]);
       let k = nsIndex.get(ns);
       if (k === undefined) {
         k = nsIndex.size;
@@ -177,9 +196,12 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
       }
       out[r] = k;
     }
-    return out;
-  });
+    shareWork.records += t.refs.count;
+    nsOfTable.set(t, out);
+  }
+  const nsOf: Int32Array[] = tables.map((t) => (t ? nsOfTable.get(t)! : new Int32Array(0)));
   const realNs = [...nsIndex.keys()];
+  const nsCount = Math.max(1, realNs.length);
   const order = realNs.map((_, i) => i).sort((x, y) => (realNs[x] < realNs[y] ? -1 : realNs[x] > realNs[y] ? 1 : 0));
   const remap = new Int32Array(realNs.length);
   order.forEach((old, nw) => {
@@ -190,55 +212,78 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
 
   // records and winners per (table, ns, kind)
   const nsRec = new Map<string, ShareNsRecords>();
-  const bump = (table: number, ns: number, kind: RefKind, winner: boolean) => {
+  const entry = (table: number, ns: number, kind: RefKind) => {
     const key = `${table}:${ns}:${kind}`;
     let e = nsRec.get(key);
     if (!e) {
       e = { table, ns, kind, records: 0, winners: 0, dangling: 0 };
       nsRec.set(key, e);
     }
-    if (winner) e.winners++;
-    else e.records++;
     return e;
   };
-  tables.forEach((t, i) => {
-    if (!t) return;
-    for (let r = 0; r < t.refs.count; r++) bump(i, remap[nsOf[i][r]], t.refs.types[r] as RefKind, false);
-  });
+  for (const [t, at] of positions) {
+    // (ns, kind) → records, once per distinct table
+    const counts = new Map<number, number>();
+    const ns = nsOfTable.get(t)!;
+    for (let r = 0; r < t.refs.count; r++) {
+      const k = remap[ns[r]] * 4 + t.refs.types[r];
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+    shareWork.records += t.refs.count;
+    for (const i of at) for (const [k, n] of counts) entry(i, k >> 2, (k & 3) as RefKind).records += n;
+  }
   const hidingMark = new Uint8Array(m.count);
   for (let j = 0; j < m.count; j++) {
     const ti = m.table[j];
     const r = m.rec[j];
-    const e = bump(ti, remap[nsOf[ti][r]], tables[ti]!.refs.types[r] as RefKind, true);
+    const e = entry(ti, remap[nsOf[ti][r]], tables[ti]!.refs.types[r] as RefKind);
+    e.winners++;
     if (e.kind === 3 && resolveEntry(tables, m, j) === null) e.dangling++;
   }
+  shareWork.records += m.count;
   // overlaps: for every record that is not the winner of its key
   const ov = new Map<string, ShareOverlap>();
-  tables.forEach((t, i) => {
-    if (!t) return;
+  for (const [t, at] of positions) {
+    // (winning table, ns) → records of this table shadowed by it, and how many by a tombstone
+    const shadowed = new Map<number, { count: number; tombstones: number }>();
+    const ns = nsOfTable.get(t)!;
+    const names = t.refs.names;
     let lo = 0;
     for (let r = 0; r < t.refs.count; r++) {
-      const name = t.refs.names[r];
+      const name = names[r];
       // names are sorted within a table: search from the previous position
       const j = lowerBound(m.keys, name, lo);
       lo = j;
       if (j >= m.count || m.keys[j] !== name) continue; // cannot happen for a consistent view
       const w = m.table[j];
-      if (w === i) continue;
-      const ns = remap[nsOf[i][r]];
-      const key = `${w}:${i}:${ns}`;
-      let e = ov.get(key);
-      if (!e) {
-        e = { newer: w, older: i, ns, count: 0, tombstones: 0 };
-        ov.set(key, e);
-      }
-      e.count++;
+      // the winner is this table at its only position: not shadowed
+      if (at.length === 1 && at[0] === w) continue;
+      const k = w * nsCount + remap[ns[r]];
+      let c = shadowed.get(k);
+      if (!c) shadowed.set(k, (c = { count: 0, tombstones: 0 }));
+      c.count++;
       if (tables[w]!.refs.types[m.rec[j]] === 0) {
-        e.tombstones++;
+        c.tombstones++;
         hidingMark[j] = 1;
       }
     }
-  });
+    shareWork.records += t.refs.count;
+    for (const i of at) {
+      for (const [k, c] of shadowed) {
+        const w = Math.floor(k / nsCount);
+        if (w === i) continue;
+        const n = k - w * nsCount;
+        const key = `${w}:${i}:${n}`;
+        let e = ov.get(key);
+        if (!e) {
+          e = { newer: w, older: i, ns: n, count: 0, tombstones: 0 };
+          ov.set(key, e);
+        }
+        e.count += c.count;
+        e.tombstones += c.tombstones;
+      }
+    }
+  }
   const hid = new Map<string, ShareHiding>();
   for (let j = 0; j < m.count; j++) {
     if (!hidingMark[j]) continue;
@@ -252,9 +297,40 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
     }
     e.count++;
   }
+  shareWork.records += m.count;
   payload.nsRecords = [...nsRec.values()].sort((x, y) => x.table - y.table || x.ns - y.ns || x.kind - y.kind);
   payload.overlaps = [...ov.values()].sort((x, y) => x.older - y.older || x.newer - y.newer || x.ns - y.ns);
   payload.hiding = [...hid.values()].sort((x, y) => x.table - y.table || x.ns - y.ns);
+
+  // restart interval, key bytes and distinct object ids: once per distinct table
+  const perTable = new Map<Table, { interval: number; keyBytes: number; distinctOids: number }>();
+  const figuresOf = (t: Table, blocks: Report['tables'][number]['blocks']) => {
+    let f = perTable.get(t);
+    if (f) return f;
+    const interval = estimateRestartInterval(blocks.filter((b) => b.section === 'ref'));
+    shareWork.records += blocks.length;
+    const keyBytes = keySuffixBytes(t.refs.names, interval);
+    const hs = t.header.hashSize;
+    const seen = new Set<string>();
+    const bytes = t.refs.oids;
+    for (let r = 0; r < t.refs.count; r++) {
+      const ty = t.refs.types[r];
+      if (ty !== 1 && ty !== 2) continue;
+      let k = '';
+      for (let b = r * hs; b < (r + 1) * hs; b++) k += String.fromCharCode(bytes[b]);
+      seen.add(k);
+      const p = t.refs.peeled.get(r);
+      if (p) {
+        let q = '';
+        for (let b = 0; b < p.length; b++) q += String.fromCharCode(p[b]);
+        seen.add(q);
+      }
+    }
+    shareWork.records += 2 * t.refs.count;
+    f = { interval, keyBytes, distinctOids: seen.size };
+    perTable.set(t, f);
+    return f;
+  };
 
   payload.tables = report.tables.map((tr, i) => {
     const t: Table | null = tables[i] ?? null;
@@ -263,29 +339,8 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
       number
     >;
     for (const b of tr.blocks) sectionBlocks[b.section]++;
-    const interval = estimateRestartInterval(tr.blocks.filter((b) => b.section === 'ref'));
-    let keyBytes = 0,
-      distinctOids = 0;
-    if (t) {
-      keyBytes = keySuffixBytes(t.refs.names, interval);
-      const hs = t.header.hashSize;
-      const seen = new Set<string>();
-      const bytes = t.refs.oids;
-      for (let r = 0; r < t.refs.count; r++) {
-        const ty = t.refs.types[r];
-        if (ty !== 1 && ty !== 2) continue;
-        let k = '';
-        for (let b = r * hs; b < (r + 1) * hs; b++) k += String.fromCharCode(bytes[b]);
-        seen.add(k);
-        const p = t.refs.peeled.get(r);
-        if (p) {
-          let q = '';
-          for (let b = 0; b < p.length; b++) q += String.fromCharCode(p[b]);
-          seen.add(q);
-        }
-      }
-      distinctOids = seen.size;
-    }
+    shareWork.records += tr.blocks.length;
+    const f = t ? figuresOf(t, tr.blocks) : null;
     return {
       fileSize: tr.fileSize,
       version: tr.version,
@@ -301,13 +356,17 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
       sectionBytes: { ...tr.sectionBytes },
       sectionBlocks,
       refIndexLevels: tr.refIndexLevels,
-      restartInterval: t ? interval : 16,
-      keyBytes,
-      distinctOids,
+      restartInterval: f ? f.interval : 16,
+      keyBytes: f ? f.keyBytes : 0,
+      distinctOids: f ? f.distinctOids : 0,
     };
   });
 
-  for (const t of tables) if (t) for (let r = 0; r < t.refs.count; r++) addComponents(t.refs.names[r]);
+  for (const t of positions.keys()) {
+    const names = t.refs.names;
+    for (let r = 0; r < t.refs.count; r++) addComponents(names[r]);
+    shareWork.records += t.refs.count;
+  }
   if (withNames)
     payload.examples = pickExamples(
       fitExamples(analysisRefs(a).map((r) => r.name)),

@@ -1,0 +1,67 @@
+/**
+ * A share link of a stack whose tables.list names one table many times: the work is bounded by
+ * the input (the distinct table's records, the merged view, one row per listed table), not by
+ * listed tables × records. Counted with `shareWork` (records and blocks visited), never timed.
+ *
+ * The table is smallblocks' (written by git: 5,002 refs in small blocks, see its truth/); the
+ * stack lists it 1 and 280 times. Listed 280 times, every position but the newest is shadowed
+ * record for record by the newest one.
+ */
+import { describe, it, expect } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { analyzeFiles, buildReport, memorySource, type InputFile } from '../src/engine/index.ts';
+import { buildSharePayload, shareWork } from '../src/engine/share/build.ts';
+
+const DIR = path.join(__dirname, 'fixtures/reftable/smallblocks/reftable');
+const NAME = '0x000000000001-0x000000000003-64b5d19d.ref';
+const bytes = new Uint8Array(fs.readFileSync(path.join(DIR, NAME)));
+
+function stackOf(copies: number): InputFile[] {
+  const list = new TextEncoder().encode(`${NAME}\n`.repeat(copies));
+  return [
+    { path: 'reftable/tables.list', source: memorySource(list) },
+    { path: `reftable/${NAME}`, source: memorySource(bytes) },
+  ];
+}
+
+function shared(copies: number) {
+  const a = analyzeFiles(stackOf(copies));
+  const r = buildReport(a);
+  const before = shareWork.records;
+  const p = buildSharePayload(a, r, { withNames: true });
+  return {
+    work: shareWork.records - before,
+    p,
+    refs: a.stack!.tables[0]!.refs.count,
+    blocks: r.tables[0].blocks.length,
+  };
+}
+
+describe('share payload of a repeated table', () => {
+  it('280 positions cost one row each beyond the one table, not 280 × its records', () => {
+    const one = shared(1);
+    const many = shared(280);
+    // smallblocks' truth: 5,002 refs (for-each-ref lists 5,001 plus HEAD).
+    expect(one.refs).toBe(5002);
+    expect(many.p.tables).toHaveLength(280);
+    // Beyond the single table: 2 visits per block row of each further position (section counts,
+    // restart interval lookup), nothing per record.
+    expect(many.work - one.work).toBeLessThanOrEqual(279 * 2 * one.blocks);
+    // …and far below one pass over every position's records.
+    expect(many.work).toBeLessThan(280 * one.refs);
+    // What the link says is still every position: 279 older copies, each shadowed by the newest
+    // (table 279) in all 5,002 records.
+    const shadowed = new Map<number, number>();
+    for (const o of many.p.overlaps) {
+      expect(o.newer).toBe(279);
+      shadowed.set(o.older, (shadowed.get(o.older) ?? 0) + o.count);
+    }
+    expect(shadowed.size).toBe(279);
+    expect([...shadowed.values()].every((n) => n === 5002)).toBe(true);
+    const records = new Map<number, number>();
+    for (const e of many.p.nsRecords) records.set(e.table, (records.get(e.table) ?? 0) + e.records);
+    expect(records.size).toBe(280);
+    expect([...records.values()].every((n) => n === 5002)).toBe(true);
+  });
+});
