@@ -4,7 +4,7 @@
  * analysis (a stack, its merged view and its lock files) or a files-backend analysis (packed-refs
  * and loose refs); each caller tells them apart by `stack` / `files`, never by a cast.
  */
-import { type InputFile, FormatError, type Finding, readAll, u32 } from './basics.ts';
+import { type InputFile, FormatError, type Finding, u32 } from './basics.ts';
 import { classifyInput, configSaysReftable, type ClassifiedInput } from './input.ts';
 import { loadStack, mergeTables, lowerBound, type Stack, type MergedView } from './stack.ts';
 import { listRefs, type ListedRef } from './refs.ts';
@@ -109,10 +109,34 @@ function analyzeReftable(input: ClassifiedInput, opts: OpenOptions): ReftableAna
   const locks = lockFiles(input, stack, findings);
   const orphans = orphanTables(input, stack, findings);
   ignoredGitDirFiles(input, findings);
-  const live: string[] = [];
-  for (let i = 0; i < merged.count; i++)
-    if (stack.tables[merged.table[i]]!.refs.types[merged.rec[i]] !== 0) live.push(merged.key(i));
-  caseCollisions(live, findings, stack.listPath || input.root || '(stack)');
+  // Only names with an upper-case ASCII letter can collide (see `caseCollisions`): one pass over
+  // each table's key bytes finds them without making a string per ref.
+  const isLive = (i: number) => stack.tables[merged.table[i]]!.refs.types[merged.rec[i]] !== 0;
+  const upper: string[] = [];
+  stack.tables.forEach((t, ti) => {
+    if (!t) return;
+    const kb = t.refs.keyBytes,
+      ks = t.refs.keyStart;
+    let r = 0;
+    for (let j = 0; j < kb.length; j++) {
+      if (kb[j] < 0x41 || kb[j] > 0x5a) continue;
+      while (ks[r + 1] <= j) r++;
+      const name = t.refs.name(r);
+      const i = merged.find(name);
+      if (i >= 0 && merged.table[i] === ti && merged.rec[i] === r && isLive(i)) upper.push(name);
+      j = ks[r + 1] - 1;
+    }
+  });
+  upper.sort();
+  caseCollisions(
+    upper,
+    (n) => {
+      const i = merged.find(n);
+      return i >= 0 && isLive(i);
+    },
+    findings,
+    stack.listPath || input.root || '(stack)',
+  );
   return { input, stack, merged, files: null, findings, locks, orphans };
 }
 
@@ -135,12 +159,16 @@ function analyzeFilesBackend(input: ClassifiedInput): FilesAnalysis {
     offset: f.offset,
     message: f.message,
   }));
-  if (!repo.fatal)
+  if (!repo.fatal) {
+    const names = filesRefs(repo).map((r) => r.name);
+    const all = new Set(names);
     caseCollisions(
-      filesRefs(repo).map((r) => r.name),
+      names.filter((n) => /[A-Z]/.test(n)),
+      (n) => all.has(n),
       findings,
       input.root || (repo.kind === 'packed-refs' ? 'packed-refs' : '.git'),
     );
+  }
   return { input, stack: null, merged: null, files: repo, findings };
 }
 
@@ -345,14 +373,19 @@ const MAX_COLLISIONS_SHOWN = 10;
  * loose file, so migrating such a repository (`git refs migrate`) or cloning it with the files
  * backend loses one of them.
  */
-function caseCollisions(names: string[], findings: Finding[], file: string): void {
+function caseCollisions(upper: string[], exists: (name: string) => boolean, findings: Finding[], file: string): void {
+  // `upper`: the live names holding an upper-case ASCII letter, in byte order. A group of names
+  // equal but for case has at most one member without one (its all-lower-case form), and that
+  // member sorts after every other (at the first difference the others have the smaller,
+  // upper-case byte): group the names with capitals, then add the lower-case form when it is live.
   const groups = new Map<string, string[]>();
-  for (const n of names) {
-    const k = n.toLowerCase();
+  for (const n of upper) {
+    const k = n.replace(/[A-Z]+/g, (c) => c.toLowerCase());
     const g = groups.get(k);
     if (g) g.push(n);
     else groups.set(k, [n]);
   }
+  for (const [k, g] of groups) if (exists(k)) g.push(k);
   const hit = [...groups.values()].filter((g) => g.length > 1);
   if (!hit.length) return;
   const shown = hit
