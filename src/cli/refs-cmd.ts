@@ -39,8 +39,9 @@ async function run(ctx: Context): Promise<number> {
     return 0;
   }
   if (a.stack && a.merged) {
-    // Chunk by chunk as the merged iteration fills them: the listing is never held whole.
-    const it = refsLines(a.stack.tables, a.merged);
+    // Chunk by chunk as the merged iteration fills them: the listing is never held whole, and
+    // one buffer serves every chunk (each is written out before the next is made).
+    const it = refsLines(a.stack.tables, a.merged, { reuse: true });
     for (let c = it.next(); c; c = it.next()) await writeOut(c);
     return 0;
   }

@@ -118,8 +118,7 @@ function analyzeReftable(input: ClassifiedInput, opts: OpenOptions): ReftableAna
     const kb = t.refs.keyBytes,
       ks = t.refs.keyStart;
     let r = 0;
-    for (let j = 0; j < kb.length; j++) {
-      if (kb[j] < 0x41 || kb[j] > 0x5a) continue;
+    for (let j = firstUpper(kb, 0); j >= 0; j = firstUpper(kb, j + 1)) {
       while (ks[r + 1] <= j) r++;
       const name = t.refs.name(r);
       const i = merged.find(name);
@@ -362,6 +361,29 @@ function ignoredGitDirFiles(input: ClassifiedInput, findings: Finding[]): void {
       message: `${ignored.length} loose ref or packed-refs file${ignored.length === 1 ? '' : 's'} in a reftable repository (${shown}${ignored.length > 5 ? ', …' : ''}): git ignores ${ignored.length === 1 ? 'it' : 'them'}, refs come from the reftable stack only`,
     });
   }
+}
+
+/**
+ * Index of the first byte of `b` at or after `from` that is an upper-case ASCII letter, or -1.
+ * Four bytes at a time where the buffer allows (the "has a byte between m and n" word test of
+ * Sean Anderson's Bit Twiddling Hacks): a million ref names are 25 MB to look through.
+ */
+function firstUpper(b: Uint8Array, from: number): number {
+  const isUpper = (c: number) => c >= 0x41 && c <= 0x5a;
+  let j = from;
+  const end = b.length;
+  while (j < end && (b.byteOffset + j) & 3) if (isUpper(b[j++])) return j - 1;
+  if (j >= end) return -1;
+  const words = new Uint32Array(b.buffer, b.byteOffset + j, (end - j) >> 2);
+  for (let w = 0; w < words.length; w++) {
+    const x = words[w];
+    const t = x & 0x7f7f7f7f;
+    if ((0xdadadada - t) & ~x & (t + 0x3f3f3f3f) & 0x80808080) {
+      for (let k = j + 4 * w, e = k + 4; k < e; k++) if (isUpper(b[k])) return k;
+    }
+  }
+  for (j += 4 * words.length; j < end; j++) if (isUpper(b[j])) return j;
+  return -1;
 }
 
 /** Most case-only collision groups listed by name in the finding. */

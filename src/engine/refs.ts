@@ -174,13 +174,16 @@ export const REFS_CHUNK = 1 << 20;
  * straight from the key and id columns (no string per ref) into chunks of `REFS_CHUNK` bytes,
  * handed out as the merged iteration fills them: the CLI writes each one out before the next is
  * made, so the listing is never held whole (64 MB at a million refs). Each call of `next()`
- * returns a fresh chunk (a consumer may keep it), or null at the end.
+ * returns the next chunk, or null at the end: a fresh one, or with `reuse` the same buffer
+ * refilled (for a consumer done with each chunk before asking for the next).
  */
 export function refsLines(
   tables: (Table | null)[],
   m: MergedView,
-  chunkBytes = REFS_CHUNK,
+  opts: { chunkBytes?: number; reuse?: boolean } = {},
 ): { next(): Uint8Array | null } {
+  const chunkBytes = opts.chunkBytes ?? REFS_CHUNK;
+  let spare: Uint8Array | null = null;
   let maxHs = 0;
   for (const t of tables) if (t) maxHs = Math.max(maxHs, t.header.hashSize);
   const H4 = hex4Table();
@@ -202,7 +205,8 @@ export function refsLines(
   return {
     next(): Uint8Array | null {
       if (i >= m.count) return null;
-      const out = new Uint8Array(size);
+      const out: Uint8Array = spare ?? new Uint8Array(size);
+      if (opts.reuse) spare = out;
       const dv = new DataView(out.buffer);
       let o = 0;
       for (; i < m.count; i++) {
