@@ -224,7 +224,16 @@ async function shrinkSamples(dir) {
  */
 export async function buildApp({ outDir = path.join(DIST, 'app'), base = './', logLevel = 'warn', pack = false } = {}) {
   const { buildApp: viteBuild } = await import('./start.mjs');
-  await viteBuild({ outDir, base, logLevel });
+  // Always the production build: under NODE_ENV=test (vitest runs `npm pack` that way) Vite
+  // would bundle React's development build and Workbox's debug files, half as large again.
+  const env = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await viteBuild({ outDir, base, logLevel });
+  } finally {
+    if (env === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = env;
+  }
   const shrunk = pack ? await shrinkSamples(outDir) : 0;
   const gz = precompress(outDir);
   return [
