@@ -109,33 +109,7 @@ function analyzeReftable(input: ClassifiedInput, opts: OpenOptions): ReftableAna
   const locks = lockFiles(input, stack, findings);
   const orphans = orphanTables(input, stack, findings);
   ignoredGitDirFiles(input, findings);
-  // Only names with an upper-case ASCII letter can collide (see `caseCollisions`): one pass over
-  // each table's key bytes finds them without making a string per ref.
-  const isLive = (i: number) => stack.tables[merged.table[i]]!.refs.types[merged.rec[i]] !== 0;
-  const upper: string[] = [];
-  stack.tables.forEach((t, ti) => {
-    if (!t) return;
-    const kb = t.refs.keyBytes,
-      ks = t.refs.keyStart;
-    let r = 0;
-    for (let j = firstUpper(kb, 0); j >= 0; j = firstUpper(kb, j + 1)) {
-      while (ks[r + 1] <= j) r++;
-      const name = t.refs.name(r);
-      const i = merged.find(name);
-      if (i >= 0 && merged.table[i] === ti && merged.rec[i] === r && isLive(i)) upper.push(name);
-      j = ks[r + 1] - 1;
-    }
-  });
-  upper.sort();
-  caseCollisions(
-    upper,
-    (n) => {
-      const i = merged.find(n);
-      return i >= 0 && isLive(i);
-    },
-    findings,
-    stack.listPath || input.root || '(stack)',
-  );
+  caseCollisions(caseCandidates(stack.tables, merged), findings, stack.listPath || input.root || '(stack)');
   return { input, stack, merged, files: null, findings, locks, orphans };
 }
 
@@ -159,11 +133,8 @@ function analyzeFilesBackend(input: ClassifiedInput): FilesAnalysis {
     message: f.message,
   }));
   if (!repo.fatal) {
-    const names = filesRefs(repo).map((r) => r.name);
-    const all = new Set(names);
     caseCollisions(
-      names.filter((n) => /[A-Z]/.test(n)),
-      (n) => all.has(n),
+      filesRefs(repo).map((r) => r.name),
       findings,
       input.root || (repo.kind === 'packed-refs' ? 'packed-refs' : '.git'),
     );
@@ -364,6 +335,68 @@ function ignoredGitDirFiles(input: ClassifiedInput, findings: Finding[]): void {
 }
 
 /**
+ * The live names of the merged view that may differ from another only in ASCII case, in key order
+ * (a superset: `caseCollisions` groups them exactly). A pair always has a name with an upper-case
+ * letter. When few names have one (most repositories: HEAD and a few branches), those and their
+ * all-lower-case forms that are live are the candidates (a binary search each). Otherwise every
+ * live name's lower-cased bytes are hashed and the names whose hash another shares are taken.
+ * Either way no string is made per ref.
+ */
+function caseCandidates(tables: (Table | null)[], merged: MergedView): string[] {
+  const isLive = (i: number) => tables[merged.table[i]]!.refs.types[merged.rec[i]] !== 0;
+  const upper: string[] = [];
+  let many = false;
+  tables.forEach((t, ti) => {
+    if (!t || many) return;
+    const kb = t.refs.keyBytes,
+      ks = t.refs.keyStart;
+    let r = 0;
+    for (let j = firstUpper(kb, 0); j >= 0; j = firstUpper(kb, j + 1)) {
+      while (ks[r + 1] <= j) r++;
+      if (upper.length > 4096 + (merged.count >> 6)) {
+        many = true;
+        return;
+      }
+      const name = t.refs.name(r);
+      const i = merged.find(name);
+      if (i >= 0 && merged.table[i] === ti && merged.rec[i] === r && isLive(i)) upper.push(name);
+      j = ks[r + 1] - 1;
+    }
+  });
+  if (!many) {
+    const out = [...upper];
+    for (const n of upper) {
+      const k = n.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+      const i = merged.find(k);
+      if (i >= 0 && isLive(i)) out.push(k);
+    }
+    return [...new Set(out)].sort();
+  }
+  const live = new Uint32Array(merged.count);
+  const hashes = new Uint32Array(merged.count);
+  let n = 0;
+  for (let i = 0; i < merged.count; i++) {
+    const r = tables[merged.table[i]]!.refs;
+    const rec = merged.rec[i];
+    if (r.types[rec] === 0) continue;
+    const kb = r.keyBytes;
+    let h = 0x811c9dc5;
+    for (let j = r.keyStart[rec], e = r.keyStart[rec + 1]; j < e; j++) {
+      const c = kb[j];
+      h = Math.imul(h ^ (c >= 0x41 && c <= 0x5a ? c + 0x20 : c), 0x01000193);
+    }
+    hashes[n] = h >>> 0;
+    live[n++] = i;
+  }
+  const sorted = hashes.slice(0, n).sort();
+  const shared = new Set<number>();
+  for (let k = 1; k < n; k++) if (sorted[k] === sorted[k - 1]) shared.add(sorted[k]);
+  const out: string[] = [];
+  if (shared.size) for (let k = 0; k < n; k++) if (shared.has(hashes[k])) out.push(merged.key(live[k]));
+  return out;
+}
+
+/**
  * Index of the first byte of `b` at or after `from` that is an upper-case ASCII letter, or -1.
  * Four bytes at a time where the buffer allows (the "has a byte between m and n" word test of
  * Sean Anderson's Bit Twiddling Hacks): a million ref names are 25 MB to look through.
@@ -395,19 +428,14 @@ const MAX_COLLISIONS_SHOWN = 10;
  * loose file, so migrating such a repository (`git refs migrate`) or cloning it with the files
  * backend loses one of them.
  */
-function caseCollisions(upper: string[], exists: (name: string) => boolean, findings: Finding[], file: string): void {
-  // `upper`: the live names holding an upper-case ASCII letter, in byte order. A group of names
-  // equal but for case has at most one member without one (its all-lower-case form), and that
-  // member sorts after every other (at the first difference the others have the smaller,
-  // upper-case byte): group the names with capitals, then add the lower-case form when it is live.
+function caseCollisions(names: string[], findings: Finding[], file: string): void {
   const groups = new Map<string, string[]>();
-  for (const n of upper) {
+  for (const n of names) {
     const k = n.replace(/[A-Z]+/g, (c) => c.toLowerCase());
     const g = groups.get(k);
     if (g) g.push(n);
     else groups.set(k, [n]);
   }
-  for (const [k, g] of groups) if (exists(k)) g.push(k);
   const hit = [...groups.values()].filter((g) => g.length > 1);
   if (!hit.length) return;
   const shown = hit
