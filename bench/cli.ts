@@ -15,8 +15,19 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const i = process.argv.indexOf('--runs');
 const runs = i > 0 ? Number(process.argv[i + 1]) : 7;
 const log = (s = '') => console.log(s);
-log(`load average before: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+log(
+  `load average before: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 const r = cliVsGit({ root: ROOT, out: path.join(ROOT, 'bench/out'), runs, log });
 if ('skipped' in r) log(`skipped: ${r.skipped}`);
-else for (const row of r.rows) log(`${row.target} | ${row.measured} | ${row.reference} | ${row.ratio} | ${row.verdict}`);
-log(`load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+else
+  for (const row of r.rows) log(`${row.target} | ${row.measured} | ${row.reference} | ${row.ratio} | ${row.verdict}`);
+log(
+  `load average after: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
