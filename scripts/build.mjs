@@ -6,9 +6,11 @@
 // `--pack` (what `prepack` runs): the app's large sample tables get synthetic object ids, which
 // keeps the package small (see `shrinkSamples`).
 //
-//   dist/cli/refscope.mjs (+ .map)   the command line tool, one ES module for Node (esbuild)
-//   dist/lib/index.mjs (+ .map)      `import … from 'refscope'`: the engine plus path helpers (Node)
-//   dist/engine/index.mjs (+ .map)   `import … from 'refscope/engine'`: the pure engine, any runtime
+//   dist/cli/refscope.mjs (+ .map)   the command line tool, one ES module for Node (esbuild); the
+//                                    map (shipped, without the sources' text) names the source
+//                                    file and line of each stack frame under --enable-source-maps
+//   dist/lib/index.mjs               `import … from 'refscope'`: the engine plus path helpers (Node)
+//   dist/engine/index.mjs            `import … from 'refscope/engine'`: the pure engine, any runtime
 //   dist/types/                      .d.ts files for both entries (tsc --emitDeclarationOnly)
 //   dist/app/                        the web app (vite build), with .gz beside every compressible
 //                                    file, which `refscope serve` sends to browsers that accept gzip
@@ -54,6 +56,18 @@ const engineFromEntry = {
   },
 };
 
+/**
+ * A source map's `sources` as paths inside the package's repository (`../../src/cli/main.ts`,
+ * `../../node_modules/fflate/…`): a checkout's node_modules may be a link to another tree, whose
+ * location must not end up in the published map.
+ */
+function packagePaths(f) {
+  if (!f.path.endsWith('.map')) return f;
+  const m = JSON.parse(Buffer.from(f.contents).toString('utf8'));
+  m.sources = m.sources.map((s) => s.replace(/^(?:\.\.\/)+(?:[^/]+\/)*?node_modules\//, '../../node_modules/'));
+  return { path: f.path, contents: Buffer.from(JSON.stringify(m)) };
+}
+
 async function esbuildOne(entry, outfile, platform, { sourcemap = true, plugins = [] } = {}) {
   const esbuild = await import('esbuild');
   const r = await esbuild.build({
@@ -77,7 +91,7 @@ async function esbuildOne(entry, outfile, platform, { sourcemap = true, plugins 
     // Node built-ins stay imports; everything else is bundled.
     ...(platform === 'node' ? { packages: 'bundle', external: ['sirv'] } : {}),
   });
-  writeAtomically(r.outputFiles);
+  writeAtomically(r.outputFiles.map(packagePaths));
   return r.outputFiles
     .filter((f) => f.path.endsWith('.mjs'))
     .map((f) => ({ file: path.relative(ROOT, f.path), bytes: f.contents.length }));
@@ -210,7 +224,16 @@ async function shrinkSamples(dir) {
  */
 export async function buildApp({ outDir = path.join(DIST, 'app'), base = './', logLevel = 'warn', pack = false } = {}) {
   const { buildApp: viteBuild } = await import('./start.mjs');
-  await viteBuild({ outDir, base, logLevel });
+  // Always the production build: under NODE_ENV=test (vitest runs `npm pack` that way) Vite
+  // would bundle React's development build and Workbox's debug files, half as large again.
+  const env = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await viteBuild({ outDir, base, logLevel });
+  } finally {
+    if (env === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = env;
+  }
   const shrunk = pack ? await shrinkSamples(outDir) : 0;
   const gz = precompress(outDir);
   return [

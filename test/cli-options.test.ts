@@ -7,6 +7,7 @@
 import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { COMMANDS } from '../src/cli/commands.ts';
 import { COMMON_OPTIONS } from '../src/cli/common.ts';
@@ -99,6 +100,49 @@ describe('arguments', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout, args.join(' ')).toBe('');
       expect(r.stderr, args.join(' ')).toMatch(/^refscope: [^\n]+\nrun 'refscope [a-z ]*--help' for the options\n$/);
+    }
+  });
+
+  it('- is standard input wherever a file is read (share --simulation, calibrate), and is read once', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-stdin-'));
+    try {
+      const sim = run([
+        'simulate',
+        '--json',
+        '--workload',
+        'create:10:refs/heads/stdin/',
+        '--model',
+        'git-2.56',
+        '--no-fixes',
+        '--no-curve',
+        BASIC,
+      ]);
+      expect(sim.code, sim.stderr).toBe(0);
+      const file = path.join(tmp, 'sim.json');
+      fs.writeFileSync(file, sim.stdout);
+      const share = (simArg: string, input?: string) =>
+        run(['share', '--json', '--base', 'http://refscope.invalid/', '--simulation', simArg, BASIC], { input });
+      const fromFile = share(file);
+      expect(fromFile.code, fromFile.stderr).toBe(0);
+      const fromStdin = share('-', sim.stdout);
+      expect(fromStdin.code, fromStdin.stderr).toBe(0);
+      expect(JSON.parse(fromStdin.stdout).link).toBe(JSON.parse(fromFile.stdout).link);
+      expect(JSON.parse(fromStdin.stdout).link).toMatch(/^http:\/\/refscope\.invalid\/#/);
+      // calibrate - reads its measure file from standard input: a file that is not one is bad input.
+      const cal = run(['calibrate', '-'], { input: '{"schema":"not-a-measure-file"}' });
+      expect(cal.code).toBe(3);
+      expect(cal.stderr).toMatch(/^refscope: (-|\(stdin\)): offset 0: expected "schema": "refscope\.measure\/1"/);
+      // Standard input is read once: two - in one command is a usage error.
+      for (const args of [
+        ['share', '--simulation', '-', '-'],
+        ['simulate', '--stdin', '-', '-'],
+      ]) {
+        const r = run(args, { input: '' });
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stderr, args.join(' ')).toMatch(/standard input is read once/);
+      }
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
     }
   });
 

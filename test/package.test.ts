@@ -83,6 +83,7 @@ describe('the tarball', () => {
     for (const f of [
       'bin/refscope.mjs',
       'dist/cli/refscope.mjs',
+      'dist/cli/refscope.mjs.map',
       'dist/app/index.html',
       'dist/lib/index.mjs',
       'dist/engine/index.mjs',
@@ -94,6 +95,28 @@ describe('the tarball', () => {
     ]) {
       expect(files).toContain(f);
     }
+  });
+
+  it("ships the CLI's source map: file and line of the sources, not their text or the build machine's paths", () => {
+    const pkg = path.join(app, 'node_modules/refscope');
+    const map = JSON.parse(fs.readFileSync(path.join(pkg, 'dist/cli/refscope.mjs.map'), 'utf8'));
+    expect(map.sourcesContent).toBeUndefined();
+    expect(map.sources.filter((s: string) => !/^\.\.\/\.\.\/(src|node_modules)\//.test(s))).toEqual([]);
+    expect(map.sources).toContain('../../src/cli/main.ts');
+    expect(fs.readFileSync(path.join(pkg, 'dist/cli/refscope.mjs'), 'utf8')).toMatch(
+      /\/\/# sourceMappingURL=refscope\.mjs\.map\s*$/,
+    );
+    // Node, with source maps on, maps a position of the bundle back to a TypeScript source.
+    const probe = `import { findSourceMap } from 'node:module';
+import { pathToFileURL } from 'node:url';
+const url = pathToFileURL(${JSON.stringify(path.join(pkg, 'dist/cli/refscope.mjs'))}).href;
+await import(url);
+const e = findSourceMap(url).findEntry(0, 2000);
+console.log(e.originalSource);`;
+    fs.writeFileSync(path.join(app, 'map-probe.mjs'), probe);
+    const r = sh(process.execPath, ['--enable-source-maps', 'map-probe.mjs'], app);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toMatch(/\/src\/(engine|cli)\/[\w/-]+\.ts$/);
   });
 
   it('installs without a TypeScript compiler, a bundler or React', () => {

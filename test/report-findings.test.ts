@@ -117,6 +117,28 @@ describe.skipIf(!g)('report fields against real git', () => {
     }
   });
 
+  it('case-only collisions: groups of three, groups without an all-lower-case name, deleted names left out', () => {
+    const repo = gitRepo(g!);
+    try {
+      const c = commitOf(repo);
+      for (const n of ['FOO', 'Foo', 'foo', 'X/a', 'x/A', 'BAR', 'bar', 'Solo'])
+        repo.git(['update-ref', `refs/heads/${n}`, c]);
+      repo.git(['update-ref', '-d', 'refs/heads/bar']);
+      expect(repo.git(['for-each-ref', '--format=%(refname)'])).toBe(
+        ['BAR', 'FOO', 'Foo', 'Solo', 'X/a', 'foo', 'x/A'].map((n) => `refs/heads/${n}\n`).join(''),
+      );
+      const { a } = report(repo);
+      const f = a.findings.filter((x) => /differ only in case/.test(x.message));
+      expect(f).toHaveLength(1);
+      // Groups in the order of their first name, names in byte order; BAR's lower-case twin is deleted.
+      expect(f[0].message).toMatch(
+        /^2 groups of ref names differ only in case \("refs\/heads\/FOO" vs "refs\/heads\/Foo" vs "refs\/heads\/foo"; "refs\/heads\/X\/a" vs "refs\/heads\/x\/A"\)/,
+      );
+    } finally {
+      repo.dispose();
+    }
+  });
+
   it('placeholder HEAD and loose refs / packed-refs that git ignores in a reftable repository', () => {
     const repo = gitRepo(g!);
     try {

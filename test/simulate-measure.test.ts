@@ -13,6 +13,7 @@ import path from 'node:path';
 import { realGits, gitSkipReason, gitRepo, behaviour, type GitRepo } from './lib/realgit.ts';
 import { parseGitVersion } from '../src/engine/simulate/gitversion.ts';
 import { readMeasureFile, MeasureFileError } from '../src/engine/simulate/measure.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin/refscope.mjs');
@@ -208,6 +209,11 @@ describe.skipIf(gitSkipReason)('the measure script with a real git', () => {
     const r = cli(['calibrate', file, '--json']);
     expect(r.code).toBe(0);
     const c = JSON.parse(r.stdout);
+    // The document validates against its shipped schema (as every other --json: schemas.test.ts).
+    const v = new Ajv2020({ allErrors: true, strictTypes: false, strictRequired: false }).compile(
+      JSON.parse(fs.readFileSync(path.join(ROOT, 'schemas/calibration.schema.json'), 'utf8')),
+    );
+    expect(v(c) ? [] : v.errors).toEqual([]);
     const med = (xs: number[]) => {
       const a = [...xs].sort((x, y) => x - y);
       const k = a.length >> 1;

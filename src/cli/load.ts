@@ -51,6 +51,13 @@ export function inputFiles(p: string | undefined): InputFile[] {
 }
 
 /**
+ * Tables up to this size are read with one `read`; larger ones block by block. A whole-file
+ * buffer would sit beside the record columns built from it: for a 26 MB table of a million refs
+ * that is a fifth of the process's peak memory, for a few milliseconds of reads saved.
+ */
+export const CLI_WHOLE_READ = 8 * 1048576;
+
+/**
  * Load and analyse a path (or `-`); throws FormatError (including the deadline's BudgetError) or
  * UsageError. With a context, the analysis stops at its deadline and shows progress; `open.logs`
  * false leaves log blocks unread (what `refs` needs, as git for-each-ref reads no reflog).
@@ -67,7 +74,12 @@ export function loadPath(p: string | undefined, ctx?: Context, open: { logs?: bo
   if (!ctx) return analyzeFiles(files);
   const watched = watchTables(files, ctx.progress);
   try {
-    return analyzeFiles(watched.files, { ...open, deadline: ctx.deadline, onProgress: watched.onBytes });
+    return analyzeFiles(watched.files, {
+      wholeReadLimit: CLI_WHOLE_READ,
+      ...open,
+      deadline: ctx.deadline,
+      onProgress: watched.onBytes,
+    });
   } finally {
     ctx.progress.done();
   }

@@ -4,7 +4,7 @@
  * on the same repository (symrefs show their target's id; dangling symrefs are left out).
  * `--json`: `refscope.refs/1`, the same list as objects (docs/cli.md).
  */
-import { analysisRefs, listRefsBytes, GENERATOR } from '../engine/index.ts';
+import { analysisRefs, refsLines, GENERATOR } from '../engine/index.ts';
 import { writeOut, writeJson, type CommandSpec, type Context } from './common.ts';
 import { loadPath } from './load.ts';
 
@@ -39,7 +39,10 @@ async function run(ctx: Context): Promise<number> {
     return 0;
   }
   if (a.stack && a.merged) {
-    await writeOut(listRefsBytes(a.stack.tables, a.merged));
+    // Chunk by chunk as the merged iteration fills them: the listing is never held whole, and
+    // one buffer serves every chunk (each is written out before the next is made).
+    const it = refsLines(a.stack.tables, a.merged, { reuse: true });
+    for (let c = it.next(); c; c = it.next()) await writeOut(c);
     return 0;
   }
   // Names are byte strings: write them as raw bytes.

@@ -110,10 +110,7 @@ function analyzeReftable(input: ClassifiedInput, opts: OpenOptions): ReftableAna
   const locks = lockFiles(input, stack, findings);
   const orphans = orphanTables(input, stack, findings);
   ignoredGitDirFiles(input, findings);
-  const live: string[] = [];
-  for (let i = 0; i < merged.count; i++)
-    if (stack.tables[merged.table[i]]!.refs.types[merged.rec[i]] !== 0) live.push(merged.key(i));
-  caseCollisions(live, findings, stack.listPath || input.root || '(stack)');
+  caseCollisions(caseCandidates(stack.tables, merged), findings, stack.listPath || input.root || '(stack)');
   brokenRefNames(stack, merged, findings);
   return { input, stack, merged, files: null, findings, locks, orphans };
 }
@@ -137,12 +134,13 @@ function analyzeFilesBackend(input: ClassifiedInput): FilesAnalysis {
     offset: f.offset,
     message: f.message,
   }));
-  if (!repo.fatal)
+  if (!repo.fatal) {
     caseCollisions(
       filesRefs(repo).map((r) => r.name),
       findings,
       input.root || (repo.kind === 'packed-refs' ? 'packed-refs' : '.git'),
     );
+  }
   return { input, stack: null, merged: null, files: repo, findings };
 }
 
@@ -381,6 +379,91 @@ function brokenRefNames(stack: Stack, merged: MergedView, findings: Finding[]): 
   }
 }
 
+/**
+ * The live names of the merged view that may differ from another only in ASCII case, in key order
+ * (a superset: `caseCollisions` groups them exactly). A pair always has a name with an upper-case
+ * letter. When few names have one (most repositories: HEAD and a few branches), those and their
+ * all-lower-case forms that are live are the candidates (a binary search each). Otherwise every
+ * live name's lower-cased bytes are hashed and the names whose hash another shares are taken.
+ * Either way no string is made per ref.
+ */
+function caseCandidates(tables: (Table | null)[], merged: MergedView): string[] {
+  const isLive = (i: number) => tables[merged.table[i]]!.refs.types[merged.rec[i]] !== 0;
+  const upper: string[] = [];
+  let many = false;
+  tables.forEach((t, ti) => {
+    if (!t || many) return;
+    const kb = t.refs.keyBytes,
+      ks = t.refs.keyStart;
+    let r = 0;
+    for (let j = firstUpper(kb, 0); j >= 0; j = firstUpper(kb, j + 1)) {
+      while (ks[r + 1] <= j) r++;
+      if (upper.length > 4096 + (merged.count >> 6)) {
+        many = true;
+        return;
+      }
+      const name = t.refs.name(r);
+      const i = merged.find(name);
+      if (i >= 0 && merged.table[i] === ti && merged.rec[i] === r && isLive(i)) upper.push(name);
+      j = ks[r + 1] - 1;
+    }
+  });
+  if (!many) {
+    const out = [...upper];
+    for (const n of upper) {
+      const k = n.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+      const i = merged.find(k);
+      if (i >= 0 && isLive(i)) out.push(k);
+    }
+    return [...new Set(out)].sort();
+  }
+  const live = new Uint32Array(merged.count);
+  const hashes = new Uint32Array(merged.count);
+  let n = 0;
+  for (let i = 0; i < merged.count; i++) {
+    const r = tables[merged.table[i]]!.refs;
+    const rec = merged.rec[i];
+    if (r.types[rec] === 0) continue;
+    const kb = r.keyBytes;
+    let h = 0x811c9dc5;
+    for (let j = r.keyStart[rec], e = r.keyStart[rec + 1]; j < e; j++) {
+      const c = kb[j];
+      h = Math.imul(h ^ (c >= 0x41 && c <= 0x5a ? c + 0x20 : c), 0x01000193);
+    }
+    hashes[n] = h >>> 0;
+    live[n++] = i;
+  }
+  const sorted = hashes.slice(0, n).sort();
+  const shared = new Set<number>();
+  for (let k = 1; k < n; k++) if (sorted[k] === sorted[k - 1]) shared.add(sorted[k]);
+  const out: string[] = [];
+  if (shared.size) for (let k = 0; k < n; k++) if (shared.has(hashes[k])) out.push(merged.key(live[k]));
+  return out;
+}
+
+/**
+ * Index of the first byte of `b` at or after `from` that is an upper-case ASCII letter, or -1.
+ * Four bytes at a time where the buffer allows (the "has a byte between m and n" word test of
+ * Sean Anderson's Bit Twiddling Hacks): a million ref names are 25 MB to look through.
+ */
+function firstUpper(b: Uint8Array, from: number): number {
+  const isUpper = (c: number) => c >= 0x41 && c <= 0x5a;
+  let j = from;
+  const end = b.length;
+  while (j < end && (b.byteOffset + j) & 3) if (isUpper(b[j++])) return j - 1;
+  if (j >= end) return -1;
+  const words = new Uint32Array(b.buffer, b.byteOffset + j, (end - j) >> 2);
+  for (let w = 0; w < words.length; w++) {
+    const x = words[w];
+    const t = x & 0x7f7f7f7f;
+    if ((0xdadadada - t) & ~x & (t + 0x3f3f3f3f) & 0x80808080) {
+      for (let k = j + 4 * w, e = k + 4; k < e; k++) if (isUpper(b[k])) return k;
+    }
+  }
+  for (j += 4 * words.length; j < end; j++) if (isUpper(b[j])) return j;
+  return -1;
+}
+
 /** Most case-only collision groups listed by name in the finding. */
 const MAX_COLLISIONS_SHOWN = 10;
 
@@ -393,7 +476,7 @@ const MAX_COLLISIONS_SHOWN = 10;
 function caseCollisions(names: string[], findings: Finding[], file: string): void {
   const groups = new Map<string, string[]>();
   for (const n of names) {
-    const k = n.toLowerCase();
+    const k = n.replace(/[A-Z]+/g, (c) => c.toLowerCase());
     const g = groups.get(k);
     if (g) g.push(n);
     else groups.set(k, [n]);

@@ -166,71 +166,115 @@ function hex4Table(): Uint32Array {
   return hex4;
 }
 
+/** Bytes of each chunk `refsLines` hands out (at least: a chunk holds the longest line). */
+export const REFS_CHUNK = 1 << 20;
+
 /**
- * The `refs` listing as bytes, exactly what `listRefs` would print as "<oid> <name>\n" lines,
- * written straight from the key and id columns (no string per ref): the CLI's fast path.
- * The output is sized once (an upper bound: every record of every table listed) and written
- * four bytes at a time.
+ * The `refs` listing, exactly what `listRefs` would print as "<oid> <name>\n" lines, written
+ * straight from the key and id columns (no string per ref) into chunks of `REFS_CHUNK` bytes,
+ * handed out as the merged iteration fills them: the CLI writes each one out before the next is
+ * made, so the listing is never held whole (64 MB at a million refs). Each call of `next()`
+ * returns the next chunk, or null at the end: a fresh one, or with `reuse` the same buffer
+ * refilled (for a consumer done with each chunk before asking for the next).
  */
-export function listRefsBytes(tables: (Table | null)[], m: MergedView): Uint8Array {
-  let cap = 0,
-    maxHs = 0;
+export function refsLines(
+  tables: (Table | null)[],
+  m: MergedView,
+  opts: { chunkBytes?: number; reuse?: boolean } = {},
+): { next(): Uint8Array | null } {
+  const chunkBytes = opts.chunkBytes ?? REFS_CHUNK;
+  let spare: Uint8Array | null = null;
+  let maxHs = 0;
   for (const t of tables) if (t) maxHs = Math.max(maxHs, t.header.hashSize);
-  for (const t of tables) if (t) cap += t.refs.keyStart[t.refs.count] + t.refs.count * (2 * maxHs + 2);
-  const out = new Uint8Array(cap);
-  const dv = new DataView(out.buffer);
   const H4 = hex4Table();
   const kdvs = tables.map((t) =>
     t ? new DataView(t.refs.keyBytes.buffer, t.refs.keyBytes.byteOffset, t.refs.keyBytes.length) : null,
   );
-  let o = 0;
   const mt = m.table,
     mr = m.rec;
-  for (let i = 0; i < m.count; i++) {
-    const ti = mt[i];
-    const t = tables[ti]!;
-    const refs = t.refs;
-    const r = mr[i];
-    const type = refs.types[r];
-    if (type === 0) continue;
-    const kb = refs.keyBytes;
-    const st = refs.keyStart[r],
-      en = refs.keyStart[r + 1];
-    if (!startsWithRefs(kb, st, en) && !isRootRef(refs.name(r))) continue;
-    if (!checkRefnameBytes(kb, st, en)) continue;
-    // The id: own value, or the target's through the merged view.
-    let src = t,
-      sr = r;
-    if (type === 3) {
-      let j = i,
-        ok = false;
-      for (let depth = 0; depth <= SYMREF_MAXDEPTH; depth++) {
-        const tt = tables[mt[j]]!;
-        const rr = mr[j];
-        const ty = tt.refs.types[rr];
-        if (ty === 0) break;
-        if (ty !== 3) {
-          src = tt;
-          sr = rr;
-          ok = true;
-          break;
-        }
-        j = m.find(tt.refs.targets.get(rr)!);
-        if (j < 0) break;
-      }
-      if (!ok) continue;
-    }
-    const hs = src.header.hashSize;
-    const oids = src.refs.oids;
-    for (let j = sr * hs, e = j + hs; j < e; j += 2, o += 4) dv.setUint32(o, H4[(oids[j] << 8) | oids[j + 1]]);
-    out[o++] = 0x20;
-    const kdv = kdvs[ti]!;
-    let j = st;
-    for (; j + 4 <= en; j += 4, o += 4) dv.setUint32(o, kdv.getUint32(j));
-    for (; j < en; j++) out[o++] = kb[j];
-    out[o++] = 0x0a;
+  // Chunks hold the longest line (a key may be as long as a block, 16 MiB), so a line never
+  // needs a chunk of its own.
+  let longest = 0;
+  for (const t of tables) {
+    if (!t) continue;
+    const ks = t.refs.keyStart;
+    for (let r = 0; r < t.refs.count; r++) longest = Math.max(longest, ks[r + 1] - ks[r]);
   }
-  return out.subarray(0, o);
+  const size = Math.max(chunkBytes, longest + 2 * maxHs + 2);
+  let i = 0;
+  return {
+    next(): Uint8Array | null {
+      if (i >= m.count) return null;
+      const out: Uint8Array = spare ?? new Uint8Array(size);
+      if (opts.reuse) spare = out;
+      const dv = new DataView(out.buffer);
+      let o = 0;
+      for (; i < m.count; i++) {
+        const ti = mt[i];
+        const t = tables[ti]!;
+        const refs = t.refs;
+        const r = mr[i];
+        const type = refs.types[r];
+        if (type === 0) continue;
+        const kb = refs.keyBytes;
+        const st = refs.keyStart[r],
+          en = refs.keyStart[r + 1];
+        if (!startsWithRefs(kb, st, en) && !isRootRef(refs.name(r))) continue;
+        if (!checkRefnameBytes(kb, st, en)) continue;
+        // The id: own value, or the target's through the merged view.
+        let src = t,
+          sr = r;
+        if (type === 3) {
+          let j = i,
+            ok = false;
+          for (let depth = 0; depth <= SYMREF_MAXDEPTH; depth++) {
+            const tt = tables[mt[j]]!;
+            const rr = mr[j];
+            const ty = tt.refs.types[rr];
+            if (ty === 0) break;
+            if (ty !== 3) {
+              src = tt;
+              sr = rr;
+              ok = true;
+              break;
+            }
+            j = m.find(tt.refs.targets.get(rr)!);
+            if (j < 0) break;
+          }
+          if (!ok) continue;
+        }
+        if (o + 2 * maxHs + 2 + (en - st) > size) break; // this chunk is full: the line starts the next
+        const hs = src.header.hashSize;
+        const oids = src.refs.oids;
+        for (let j = sr * hs, e = j + hs; j < e; j += 2, o += 4) dv.setUint32(o, H4[(oids[j] << 8) | oids[j + 1]]);
+        out[o++] = 0x20;
+        const kdv = kdvs[ti]!;
+        let j = st;
+        for (; j + 4 <= en; j += 4, o += 4) dv.setUint32(o, kdv.getUint32(j));
+        for (; j < en; j++) out[o++] = kb[j];
+        out[o++] = 0x0a;
+      }
+      return o ? out.subarray(0, o) : null;
+    },
+  };
+}
+
+/** The whole `refs` listing as one buffer (`refsLines` joined; tests and the benchmark). */
+export function listRefsBytes(tables: (Table | null)[], m: MergedView): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let n = 0;
+  const it = refsLines(tables, m);
+  for (let c = it.next(); c; c = it.next()) {
+    parts.push(c);
+    n += c.length;
+  }
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const c of parts) {
+    out.set(c, o);
+    o += c.length;
+  }
+  return out;
 }
 
 /** A ref name stored in a table that git refuses to list (see `invalidRefNames`). */

@@ -4,7 +4,7 @@
  */
 import type { Finding } from './basics.ts';
 import type { Analysis, LockFile, OrphanTable } from './analyze.ts';
-import type { BlockInfo, SectionName, Table } from './reftable/table.ts';
+import { keyString, type BlockInfo, type SectionName, type Table } from './reftable/table.ts';
 import { namespaceCounts, resolveEntry } from './refs.ts';
 import type { MergedView } from './reftable/merged.ts';
 import { REPORT_SCHEMA, GENERATOR } from './version.ts';
@@ -334,15 +334,45 @@ function prefixRows(tables: (Table | null)[], m: MergedView): Report['prefixes']
   // Stand-in tables (a report rebuilt from a share link) carry no names: no rows.
   if (tables.some((t) => t && (!t.refs.keyBytes || typeof t.refs.name !== 'function'))) return [];
   const rows = new Map<string, { prefix: string; records: number; tombstones: number; live: number }>();
-  const prefixOf = (name: string): string => {
-    if (!name.startsWith('refs/')) return name.length > 1 ? name.slice(0, 1) : name;
-    const slash = name.indexOf('/', 5);
-    return slash < 0 ? name : name.slice(0, slash + 2);
-  };
   const row = (p: string) => {
     let x = rows.get(p);
     if (!x) rows.set(p, (x = { prefix: p, records: 0, tombstones: 0, live: 0 }));
     return x;
+  };
+  // The prefix of a key, from its bytes: under `refs/`, up to the next '/' and one byte after it
+  // (the whole name when there is none); otherwise its first byte. Keys come sorted, so a run of
+  // keys shares one prefix: a string is made only where the prefix changes, not per ref.
+  let lastKb: Uint8Array | null = null,
+    lastSt = 0,
+    lastLen = -1;
+  let last: ReturnType<typeof row> | null = null;
+  const rowAt = (kb: Uint8Array, st: number, en: number) => {
+    let len: number;
+    if (
+      en - st >= 5 &&
+      kb[st] === 0x72 &&
+      kb[st + 1] === 0x65 &&
+      kb[st + 2] === 0x66 &&
+      kb[st + 3] === 0x73 &&
+      kb[st + 4] === 0x2f
+    ) {
+      let j = st + 5;
+      while (j < en && kb[j] !== 0x2f) j++;
+      len = Math.min(en, j + 2) - st;
+    } else len = Math.min(1, en - st);
+    if (last && len === lastLen) {
+      let same = true;
+      for (let j = 0; j < len; j++)
+        if (kb[st + j] !== lastKb![lastSt + j]) {
+          same = false;
+          break;
+        }
+      if (same) return last;
+    }
+    lastKb = kb;
+    lastSt = st;
+    lastLen = len;
+    return (last = row(keyString(kb, st, st + len)));
   };
   // A table listed several times in tables.list is one parsed Table: walked once, counted at
   // each of its positions (the work stays bounded by the input's records).
@@ -350,13 +380,19 @@ function prefixRows(tables: (Table | null)[], m: MergedView): Report['prefixes']
   for (const t of tables) if (t) positions.set(t, (positions.get(t) ?? 0) + 1);
   for (const [t, k] of positions) {
     const refs = t.refs;
+    const kb = refs.keyBytes,
+      ks = refs.keyStart;
     for (let i = 0; i < refs.count; i++) {
-      const x = row(prefixOf(refs.name(i)));
+      const x = rowAt(kb, ks[i], ks[i + 1]);
       x.records += k;
       if (refs.types[i] === 0) x.tombstones += k;
     }
   }
-  for (let i = 0; i < m.count; i++) if (tables[m.table[i]]!.refs.types[m.rec[i]] !== 0) row(prefixOf(m.key(i))).live++;
+  for (let i = 0; i < m.count; i++) {
+    const refs = tables[m.table[i]]!.refs;
+    const r = m.rec[i];
+    if (refs.types[r] !== 0) rowAt(refs.keyBytes, refs.keyStart[r], refs.keyStart[r + 1]).live++;
+  }
   return [...rows.values()]
     .sort((x, y) => y.records - x.records || (x.prefix < y.prefix ? -1 : 1))
     .slice(0, PREFIX_ROWS);
