@@ -30,6 +30,7 @@ import { analyzeFiles } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
 import { Simulator, type SimulationResult } from '../../src/engine/simulate/index.ts';
 import { parseSeconds } from '../../src/app/simformat.ts';
+import { MEASURED_UP_TO } from '../../src/engine/simulate/curve.ts';
 import { realGits, gitSkipReason, gitRepo, type GitRepo } from '../lib/realgit.ts';
 import { ARGS, CHROMIUM, OUT, ROOT, buildInto, haveChromium, loadId, serveBuild, show, waitLoad } from './helpers.ts';
 
@@ -78,6 +79,8 @@ interface Run {
 function expectedRows(runs: Run[]): Map<string, number> {
   const out = new Map<string, number>();
   out.set('total (CPU)', median(runs.map((r) => r.user + r.sys)));
+  out.set('of which user (CPU)', median(runs.map((r) => r.user)));
+  out.set('of which sys (CPU: kernel, file system)', median(runs.map((r) => r.sys)));
   const top = (r: Run) => {
     const root = r.trace.find((e) => e.event === 'start')!.sid;
     return r.trace.filter((e) => e.sid === root);
@@ -339,6 +342,13 @@ describe.skipIf(!!skip)(
         expect(f.baselineSeconds).toBeCloseTo(base.seconds!, 12);
         expect(Number(shown.speedup)).toBeCloseTo(base.seconds! / f.seconds, 9);
       }
+      // The chart says where the recorded real-git runs end (test/simulate-realgit.test.ts ties
+      // MEASURED_UP_TO to the recorded file) and shades what lies beyond as extrapolated.
+      const note = await page.locator('[data-testid=sim-extrapolated]').textContent({ timeout: 5000 });
+      for (const m of ['git-2.49', 'git-2.55', 'git-2.56'] as const)
+        expect(note).toContain(`n = ${MEASURED_UP_TO[m].toLocaleString('en-US')} for ${m}`);
+      expect(note).toMatch(/extrapolation of the model, not a measurement/);
+      expect(await page.locator('[data-testid=sim-chart] .sim-extrapolated').count()).toBe(1);
       const pack = want.fixes.find((f) => f.fix === 'pack-refs')!;
       expect(pack.refStoreSpeedup!).toBeGreaterThan(pack.speedup!);
       await page.locator('[data-testid=sim-parts]').screenshot({ path: path.join(OUT, 'simulator-parts.png') });
