@@ -2,6 +2,11 @@
  * `npm run calibrate:fit`: refit the time constants on the recorded real-git timings
  * (src/engine/simulate/measured/real-gits.json) and print them with every case's estimate
  * against its measurement, and the README's agreement table (`--table`).
+ *
+ *   --constants  print the constants line for constants.ts (rounded to three digits)
+ *   --readme     write the README's agreement table with the constants in use
+ *   --refit      with --readme/--table: use the refitted constants, rounded as --constants prints
+ *                them (after a new measurement: paste the line, and the table already matches)
  */
 import fs from 'node:fs';
 import { measuredPoints, type RealGitsFile } from '../src/engine/simulate/measured.ts';
@@ -12,7 +17,13 @@ const data: RealGitsFile = JSON.parse(fs.readFileSync('src/engine/simulate/measu
 const pts = measuredPoints(data);
 const fit = fitRealGits(realFitPoints(data, pts));
 console.log(JSON.stringify(fit, null, 1));
-const k = constantsFromRealFit(fit);
+const REFIT = process.argv.includes('--refit');
+const r3 = (x: number) => Number(x.toPrecision(3));
+const rounded = {
+  ...fit,
+  values: Object.fromEntries(Object.entries(fit.values).map(([n, v]) => [n, r3(v)])),
+} as typeof fit;
+const k = constantsFromRealFit(REFIT ? rounded : fit);
 const again = measuredPoints(data, { constants: k, fixes: true });
 for (const p of again) {
   console.log(
@@ -33,7 +44,7 @@ if (process.argv.includes('--readme')) {
   const a = readme.indexOf('<!-- agreement:start -->\n');
   const b = readme.indexOf('<!-- agreement:end -->');
   if (a < 0 || b < a) throw new Error('README.md: no <!-- agreement:start --> … <!-- agreement:end --> markers');
-  const table = agreementTable(data, measuredPoints(data, { fixes: true }));
+  const table = agreementTable(data, REFIT ? again : measuredPoints(data, { fixes: true }));
   fs.writeFileSync('README.md', readme.slice(0, a + '<!-- agreement:start -->\n'.length) + table + readme.slice(b));
   console.log('README.md: agreement table written');
 }

@@ -5,7 +5,7 @@
  * tests read (test/simulate-realgit.test.ts refits the time model on it and checks every estimate
  * against it); `npm test` times nothing.
  *
- *   npm run calibrate:real [-- --git 2.55.0] [--plan reftable:cycle,start] [--max-n 16000] [--repeats 3] [--quick]
+ *   npm run calibrate:real [-- --git 2.55.0] [--plan reftable:cycle,start] [--max-n 16000] [--n 16000] [--repeats 3] [--quick]
  *
  * Per git (each run replaces only that git's entries in the file, so builds that finish later can
  * be added):
@@ -53,7 +53,9 @@ const LONG = 15;
 /** A larger n is skipped when the previous one, grown ×4.2, would pass this (CPU seconds). */
 const BUDGET = Number(opt('--budget') ?? 200);
 const BUDGET_32K = 40;
-const NS = [1000, 2000, 4000, 8000, 16000, 32000].filter((n) => n <= MAX_N);
+/** `--n 16000,32000`: only these n (a point the budget skipped earlier; other entries stay). */
+const ONLY_N = opt('--n')?.split(',').map(Number);
+const NS = [1000, 2000, 4000, 8000, 16000, 32000].filter((n) => n <= MAX_N && (!ONLY_N || ONLY_N.includes(n)));
 // The object store is the same whatever --max-n says (its size is one of the recorded facts).
 const COMMITS = 32000 + 100;
 

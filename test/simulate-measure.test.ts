@@ -228,6 +228,9 @@ describe.skipIf(gitSkipReason)('the measure script with a real git', () => {
         med(runs.map((x: { user: number; sys: number }) => x.user + x.sys)),
         9,
       );
+      // User and sys apart (the files backend's time is mostly sys).
+      expect(row(/^of which user \(CPU\)/).measured).toBeCloseTo(med(runs.map((x: { user: number }) => x.user)), 9);
+      expect(row(/^of which sys \(CPU/).measured).toBeCloseTo(med(runs.map((x: { sys: number }) => x.sys)), 9);
       const exitAbs = runs.map(
         (x: { trace: { event: string; t_abs: number }[] }) => x.trace.find((e) => e.event === 'exit')!.t_abs,
       );

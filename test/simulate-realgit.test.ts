@@ -20,6 +20,7 @@ import {
 } from '../src/engine/simulate/measured.ts';
 import { fitRealGits, realFitPoints, constantsFromRealFit, REAL_FIT_PARAMS } from '../src/engine/simulate/calibrate.ts';
 import { agreementTable, gainRows } from '../src/engine/simulate/agreement.ts';
+import { MEASURED_UP_TO } from '../src/engine/simulate/curve.ts';
 
 const FILE = path.join(__dirname, '../src/engine/simulate/measured/real-gits.json');
 const data: RealGitsFile = JSON.parse(fs.readFileSync(FILE, 'utf8'));
@@ -40,9 +41,9 @@ describe('the recorded file', () => {
     // Distinct real commits: the pack holds at least one commit per ref of the largest case.
     const maxN = Math.max(...data.cases.map((c) => c.n));
     expect(data.objects.commits).toBeGreaterThanOrEqual(maxN);
-    // n up to 16,000 for every git's reftable cycle where the machine allowed (git 2.47.3 re-creating
-    // 16,000 refs is a quarter of an hour of CPU: its largest is 8,000).
-    for (const g of ['2.55.0', '2.55.0+next.20260731']) {
+    // n up to 16,000 for every git's reftable cycle (git 2.47.3 re-creating 16,000 refs over their
+    // tombstones is minutes of CPU: measured once).
+    for (const g of ['2.47.3', '2.55.0', '2.55.0+next.20260731']) {
       expect(
         Math.max(
           ...data.cases
@@ -51,6 +52,17 @@ describe('the recorded file', () => {
         ),
       ).toBeGreaterThanOrEqual(16000);
     }
+  });
+
+  it("the chart's extrapolation starts where the recorded file ends (curve.measuredUpTo per model)", () => {
+    for (const m of ['git-2.49', 'git-2.55', 'git-2.56', 'files'] as const) {
+      const ns = data.cases
+        .filter((c) => (c.backend === 'files' ? 'files' : measuredModel(data, c.git).model) === m)
+        .filter((c) => c.workload === 'cycle')
+        .map((c) => c.n);
+      expect(MEASURED_UP_TO[m], m).toBe(Math.max(...ns));
+    }
+    expect(MEASURED_UP_TO.initial).toBe(0);
   });
 
   it('which model each git is, by what it did: the next snapshot re-creates in about the time it creates (the tombstone fix)', () => {

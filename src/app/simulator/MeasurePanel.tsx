@@ -92,6 +92,7 @@ export function MeasurePanel({ kind }: { kind: 'reftable' | 'files' }) {
       <div
         className={`drop-zone small${over ? ' over' : ''}`}
         data-testid="sim-measure-drop"
+        data-own-drop="true"
         onDragOver={(e) => {
           e.preventDefault();
           setOver(true);

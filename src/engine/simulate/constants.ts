@@ -213,16 +213,16 @@ export function constantsFor(
  * test/simulate-realgit.test.ts. Seconds are CPU seconds (user + sys) of the git process.
  */
 export const CONSTANTS: TimeConstants = makeConstants(
-  0.00188,
+  0.00187,
   0,
-  6.7e-8,
+  6.69e-8,
   0.00049,
-  { 'git-2.49': 8.36e-8, 'git-2.56': 7.2e-8 },
+  { 'git-2.49': 8.51e-8, 'git-2.56': 7.19e-8 },
   {
-    perObjectCheck: 0.00000982,
-    perReflog: 0.00000323,
-    perTransaction: 0.000855,
-    perUpdateByModel: { 'git-2.49': 0.00000506 },
+    perObjectCheck: 0.00000989,
+    perReflog: 0.00000314,
+    perTransaction: 0.000854,
+    perUpdateByModel: { 'git-2.49': 0.00000523 },
     perTransactionFiles: 0.000615,
     perReflogFiles: 0.00181,
     perValueWrite: 0.00000289,

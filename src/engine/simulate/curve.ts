@@ -36,12 +36,12 @@ export interface CurveSeries {
 
 /**
  * The largest batch each model was checked against real git at (measured/real-gits.json: git
- * 2.47.3 re-creating 8,000 refs, 2.55.0 16,000, the next snapshot 32,000; the files backend 4,000);
+ * 2.47.3 and 2.55.0 re-creating 16,000 refs, the next snapshot 32,000; the files backend 4,000);
  * beyond it a curve is extrapolated, and the chart says so. test/simulate-realgit.test.ts checks
  * these against the recorded file.
  */
 export const MEASURED_UP_TO: Record<ModelName, number> = {
-  'git-2.49': 8000,
+  'git-2.49': 16000,
   'git-2.55': 16000,
   'git-2.56': 32000,
   initial: 0,
