@@ -715,7 +715,83 @@ const calibration = doc(
   },
 );
 
-const all = { report, simulation, refs, compact, convert, link, export: exp, serve, calibration };
+// ------------------------------------------------------------------------------------------------
+// the workbench: show, diff, watch
+
+const hexId = (description) => ({ type: 'string', pattern: '^[0-9a-f]{40}([0-9a-f]{24})?$', description });
+const tableName = str('Table file name (as listed in tables.list).');
+const history = doc(
+  'history',
+  'refscope.history/1',
+  "The document of `refscope show --json`: every record of one ref name in every table of a reftable stack, newest table first, which one git reads, and the name's reflog entries.",
+  {
+    schema: schemaConst('refscope.history/1'),
+    generator,
+    input,
+    ...refName,
+    live: bool('Whether the name is a live ref: its newest record is not a tombstone.'),
+    winner: nul(str('Table of the record git reads (the newest record of the name); null when no table has one.')),
+    tables: int('Tables in tables.list.'),
+    tablesRead: int('Tables that could be read (a damaged table is skipped and reported on standard error).'),
+    records: arr(
+      obj(
+        {
+          table: tableName,
+          tableIndex: int('Position of the table in tables.list (oldest = 0).'),
+          updateIndex: int("The record's update_index."),
+          kind: {
+            enum: ['value', 'peeled', 'symref', 'tombstone'],
+            description:
+              'Value type: value (one object id, type 1), peeled (object id and peeled id, type 2), symref (type 3), tombstone (deletion, type 0).',
+          },
+          oid: hexId('Object id, for value and peeled.'),
+          peeled: hexId('Peeled object id, for peeled.'),
+          target: str('Target ref name, for symref.'),
+          wins: bool('Whether this is the record git reads (the newest).'),
+          shadowedBy: nul(str('Table of the record that shadows this one; null for the winner.')),
+          hides: arr(tableName, 'Tables of the older records of the name this record shadows.'),
+        },
+        'One record of the name.',
+        { optional: ['oid', 'peeled', 'target'] },
+      ),
+      'The records, newest table first.',
+    ),
+    logs: arr(
+      obj(
+        {
+          table: tableName,
+          tableIndex: int('Position of the table in tables.list.'),
+          updateIndex: int("The log record's update_index."),
+          type: { enum: ['update', 'deletion'], description: 'Log record type: 1 update, 0 deletion.' },
+          wins: bool(
+            'False when a newer table has a log record with the same key (name, update_index): git reads only the newest.',
+          ),
+          oldId: hexId('Old object id (update).'),
+          newId: hexId('New object id (update).'),
+          name: str('Committer name (update).'),
+          email: str('Committer email (update).'),
+          time: int('Seconds since the epoch (update).'),
+          tzOffset: { type: 'integer', description: 'Time zone as stored: ±hhmm as a signed integer (update).' },
+          message: str('Reflog message (update).'),
+        },
+        'One reflog entry.',
+        { optional: ['oldId', 'newId', 'name', 'email', 'time', 'tzOffset', 'message'] },
+      ),
+      'Reflog entries of the name, newest first (update_index descending, newer table first).',
+    ),
+    work: obj(
+      {
+        seeks: int('Point seeks made: one per table read.'),
+        blocksRead: int('Index and ref blocks the seeks read.'),
+        logBlocksRead: int('Log blocks inflated (those whose key range can hold the name).'),
+      },
+      'The work done.',
+    ),
+  },
+  { optional: ['nameHex'] },
+);
+
+const all = { report, simulation, refs, compact, convert, link, export: exp, serve, calibration, history };
 const check = process.argv.includes('--check');
 let differs = 0;
 for (const [name, schema] of Object.entries(all)) {

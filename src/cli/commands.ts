@@ -25,6 +25,11 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./analyze-cmd.ts')).analyzeCommand,
   },
   {
+    name: 'show',
+    summary: "a ref's history: its record in every table, newest first, which one wins, its reflog",
+    load: async () => (await import('./show-cmd.ts')).showCommand,
+  },
+  {
     name: 'compact',
     summary: 'write the stack after git pack-refs (--all) or git pack-refs --auto',
     load: async () => (await import('./compact-cmd.ts')).compactCommand,

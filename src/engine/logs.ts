@@ -6,7 +6,7 @@
  * The table must have been accepted by `openTable` (which already checked every log block).
  */
 import { toHex, FormatError } from './basics.ts';
-import type { Table } from './reftable/table.ts';
+import type { BlockInfo, Table } from './reftable/table.ts';
 import { firstRecordOffset, inflateLogBlock } from './reftable/block.ts';
 import { RecordReader, type LogValue, logKeyUpdateIndex, isLogKey } from './reftable/record.ts';
 import { LOG_KEY_SUFFIX, LOG_UPDATE } from './reftable/constants.ts';
@@ -32,8 +32,12 @@ export interface LogRecord {
 
 const utf8 = new TextDecoder();
 
-/** Decode every log record of `t`, in file order (refname ascending, update index descending). */
-export function readLogs(t: Table, limit = Infinity): LogRecord[] {
+/**
+ * Decode every log record of `t`, in file order (refname ascending, update index descending);
+ * with `only`, just the log blocks it accepts (a point read inflates only the blocks whose key
+ * range can hold the name).
+ */
+export function readLogs(t: Table, limit = Infinity, only?: (b: BlockInfo) => boolean): LogRecord[] {
   const out: LogRecord[] = [];
   const hs = t.header.hashSize;
   const rec = new RecordReader();
@@ -51,7 +55,7 @@ export function readLogs(t: Table, limit = Infinity): LogRecord[] {
   };
   const logEnd = t.fileSize - t.header.footerSize;
   for (const b of t.blocks) {
-    if (b.type !== 'log' || out.length >= limit) continue;
+    if (b.type !== 'log' || out.length >= limit || (only && !only(b))) continue;
     const hl = firstRecordOffset(b.offset, t.header.headerSize);
     // The stream ends where openTable found it (fileBytes); reading to it suffices.
     const r = inflateLogBlock(
