@@ -99,6 +99,8 @@ const api = {
   },
   /** Run a workload with the simulator (Simulator view); stdin bytes are transferred. */
   simulate: (q: Parameters<EngineSession['simulate']>[0]) => session.simulate(q),
+  /** A ref's records in every table and its reflog (Refs view, history panel). */
+  refHistory: (name: string) => session.refHistory(name),
   /** The report as JSON, Markdown or a repro script. */
   exportAs: (format: Parameters<EngineSession['exportAs']>[0]) => session.exportAs(format),
 };

@@ -20,6 +20,7 @@ import { RefsList } from './paging.ts';
 import { CompactionSession } from './compaction.ts';
 import { ShareSession } from './share.ts';
 import { SimulateSession } from './simulate.ts';
+import { refHistory, type RefHistory } from '../history.ts';
 import type {
   Capabilities,
   CompactionData,
@@ -214,6 +215,22 @@ export class EngineSession {
   /** Run a workload on the current analysis with the simulator (see SimulateSession.simulate). */
   simulate(q: SimulateQuery): SimulateAnswer {
     return guard('running the simulation', () => this.sims.simulate(this.analysis, this.isShared(), q));
+  }
+
+  /**
+   * Every record of ref `name` (Unicode text) in every table, newest first, and its reflog
+   * (src/engine/history.ts); names and symref targets as display text. Null when no reftable
+   * stack is loaded (a share link, packed-refs).
+   */
+  refHistory(name: string): RefHistory | null {
+    const a = this.analysis;
+    if (!a?.stack) return null;
+    return guard("reading the ref's history", () => {
+      const h = refHistory(a, name);
+      for (const r of h.records) if (r.target !== undefined) r.target = displayName(r.target);
+      for (const l of h.logs) l.refname = displayName(l.refname);
+      return { ...h, name: displayName(h.name) };
+    });
   }
 
   /** What this engine build can do. */
