@@ -791,7 +791,108 @@ const history = doc(
   { optional: ['nameHex'] },
 );
 
-const all = { report, simulation, refs, compact, convert, link, export: exp, serve, calibration, history };
+const diffTable = obj(
+  {
+    name: tableName,
+    minUpdateIndex: int('Header min_update_index.'),
+    maxUpdateIndex: int('Header max_update_index.'),
+    bytes: int('File size.'),
+    records: int('Ref records (values, peeled, symrefs, tombstones).'),
+  },
+  'One table.',
+);
+const diffSide = obj(
+  {
+    input,
+    kind: str('Input kind (reftable, files, packed-refs).'),
+    tables: int('Tables in tables.list (0 for packed-refs and files input).'),
+    bytes: int('Bytes of the tables (or of packed-refs).'),
+    liveRefs: int('Live refs in the merged view (symrefs included, tombstones not).'),
+    tombstones: int('Tombstone records in every table, winning or not.'),
+    debt: obj(
+      {
+        droppableRecords: int(
+          'Records a full git pack-refs would leave out: records shadowed by a newer record of their name, plus winning tombstones.',
+        ),
+        extraTables: int('Tables beyond one.'),
+        segment: {
+          type: ['object', 'null'],
+          description:
+            "The tables git's auto-compaction would merge now (factor 2, indexes oldest = 0, end inclusive); null when the stack is geometric.",
+          properties: { start: int('First table.'), end: int('Last table.') },
+        },
+      },
+      'Compaction debt.',
+    ),
+  },
+  'One side of the comparison.',
+);
+const diffRef = obj(
+  {
+    ...refName,
+    before: str('Value before: an object id, or "ref: <target>" for a symref (absent for a created ref).'),
+    after: str('Value after (absent for a deleted ref).'),
+  },
+  'One ref.',
+  { optional: ['nameHex', 'before', 'after'] },
+);
+const diffRecord = obj(
+  {
+    ...refName,
+    updateIndex: int("The record's update_index."),
+    kind: { enum: ['value', 'peeled', 'symref', 'tombstone'], description: 'Value type.' },
+    table: tableName,
+  },
+  'One ref record.',
+  { optional: ['nameHex'] },
+);
+const diff = doc(
+  'diff',
+  'refscope.diff/1',
+  'The document of `refscope diff --json`: what changed from snapshot a (before) to snapshot b (after) of the same ref storage.',
+  {
+    schema: schemaConst('refscope.diff/1'),
+    generator,
+    before: diffSide,
+    after: diffSide,
+    compaction: bool('Whether an added table merged removed ones (a compaction ran).'),
+    writes: bool("Whether new transactions were written (update indexes past the before side's maximum)."),
+    tablesAdded: arr(diffTable, 'Tables in the after list only, oldest first.'),
+    tablesRemoved: arr(diffTable, 'Tables in the before list only, oldest first.'),
+    tablesKept: int('Tables in both lists.'),
+    merges: arr(
+      obj(
+        {
+          table: diffTable,
+          from: arr(diffTable, 'The removed tables whose update_index ranges lie inside its range, oldest first.'),
+        },
+        'An added table that replaced removed ones.',
+      ),
+      'Compactions: each new table and the tables it merged.',
+    ),
+    refs: obj(
+      {
+        created: arr(diffRef, 'Refs live after only.'),
+        updated: arr(diffRef, 'Refs live on both sides with another value.'),
+        deleted: arr(diffRef, 'Refs live before only.'),
+      },
+      'Refs of the merged view that changed, in byte order of their names.',
+    ),
+    records: obj(
+      {
+        dropped: arr(diffRecord, 'Records (name, update_index, kind) of removed tables that no added table carries.'),
+        written: arr(diffRecord, 'Records of added tables that no removed table had.'),
+      },
+      'Ref records that exist on one side only.',
+    ),
+    tombstonesAdded: int('Tombstone records written.'),
+    tombstonesDropped: int('Tombstone records dropped.'),
+    logsDropped: int('Log records (name, update_index) of removed tables no added table carries.'),
+    logsWritten: int('Log records of added tables no removed table had.'),
+  },
+);
+
+const all = { report, simulation, refs, compact, convert, link, export: exp, serve, calibration, history, diff };
 const check = process.argv.includes('--check');
 let differs = 0;
 for (const [name, schema] of Object.entries(all)) {

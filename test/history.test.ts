@@ -8,19 +8,11 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { realGits, gitSkipReason, gitRepo, run, refscope, type GitRepo, type RealGit } from './lib/realgit.ts';
 import { analyzeFiles } from '../src/engine/index.ts';
 import { refHistory } from '../src/engine/history.ts';
 import { collectInput } from '../src/cli/node-input.ts';
-
-const SCHEMAS = path.join(__dirname, '..', 'schemas');
-const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
-for (const f of fs.readdirSync(SCHEMAS)) ajv.addSchema(JSON.parse(fs.readFileSync(path.join(SCHEMAS, f), 'utf8')));
-export function schemaErrors(schema: string, doc: unknown): string[] {
-  const v = ajv.getSchema(`https://refscope.invalid/schemas/${schema}.schema.json`)!;
-  return v(doc) ? [] : (v.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
-}
+import { schemaErrors } from './lib/schema.ts';
 
 interface Dumped {
   name: string;

@@ -30,6 +30,11 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./show-cmd.ts')).showCommand,
   },
   {
+    name: 'diff',
+    summary: 'what changed between two snapshots: tables merged, records dropped, refs changed',
+    load: async () => (await import('./diff-cmd.ts')).diffCommand,
+  },
+  {
     name: 'compact',
     summary: 'write the stack after git pack-refs (--all) or git pack-refs --auto',
     load: async () => (await import('./compact-cmd.ts')).compactCommand,
