@@ -892,7 +892,60 @@ const diff = doc(
   },
 );
 
-const all = { report, simulation, refs, compact, convert, link, export: exp, serve, calibration, history, diff };
+const seg = (description) => ({
+  type: 'object',
+  description,
+  properties: { start: int('First table (oldest = 0).'), end: int('Last table (inclusive).') },
+  required: ['start', 'end'],
+  additionalProperties: true,
+});
+const watch = doc(
+  'watch',
+  'refscope.watch/1',
+  'One line of `refscope watch --json` (JSON Lines): one event per new tables.list state or lock-file change of a live reftable stack.',
+  {
+    schema: schemaConst('refscope.watch/1'),
+    generator,
+    dir: str('The reftable directory watched.'),
+    time: str('When the state was seen (ISO 8601).'),
+    seq: int('1 for the first state, then one more per event.', 1),
+    tables: arr(tableName, 'The listed tables, oldest first.'),
+    appended: arr(tableName, 'Tables appended since the last event (new transactions); empty on the first.'),
+    removed: arr(tableName, 'Tables that left the list since the last event.'),
+    compactions: arr(
+      obj(
+        {
+          segment: seg("Positions of the merged tables in the previous event's list."),
+          from: arr(tableName, 'The merged tables.'),
+          into: nul(str('The table written for them; null when every record cancelled out and none is listed.')),
+        },
+        'A compaction between the two states (auto-compaction or pack-refs).',
+      ),
+      'Compactions since the last event.',
+    ),
+    locks: obj(
+      {
+        present: arr(str('A lock file name.'), 'Lock files in the directory now.'),
+        appeared: arr(str('A lock file name.'), 'Lock files that appeared since the last event.'),
+        disappeared: arr(str('A lock file name.'), 'Lock files gone since the last event.'),
+      },
+      'Lock files (tables.list.lock, <table>.lock).',
+    ),
+    records: int('Ref records in every listed table.'),
+    tombstones: int('Tombstone records among them.'),
+    tombstoneRatio: num('tombstones / records (0 for an empty stack).'),
+    bytes: int('Bytes of the listed tables.'),
+    geometric: bool("git's auto-compaction rule (factor 2, bytes) finds nothing to merge."),
+    segment: { ...seg('The tables the rule would merge now.'), type: ['object', 'null'] },
+    alerts: arr(
+      str('One alert in words.'),
+      'The stack is not geometric; tombstones pile up (at least 100 and half the records).',
+    ),
+    tablesRead: int('Tables parsed for this event; the others came from the cache.'),
+  },
+);
+
+const all = { report, simulation, refs, compact, convert, link, export: exp, serve, calibration, history, diff, watch };
 const check = process.argv.includes('--check');
 let differs = 0;
 for (const [name, schema] of Object.entries(all)) {

@@ -35,6 +35,11 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./diff-cmd.ts')).diffCommand,
   },
   {
+    name: 'watch',
+    summary: 'follow a live stack: one event per new tables.list state, compactions, locks, alerts',
+    load: async () => (await import('./watch-cmd.ts')).watchCommand,
+  },
+  {
     name: 'compact',
     summary: 'write the stack after git pack-refs (--all) or git pack-refs --auto',
     load: async () => (await import('./compact-cmd.ts')).compactCommand,
