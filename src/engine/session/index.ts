@@ -21,6 +21,7 @@ import { CompactionSession } from './compaction.ts';
 import { ShareSession } from './share.ts';
 import { SimulateSession } from './simulate.ts';
 import { refHistory, type RefHistory } from '../history.ts';
+import { StackWatcher, type WatchEvent, type WatchSnapshot } from '../watch.ts';
 import type {
   Capabilities,
   CompactionData,
@@ -71,6 +72,7 @@ export class EngineSession {
   private readonly compactions = new CompactionSession();
   private readonly shares = new ShareSession();
   private readonly sims = new SimulateSession();
+  private watcher = new StackWatcher();
 
   /** Wall-clock budget of one `simulate` (ms); tests shorten it. */
   get simulationBudgetMs(): number {
@@ -231,6 +233,19 @@ export class EngineSession {
       for (const l of h.logs) l.refname = displayName(l.refname);
       return { ...h, name: displayName(h.name) };
     });
+  }
+
+  /** Start watching a new folder (the Watch view): the cached tables of the last one go. */
+  watchReset(): void {
+    this.watcher = new StackWatcher();
+  }
+
+  /**
+   * One look at the watched folder (src/engine/watch.ts): the event of a new `tables.list` state
+   * or lock-file change, or null. Only tables new to the state are read from `snap`.
+   */
+  watchStep(snap: WatchSnapshot): WatchEvent | null {
+    return guard('reading the watched stack', () => this.watcher.step(snap));
   }
 
   /** What this engine build can do. */
