@@ -101,6 +101,11 @@ const api = {
   simulate: (q: Parameters<EngineSession['simulate']>[0]) => session.simulate(q),
   /** A ref's records in every table and its reflog (Refs view, history panel). */
   refHistory: (name: string) => session.refHistory(name),
+  /** Compare view: keep the current input as the "before" side. */
+  keepForCompare: () => session.keepForCompare(),
+  dropKept: () => session.dropKept(),
+  /** Compare view: the kept input against the current one. */
+  compare: (limit?: number) => session.compare(limit),
   /** Watch view: forget the folder watched before. */
   watchReset: () => session.watchReset(),
   /**

@@ -19,6 +19,7 @@ import { StackView } from './views/StackView.tsx';
 import { TableView } from './views/TableView.tsx';
 import { RefsView } from './views/RefsView.tsx';
 import { WatchView } from './views/WatchView.tsx';
+import { CompareView } from './views/CompareView.tsx';
 import { CompactionView } from './views/CompactionView.tsx';
 import { SimulatorView } from './views/SimulatorView.tsx';
 import { ShareView } from './views/ShareView.tsx';
@@ -33,6 +34,7 @@ const TAB_LABEL: Record<ViewId, string> = {
   simulator: 'Simulator',
   share: 'Share',
   watch: 'Watch',
+  compare: 'Compare',
 };
 
 function labelFor(inputs: WorkerInput[], how: string): string {
@@ -113,7 +115,7 @@ export function App() {
         return;
       }
       if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
-      if (/^[1-8]$/.test(e.key)) {
+      if (/^[1-9]$/.test(e.key)) {
         useApp.getState().navigate({ view: VIEWS[Number(e.key) - 1] });
       }
     };
@@ -326,6 +328,8 @@ export function App() {
               <CompactionView />
             ) : view === 'simulator' ? (
               <SimulatorView />
+            ) : view === 'compare' ? (
+              <CompareView />
             ) : (
               <ShareView />
             )}

@@ -6,7 +6,17 @@
  * The `#/` prefix marks a route; any other fragment (e.g. `#s=…`, a shared report payload) is left
  * alone for the feature that owns it. The older `#view=table&t=1` form is accepted too.
  */
-export const VIEWS = ['overview', 'stack', 'table', 'refs', 'compaction', 'simulator', 'share', 'watch'] as const;
+export const VIEWS = [
+  'overview',
+  'stack',
+  'table',
+  'refs',
+  'compaction',
+  'simulator',
+  'share',
+  'watch',
+  'compare',
+] as const;
 export type ViewId = (typeof VIEWS)[number];
 
 export interface Route {

@@ -10,6 +10,9 @@
  *   since automation cannot pick a folder; the Watch view watches that folder through the same
  *   directory-handle code path and must show each `tables.list` state in git's order, including
  *   an auto-compaction naming the tables that left git's list.
+ * - Compare: copies (`cp -r`) of a stack before and after a real `git pack-refs --auto`, the first
+ *   kept and the second opened: the view names exactly the tables git merged (the names that left
+ *   tables.list), the table git wrote, and as many dropped records as git's dumps lose.
  * Skipped without Chromium or the real gits.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
@@ -18,6 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
+import { execFileSync } from 'node:child_process';
 import { realGits, gitSkipReason, gitRepo, run, type GitRepo } from '../lib/realgit.ts';
 import { ARGS, CHROMIUM, buildInto, dropPaths, haveChromium, loadId, serveBuild, waitLoad } from './helpers.ts';
 
@@ -81,6 +85,58 @@ describe.skipIf(!haveChromium || !!gitSkipReason)('workbench: history and watch 
     rows.forEach((x, i) => want[i][1] && expect(x[2]).toContain(want[i][1]));
     expect(rows[0][2]).toContain('hides 2 older');
     expect(await page.locator('[data-testid=ref-history-state]').textContent()).toMatch(/^Deleted: the tombstone/);
+  });
+
+  it('Compare: before and after git pack-refs --auto names the tables git merged and the records it dropped', async () => {
+    const g = realGits()[0];
+    const r = gitRepo(g, { env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' } });
+    repos.push(r);
+    r.git(['commit', '-q', '--allow-empty', '-m', 'one']);
+    r.git(['commit', '-q', '--allow-empty', '-m', 'two']);
+    const ids = [r.git(['rev-parse', 'HEAD~1']).trim(), r.git(['rev-parse', 'HEAD']).trim()];
+    for (let k = 0; k < 4; k++) r.git(['update-ref', 'refs/heads/moved', ids[k % 2]]);
+    r.git(['update-ref', '-d', 'refs/heads/moved']);
+    const root = path.dirname(r.dir);
+    const dir = path.join(r.gitDir, 'reftable');
+    const before = path.join(root, 'before', 'reftable');
+    const after = path.join(root, 'after', 'reftable');
+    fs.mkdirSync(path.dirname(before));
+    fs.mkdirSync(path.dirname(after));
+    execFileSync('cp', ['-r', dir, before]);
+    r.git(['pack-refs', '--auto']);
+    execFileSync('cp', ['-r', dir, after]);
+    const gone = listOf(before).filter((n) => !listOf(after).includes(n));
+    const fresh = listOf(after).filter((n) => !listOf(before).includes(n));
+    expect(gone.length).toBeGreaterThanOrEqual(2);
+    const keys = (d: string, names: string[]) =>
+      names.flatMap((n) =>
+        run(g.testTool, ['dump-reftable', '-t', path.join(d, n)], { cwd: r.dir, env: r.env })
+          .stdout.split('\n')
+          .filter((l) => l.startsWith('ref{'))
+          .map((l) => l.replace(/ (val 1|val 2) .*$/, ' $1')),
+      );
+    const afterKeys = new Set(keys(after, fresh));
+    const dropped = keys(before, gone).filter((k) => !afterKeys.has(k));
+    expect(dropped.length).toBeGreaterThan(0);
+    const cdp = await page.context().newCDPSession(page);
+    let prev = await loadId(page);
+    await dropPaths(cdp, [before]);
+    await waitLoad(page, prev);
+    await page.evaluate(() => (location.hash = '#/compare'));
+    await page.locator('[data-testid=compare-keep]').click({ timeout: 10_000 });
+    await page.locator('[data-testid=compare-waiting]').waitFor({ timeout: 10_000 });
+    prev = await loadId(page);
+    await dropPaths(cdp, [after]);
+    await waitLoad(page, prev);
+    const merge = page.locator('[data-testid=compare-merge]');
+    await merge.first().waitFor({ timeout: 15_000 });
+    expect(await merge.count()).toBe(1);
+    expect(await merge.getAttribute('data-from')).toBe(gone.join(','));
+    expect(await merge.getAttribute('data-into')).toBe(fresh[0]);
+    expect(await page.locator('[data-testid=compare-result]').getAttribute('data-compaction')).toBe('1');
+    expect(Number(await page.locator('[data-testid=compare-records]').getAttribute('data-dropped'))).toBe(
+      dropped.length,
+    );
   });
 
   it('the Watch view shows each tables.list state git writes, in order, including an auto-compaction', async () => {
