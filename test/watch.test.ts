@@ -12,6 +12,8 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { realGits, gitSkipReason, gitRepo, type GitRepo } from './lib/realgit.ts';
 import { schemaErrors } from './lib/schema.ts';
+import { StackWatcher } from '../src/engine/watch.ts';
+import { nodeSnapshot } from '../src/cli/watch-cmd.ts';
 
 const BIN = path.join(__dirname, '..', 'bin', 'refscope.mjs');
 
@@ -127,5 +129,27 @@ describe.skipIf(gitSkipReason)('refscope watch: a stack real git writes to', () 
       .trim()
       .split('\n');
     expect(out).toMatch(new RegExp(`#1  ${list.length} tables`));
+  });
+
+  it('a lock file left beside tables.list is an event when it appears and when it goes; git then refuses to write', () => {
+    const r = gitRepo(g);
+    repos.push(r);
+    r.git(['commit', '-q', '--allow-empty', '-m', 'one']);
+    const dir = path.join(r.gitDir, 'reftable');
+    const w = new StackWatcher();
+    expect(w.step(nodeSnapshot(dir))!.locks.present).toEqual([]);
+    expect(w.step(nodeSnapshot(dir))).toBeNull();
+    // What a writer that died holding the lock leaves (reftable/stack.c reftable_stack_new_addition).
+    fs.writeFileSync(path.join(dir, 'tables.list.lock'), '');
+    const on = w.step(nodeSnapshot(dir))!;
+    expect(on.locks.appeared).toEqual(['tables.list.lock']);
+    expect(on.tablesRead).toBe(0);
+    expect(r.gitResult(['update-ref', 'refs/heads/x', 'HEAD']).status, 'git refuses while it exists').not.toBe(0);
+    fs.rmSync(path.join(dir, 'tables.list.lock'));
+    expect(w.step(nodeSnapshot(dir))!.locks.disappeared).toEqual(['tables.list.lock']);
+    r.git(['update-ref', 'refs/heads/x', 'HEAD']);
+    const next = w.step(nodeSnapshot(dir))!;
+    const list = fs.readFileSync(path.join(dir, 'tables.list'), 'utf8').trim().split('\n');
+    expect(next.tables).toEqual(list);
   });
 });
