@@ -715,7 +715,237 @@ const calibration = doc(
   },
 );
 
-const all = { report, simulation, refs, compact, convert, link, export: exp, serve, calibration };
+// ------------------------------------------------------------------------------------------------
+// the workbench: show, diff, watch
+
+const hexId = (description) => ({ type: 'string', pattern: '^[0-9a-f]{40}([0-9a-f]{24})?$', description });
+const tableName = str('Table file name (as listed in tables.list).');
+const history = doc(
+  'history',
+  'refscope.history/1',
+  "The document of `refscope show --json`: every record of one ref name in every table of a reftable stack, newest table first, which one git reads, and the name's reflog entries.",
+  {
+    schema: schemaConst('refscope.history/1'),
+    generator,
+    input,
+    ...refName,
+    live: bool('Whether the name is a live ref: its newest record is not a tombstone.'),
+    winner: nul(str('Table of the record git reads (the newest record of the name); null when no table has one.')),
+    tables: int('Tables in tables.list.'),
+    tablesRead: int('Tables that could be read (a damaged table is skipped and reported on standard error).'),
+    records: arr(
+      obj(
+        {
+          table: tableName,
+          tableIndex: int('Position of the table in tables.list (oldest = 0).'),
+          updateIndex: int("The record's update_index."),
+          kind: {
+            enum: ['value', 'peeled', 'symref', 'tombstone'],
+            description:
+              'Value type: value (one object id, type 1), peeled (object id and peeled id, type 2), symref (type 3), tombstone (deletion, type 0).',
+          },
+          oid: hexId('Object id, for value and peeled.'),
+          peeled: hexId('Peeled object id, for peeled.'),
+          target: str('Target ref name, for symref.'),
+          wins: bool('Whether this is the record git reads (the newest).'),
+          shadowedBy: nul(str('Table of the record that shadows this one; null for the winner.')),
+          hides: arr(tableName, 'Tables of the older records of the name this record shadows.'),
+        },
+        'One record of the name.',
+        { optional: ['oid', 'peeled', 'target'] },
+      ),
+      'The records, newest table first.',
+    ),
+    logs: arr(
+      obj(
+        {
+          table: tableName,
+          tableIndex: int('Position of the table in tables.list.'),
+          updateIndex: int("The log record's update_index."),
+          type: { enum: ['update', 'deletion'], description: 'Log record type: 1 update, 0 deletion.' },
+          wins: bool(
+            'False when a newer table has a log record with the same key (name, update_index): git reads only the newest.',
+          ),
+          oldId: hexId('Old object id (update).'),
+          newId: hexId('New object id (update).'),
+          name: str('Committer name (update).'),
+          email: str('Committer email (update).'),
+          time: int('Seconds since the epoch (update).'),
+          tzOffset: { type: 'integer', description: 'Time zone as stored: ±hhmm as a signed integer (update).' },
+          message: str('Reflog message (update).'),
+        },
+        'One reflog entry.',
+        { optional: ['oldId', 'newId', 'name', 'email', 'time', 'tzOffset', 'message'] },
+      ),
+      'Reflog entries of the name, newest first (update_index descending, newer table first).',
+    ),
+    work: obj(
+      {
+        seeks: int('Point seeks made: one per table read.'),
+        blocksRead: int('Index and ref blocks the seeks read.'),
+        logBlocksRead: int('Log blocks inflated (those whose key range can hold the name).'),
+      },
+      'The work done.',
+    ),
+  },
+  { optional: ['nameHex'] },
+);
+
+const diffTable = obj(
+  {
+    name: tableName,
+    minUpdateIndex: int('Header min_update_index.'),
+    maxUpdateIndex: int('Header max_update_index.'),
+    bytes: int('File size.'),
+    records: int('Ref records (values, peeled, symrefs, tombstones).'),
+  },
+  'One table.',
+);
+const diffSide = obj(
+  {
+    input,
+    kind: str('Input kind (reftable, files, packed-refs).'),
+    tables: int('Tables in tables.list (0 for packed-refs and files input).'),
+    bytes: int('Bytes of the tables (or of packed-refs).'),
+    liveRefs: int('Live refs in the merged view (symrefs included, tombstones not).'),
+    tombstones: int('Tombstone records in every table, winning or not.'),
+    debt: obj(
+      {
+        droppableRecords: int(
+          'Records a full git pack-refs would leave out: records shadowed by a newer record of their name, plus winning tombstones.',
+        ),
+        extraTables: int('Tables beyond one.'),
+        segment: {
+          type: ['object', 'null'],
+          description:
+            "The tables git's auto-compaction would merge now (factor 2, indexes oldest = 0, end inclusive); null when the stack is geometric.",
+          properties: { start: int('First table.'), end: int('Last table.') },
+        },
+      },
+      'Compaction debt.',
+    ),
+  },
+  'One side of the comparison.',
+);
+const diffRef = obj(
+  {
+    ...refName,
+    before: str('Value before: an object id, or "ref: <target>" for a symref (absent for a created ref).'),
+    after: str('Value after (absent for a deleted ref).'),
+  },
+  'One ref.',
+  { optional: ['nameHex', 'before', 'after'] },
+);
+const diffRecord = obj(
+  {
+    ...refName,
+    updateIndex: int("The record's update_index."),
+    kind: { enum: ['value', 'peeled', 'symref', 'tombstone'], description: 'Value type.' },
+    table: tableName,
+  },
+  'One ref record.',
+  { optional: ['nameHex'] },
+);
+const diff = doc(
+  'diff',
+  'refscope.diff/1',
+  'The document of `refscope diff --json`: what changed from snapshot a (before) to snapshot b (after) of the same ref storage.',
+  {
+    schema: schemaConst('refscope.diff/1'),
+    generator,
+    before: diffSide,
+    after: diffSide,
+    compaction: bool('Whether an added table merged removed ones (a compaction ran).'),
+    writes: bool("Whether new transactions were written (update indexes past the before side's maximum)."),
+    tablesAdded: arr(diffTable, 'Tables in the after list only, oldest first.'),
+    tablesRemoved: arr(diffTable, 'Tables in the before list only, oldest first.'),
+    tablesKept: int('Tables in both lists.'),
+    merges: arr(
+      obj(
+        {
+          table: diffTable,
+          from: arr(diffTable, 'The removed tables whose update_index ranges lie inside its range, oldest first.'),
+        },
+        'An added table that replaced removed ones.',
+      ),
+      'Compactions: each new table and the tables it merged.',
+    ),
+    refs: obj(
+      {
+        created: arr(diffRef, 'Refs live after only.'),
+        updated: arr(diffRef, 'Refs live on both sides with another value.'),
+        deleted: arr(diffRef, 'Refs live before only.'),
+      },
+      'Refs of the merged view that changed, in byte order of their names.',
+    ),
+    records: obj(
+      {
+        dropped: arr(diffRecord, 'Records (name, update_index, kind) of removed tables that no added table carries.'),
+        written: arr(diffRecord, 'Records of added tables that no removed table had.'),
+      },
+      'Ref records that exist on one side only.',
+    ),
+    tombstonesAdded: int('Tombstone records written.'),
+    tombstonesDropped: int('Tombstone records dropped.'),
+    logsDropped: int('Log records (name, update_index) of removed tables no added table carries.'),
+    logsWritten: int('Log records of added tables no removed table had.'),
+  },
+);
+
+const seg = (description) => ({
+  type: 'object',
+  description,
+  properties: { start: int('First table (oldest = 0).'), end: int('Last table (inclusive).') },
+  required: ['start', 'end'],
+  additionalProperties: true,
+});
+const watch = doc(
+  'watch',
+  'refscope.watch/1',
+  'One line of `refscope watch --json` (JSON Lines): one event per new tables.list state or lock-file change of a live reftable stack.',
+  {
+    schema: schemaConst('refscope.watch/1'),
+    generator,
+    dir: str('The reftable directory watched.'),
+    time: str('When the state was seen (ISO 8601).'),
+    seq: int('1 for the first state, then one more per event.', 1),
+    tables: arr(tableName, 'The listed tables, oldest first.'),
+    appended: arr(tableName, 'Tables appended since the last event (new transactions); empty on the first.'),
+    removed: arr(tableName, 'Tables that left the list since the last event.'),
+    compactions: arr(
+      obj(
+        {
+          segment: seg("Positions of the merged tables in the previous event's list."),
+          from: arr(tableName, 'The merged tables.'),
+          into: nul(str('The table written for them; null when every record cancelled out and none is listed.')),
+        },
+        'A compaction between the two states (auto-compaction or pack-refs).',
+      ),
+      'Compactions since the last event.',
+    ),
+    locks: obj(
+      {
+        present: arr(str('A lock file name.'), 'Lock files in the directory now.'),
+        appeared: arr(str('A lock file name.'), 'Lock files that appeared since the last event.'),
+        disappeared: arr(str('A lock file name.'), 'Lock files gone since the last event.'),
+      },
+      'Lock files (tables.list.lock, <table>.lock).',
+    ),
+    records: int('Ref records in every listed table.'),
+    tombstones: int('Tombstone records among them.'),
+    tombstoneRatio: num('tombstones / records (0 for an empty stack).'),
+    bytes: int('Bytes of the listed tables.'),
+    geometric: bool("git's auto-compaction rule (factor 2, bytes) finds nothing to merge."),
+    segment: { ...seg('The tables the rule would merge now.'), type: ['object', 'null'] },
+    alerts: arr(
+      str('One alert in words.'),
+      'The stack is not geometric; tombstones pile up (at least 100 and half the records).',
+    ),
+    tablesRead: int('Tables parsed for this event; the others came from the cache.'),
+  },
+);
+
+const all = { report, simulation, refs, compact, convert, link, export: exp, serve, calibration, history, diff, watch };
 const check = process.argv.includes('--check');
 let differs = 0;
 for (const [name, schema] of Object.entries(all)) {

@@ -5,7 +5,7 @@
  */
 import { describe, it, expect } from 'vitest';
 import { analyzeFiles, memorySource } from '../src/engine/index.ts';
-import { writeTable, type RefRecordIn } from '../src/engine/writer.ts';
+import { writeTable, type RefRecordIn } from '../src/engine/reftable/writer.ts';
 
 const id = new Uint8Array(20).fill(0xab);
 

@@ -8,7 +8,7 @@
 import { describe, it, expect } from 'vitest';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { writeTable, type RefRecordIn } from '../src/engine/writer.ts';
+import { writeTable, type RefRecordIn } from '../src/engine/reftable/writer.ts';
 import { openTable, memorySource, analyzeFiles, buildReport } from '../src/engine/index.ts';
 
 v8.setFlagsFromString('--expose-gc');

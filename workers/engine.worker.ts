@@ -99,6 +99,30 @@ const api = {
   },
   /** Run a workload with the simulator (Simulator view); stdin bytes are transferred. */
   simulate: (q: Parameters<EngineSession['simulate']>[0]) => session.simulate(q),
+  /** A ref's records in every table and its reflog (Refs view, history panel). */
+  refHistory: (name: string) => session.refHistory(name),
+  /** Compare view: keep the current input as the "before" side. */
+  keepForCompare: () => session.keepForCompare(),
+  dropKept: () => session.dropKept(),
+  /** Compare view: the kept input against the current one. */
+  compare: (limit?: number) => session.compare(limit),
+  /** Watch view: forget the folder watched before. */
+  watchReset: () => session.watchReset(),
+  /**
+   * Watch view: one look at the folder (`tables.list` bytes, the file names, the listed tables as
+   * Blobs; only the ones new to the state are read).
+   */
+  watchStep(s: { list: ArrayBuffer | null; entries: string[]; files: { name: string; blob: Blob }[] }) {
+    const byName = new Map(s.files.map((f) => [f.name, f.blob]));
+    return session.watchStep({
+      list: s.list ? new Uint8Array(s.list) : null,
+      entries: s.entries,
+      table: (name) => {
+        const b = byName.get(name);
+        return b ? { path: name, source: blobSource(b) } : null;
+      },
+    });
+  },
   /** The report as JSON, Markdown or a repro script. */
   exportAs: (format: Parameters<EngineSession['exportAs']>[0]) => session.exportAs(format),
 };

@@ -25,6 +25,21 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./analyze-cmd.ts')).analyzeCommand,
   },
   {
+    name: 'show',
+    summary: "a ref's history: its record in every table, newest first, which one wins, its reflog",
+    load: async () => (await import('./show-cmd.ts')).showCommand,
+  },
+  {
+    name: 'diff',
+    summary: 'what changed between two snapshots: tables merged, records dropped, refs changed',
+    load: async () => (await import('./diff-cmd.ts')).diffCommand,
+  },
+  {
+    name: 'watch',
+    summary: 'follow a live stack: one event per new tables.list state, compactions, locks, alerts',
+    load: async () => (await import('./watch-cmd.ts')).watchCommand,
+  },
+  {
     name: 'compact',
     summary: 'write the stack after git pack-refs (--all) or git pack-refs --auto',
     load: async () => (await import('./compact-cmd.ts')).compactCommand,

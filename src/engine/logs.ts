@@ -6,7 +6,7 @@
  * The table must have been accepted by `openTable` (which already checked every log block).
  */
 import { toHex } from './basics.ts';
-import type { Table } from './reftable/table.ts';
+import type { BlockInfo, Table } from './reftable/table.ts';
 import { eachLogRecord } from './reftable/block.ts';
 import { logKeyUpdateIndex } from './reftable/record.ts';
 import { LOG_KEY_SUFFIX, LOG_UPDATE } from './reftable/constants.ts';
@@ -32,8 +32,12 @@ export interface LogRecord {
 
 const utf8 = new TextDecoder();
 
-/** Decode every log record of `t`, in file order (refname ascending, update index descending). */
-export function readLogs(t: Table, limit = Infinity): LogRecord[] {
+/**
+ * Decode every log record of `t`, in file order (refname ascending, update index descending);
+ * with `only`, just the log blocks it accepts (a point read inflates only the blocks whose key
+ * range can hold the name).
+ */
+export function readLogs(t: Table, limit = Infinity, only?: (b: BlockInfo) => boolean): LogRecord[] {
   const out: LogRecord[] = [];
   if (limit <= 0) return out;
   const hs = t.header.hashSize;
@@ -55,6 +59,6 @@ export function readLogs(t: Table, limit = Infinity): LogRecord[] {
     }
     out.push(entry);
     return out.length < limit;
-  });
+  }, only);
   return out;
 }

@@ -29,7 +29,7 @@ import type { Server } from 'node:http';
 import { analyzeFiles } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
 import { Simulator, type SimulationResult } from '../../src/engine/simulate/index.ts';
-import { parseSeconds } from '../../src/app/simformat.ts';
+import { parseSeconds } from '../../src/app/simulator/simformat.ts';
 import { MEASURED_UP_TO } from '../../src/engine/simulate/curve.ts';
 import { realGits, gitSkipReason, gitRepo, type GitRepo } from '../lib/realgit.ts';
 import { ARGS, CHROMIUM, OUT, ROOT, buildInto, haveChromium, loadId, serveBuild, show, waitLoad } from './helpers.ts';

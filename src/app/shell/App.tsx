@@ -18,6 +18,8 @@ import { OverviewView } from '../views/OverviewView.tsx';
 import { StackView } from '../views/StackView.tsx';
 import { TableView } from '../views/TableView.tsx';
 import { RefsView } from '../views/RefsView.tsx';
+import { WatchView } from '../views/WatchView.tsx';
+import { CompareView } from '../views/CompareView.tsx';
 import { CompactionView } from '../compaction/CompactionView.tsx';
 import { SimulatorView } from '../simulator/SimulatorView.tsx';
 import { ShareView } from '../share/ShareView.tsx';
@@ -31,6 +33,8 @@ const TAB_LABEL: Record<ViewId, string> = {
   compaction: 'Compaction',
   simulator: 'Simulator',
   share: 'Share',
+  watch: 'Watch',
+  compare: 'Compare',
 };
 
 function labelFor(inputs: WorkerInput[], how: string): string {
@@ -111,7 +115,7 @@ export function App() {
         return;
       }
       if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
-      if (/^[1-7]$/.test(e.key)) {
+      if (/^[1-9]$/.test(e.key)) {
         useApp.getState().navigate({ view: VIEWS[Number(e.key) - 1] });
       }
     };
@@ -302,7 +306,10 @@ export function App() {
         data-load-id={loaded?.id ?? 0}
         aria-busy={status === 'loading'}
       >
-        {!loaded ? (
+        {view === 'watch' ? (
+          // Watching needs no loaded input: it reads its own folder.
+          <WatchView />
+        ) : !loaded ? (
           <Welcome onOpenFiles={openFiles} onOpenFolder={openFolder} />
         ) : needsFiles(loaded, view) ? (
           <NeedsFiles view={view} />
@@ -321,6 +328,8 @@ export function App() {
               <CompactionView />
             ) : view === 'simulator' ? (
               <SimulatorView />
+            ) : view === 'compare' ? (
+              <CompareView />
             ) : (
               <ShareView />
             )}

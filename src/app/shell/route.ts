@@ -6,7 +6,17 @@
  * The `#/` prefix marks a route; any other fragment (e.g. `#s=…`, a shared report payload) is left
  * alone for the feature that owns it. The older `#view=table&t=1` form is accepted too.
  */
-export const VIEWS = ['overview', 'stack', 'table', 'refs', 'compaction', 'simulator', 'share'] as const;
+export const VIEWS = [
+  'overview',
+  'stack',
+  'table',
+  'refs',
+  'compaction',
+  'simulator',
+  'share',
+  'watch',
+  'compare',
+] as const;
 export type ViewId = (typeof VIEWS)[number];
 
 export interface Route {
@@ -33,6 +43,8 @@ export interface Route {
    * stays a share link: `#s=<value>&view=stack&t=1`. Absent / null otherwise.
    */
   share?: string | null;
+  /** Refs view: the ref whose history is shown (`#/refs?ref=refs/heads/main`), or absent / null. */
+  ref?: string | null;
 }
 
 export const DEFAULT_ROUTE: Route = {
@@ -93,6 +105,7 @@ export function parseRoute(hash: string): Route {
     sample: p.get('sample'),
     ...(p.has('w') && v === 'simulator' ? { w: p.get('w') } : {}),
     ...(p.has('s') ? { share: p.get('s') } : {}),
+    ...(p.has('ref') && v === 'refs' ? { ref: p.get('ref') } : {}),
   };
 }
 
@@ -114,6 +127,7 @@ export function formatRoute(r: Route): string {
     if (r.q) p.set('q', r.q);
     if (r.m !== 'prefix') p.set('m', r.m);
     if (r.x) p.set('x', '1');
+    if (r.ref) p.set('ref', r.ref);
   }
   if (r.view === 'simulator' && r.w) p.set('w', r.w);
   if (r.sample) p.set('sample', r.sample);

@@ -6,6 +6,7 @@ import { engine } from '../shell/engine.ts';
 import { fmtInt } from '../lib/format.ts';
 import { shortTableName } from '../lib/util.ts';
 import { GitVerdict } from './GitVerdict.tsx';
+import { HistoryPanel } from './HistoryPanel.tsx';
 
 const ROW = 26;
 const PAGE = 200;
@@ -143,6 +144,11 @@ export function RefsView() {
   const all = route.x ? result.refCountWithTombstones : result.refCount;
   const sel = selected !== null ? row(selected) : undefined;
   const tables = result.report?.tables ?? [];
+  // The selected ref goes into the URL (`ref=`): the history panel below shows it, and a link opens it.
+  const selName = sel?.name;
+  useEffect(() => {
+    if (selName !== undefined && selName !== route.ref) navigate({ ref: selName }, { replace: true });
+  }, [selName, route.ref, navigate]);
   return (
     <div className="refs-view panel">
       <GitVerdict
@@ -310,6 +316,7 @@ export function RefsView() {
           )}
         </div>
       )}
+      {route.ref && <HistoryPanel name={route.ref} loadId={loaded.id} />}
     </div>
   );
 }

@@ -24,7 +24,7 @@ import {
   type SectionName,
 } from './constants.ts';
 import { KEY_OK, RecordReader, isLogKey, type LogValue } from './record.ts';
-import type { Table } from './table.ts';
+import type { BlockInfo, Table } from './table.ts';
 
 /** Offset of the first record within a block's bytes: after the file header for the first block. */
 export function firstRecordOffset(blockOffset: number, headerSize: number): number {
@@ -463,6 +463,7 @@ export function deflateEnd(d: Uint8Array): number {
 export function eachLogRecord(
   t: Table,
   visit: (rec: RecordReader, v: LogValue, blk: Uint8Array) => boolean | void,
+  only?: (b: BlockInfo) => boolean,
 ): void {
   const hs = t.header.hashSize;
   const rec = new RecordReader();
@@ -480,7 +481,7 @@ export function eachLogRecord(
   };
   const logEnd = t.fileSize - t.header.footerSize;
   for (const b of t.blocks) {
-    if (b.type !== 'log') continue;
+    if (b.type !== 'log' || (only && !only(b))) continue;
     const hl = firstRecordOffset(b.offset, t.header.headerSize);
     // The stream ends where openTable found it (fileBytes); reading to it suffices.
     const r = inflateLogBlock(

@@ -20,6 +20,10 @@ import { RefsList } from './paging.ts';
 import { CompactionSession } from './compaction.ts';
 import { ShareSession } from './share.ts';
 import { SimulateSession } from './simulate.ts';
+import { refHistory, type RefHistory } from '../history.ts';
+import { StackWatcher, type WatchEvent, type WatchSnapshot } from '../watch.ts';
+import { diffAnalyses, type StackDiff } from '../diff.ts';
+import { readLogs } from '../logs.ts';
 import type {
   Capabilities,
   CompactionData,
@@ -70,6 +74,9 @@ export class EngineSession {
   private readonly compactions = new CompactionSession();
   private readonly shares = new ShareSession();
   private readonly sims = new SimulateSession();
+  private watcher = new StackWatcher();
+  /** The analysis kept for a comparison ("keep this, open another"); a new load leaves it. */
+  private kept: Analysis | null = null;
 
   /** Wall-clock budget of one `simulate` (ms); tests shorten it. */
   get simulationBudgetMs(): number {
@@ -214,6 +221,77 @@ export class EngineSession {
   /** Run a workload on the current analysis with the simulator (see SimulateSession.simulate). */
   simulate(q: SimulateQuery): SimulateAnswer {
     return guard('running the simulation', () => this.sims.simulate(this.analysis, this.isShared(), q));
+  }
+
+  /**
+   * Every record of ref `name` (Unicode text) in every table, newest first, and its reflog
+   * (src/engine/history.ts); names and symref targets as display text. Null when no reftable
+   * stack is loaded (a share link, packed-refs).
+   */
+  refHistory(name: string): RefHistory | null {
+    const a = this.analysis;
+    if (!a?.stack) return null;
+    return guard("reading the ref's history", () => {
+      const h = refHistory(a, name);
+      for (const r of h.records) if (r.target !== undefined) r.target = displayName(r.target);
+      for (const l of h.logs) l.refname = displayName(l.refname);
+      return { ...h, name: displayName(h.name) };
+    });
+  }
+
+  /** Start watching a new folder (the Watch view): the cached tables of the last one go. */
+  watchReset(): void {
+    this.watcher = new StackWatcher();
+  }
+
+  /**
+   * One look at the watched folder (src/engine/watch.ts): the event of a new `tables.list` state
+   * or lock-file change, or null. Only tables new to the state are read from `snap`.
+   */
+  watchStep(snap: WatchSnapshot): WatchEvent | null {
+    return guard('reading the watched stack', () => this.watcher.step(snap));
+  }
+
+  /** Keep the current analysis as the "before" of a comparison; false when there is none. */
+  keepForCompare(): boolean {
+    this.kept = this.analysis;
+    return !!this.kept;
+  }
+
+  /** Forget the kept analysis. */
+  dropKept(): void {
+    this.kept = null;
+  }
+
+  /**
+   * The kept analysis (before) against the current one (after), src/engine/diff.ts; each list cut
+   * to its first `limit` entries (the counts are whole), names as display text. Null without both.
+   */
+  compare(limit = 200): (StackDiff & { cut: number; counts: Record<string, number> }) | null {
+    const a = this.kept,
+      b = this.analysis;
+    if (!a || !b) return null;
+    return guard('comparing the two inputs', () => {
+      const d = diffAnalyses(a, b, (t) => readLogs(t).map((l) => `${l.refname}\0${l.updateIndex}`));
+      const refs = <T extends { name: string }>(xs: T[]) =>
+        xs.slice(0, limit).map((x) => ({ ...x, name: displayName(x.name) }));
+      return {
+        ...d,
+        refsCreated: refs(d.refsCreated),
+        refsUpdated: refs(d.refsUpdated),
+        refsDeleted: refs(d.refsDeleted),
+        recordsDropped: refs(d.recordsDropped),
+        recordsWritten: refs(d.recordsWritten),
+        counts: {
+          refsCreated: d.refsCreated.length,
+          refsUpdated: d.refsUpdated.length,
+          refsDeleted: d.refsDeleted.length,
+          recordsDropped: d.recordsDropped.length,
+          recordsWritten: d.recordsWritten.length,
+        },
+        cut: limit,
+      };
+    });
   }
 
   /** What this engine build can do. */
