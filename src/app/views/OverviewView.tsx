@@ -339,7 +339,7 @@ function BackendSummary({ report, result }: { report: Report; result: LoadResult
       <section className="panel">
         <h2>Files backend</h2>
         <p>
-          {fmtInt(result.refCount)} refs listed from {plural(result.files.length, 'file')}.
+          {plural(result.refCount, 'ref')} listed from {plural(result.files.length, 'file')}.
         </p>
       </section>
     );

@@ -173,7 +173,9 @@ export function RefsView() {
           show tombstones
         </label>
         <span className="refs-count muted" data-testid="refs-count" data-value={total ?? ''}>
-          {total === null ? 'counting…' : `${fmtInt(total)} of ${fmtInt(all)} ${route.x ? 'entries' : 'live refs'}`}
+          {total === null
+            ? 'counting…'
+            : `${fmtInt(total)} of ${fmtInt(all)} ${route.x ? (all === 1 ? 'entry' : 'entries') : all === 1 ? 'live ref' : 'live refs'}`}
         </span>
       </div>
       <div className="refs-table">

@@ -3,7 +3,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { BlockSummary, TableLayout } from '../../engine/session.ts';
 import { useApp } from '../store.ts';
 import { engine } from '../engine.ts';
-import { fmtBytes, fmtHex, fmtInt, fmtPct } from '../format.ts';
+import { fmtBytes, fmtHex, fmtInt, fmtPct, plural } from '../format.ts';
 import { shortTableName, useAsync } from '../util.ts';
 import { BlockDetailView } from './BlockDetailView.tsx';
 
@@ -70,7 +70,7 @@ export function TableView() {
                       {tr.error ? (
                         <span className="error-tag">unreadable</span>
                       ) : (
-                        `${fmtBytes(tr.fileSize)} · ${fmtInt(tr.blocks.length)} blocks`
+                        `${fmtBytes(tr.fileSize)} · ${plural(tr.blocks.length, 'block')}`
                       )}
                     </span>
                   </button>
@@ -292,7 +292,7 @@ function BlockMap({
                     aria-selected={sel}
                     tabIndex={sel || (selected === null && b.index === 0) ? 0 : -1}
                     onClick={() => onSelect(b.index)}
-                    title={`block ${b.index} · ${b.type} (${b.section}) · offset ${fmtInt(b.offset)} · ${fmtInt(b.recordCount)} records · block_len ${fmtInt(b.blockLen)}${b.padding ? ` · padding ${fmtInt(b.padding)}` : ''}\n${b.firstKey} … ${b.lastKey}`}
+                    title={`block ${b.index} · ${b.type} (${b.section}) · offset ${fmtInt(b.offset)} · ${plural(b.recordCount, 'record')} · block_len ${fmtInt(b.blockLen)}${b.padding ? ` · padding ${fmtInt(b.padding)}` : ''}\n${b.firstKey} … ${b.lastKey}`}
                     aria-label={`Block ${b.index}, ${b.section}, ${b.recordCount} records`}
                   >
                     <span className="bm-fill" style={{ height: `${Math.round(used * 100)}%` }} />
