@@ -14,6 +14,8 @@ import { fmtBytes, fmtInt } from './format.ts';
 import { isTyping } from './util.ts';
 import { consumeLaunches } from './pwa.ts';
 import { PwaNotices } from './PwaNotices.tsx';
+import { Shortcuts } from './Shortcuts.tsx';
+import { CliEquivalent } from './CliEquivalent.tsx';
 import { OverviewView } from './views/OverviewView.tsx';
 import { StackView } from './views/StackView.tsx';
 import { TableView } from './views/TableView.tsx';
@@ -222,6 +224,7 @@ export function App() {
             Open folder
           </button>
           <SamplesMenu />
+          <Shortcuts />
           <input
             ref={filesInput}
             type="file"
@@ -302,6 +305,7 @@ export function App() {
         data-load-id={loaded?.id ?? 0}
         aria-busy={status === 'loading'}
       >
+        {loaded && <h1 className="sr-only">refscope · {TAB_LABEL[view]}</h1>}
         {!loaded ? (
           <Welcome onOpenFiles={openFiles} onOpenFolder={openFolder} />
         ) : needsFiles(loaded, view) ? (
@@ -326,10 +330,13 @@ export function App() {
             )}
           </ViewBoundary>
         )}
+        {loaded && !needsFiles(loaded, view) && <CliEquivalent view={view} />}
       </main>
       <footer className="statusbar">
         <span>Everything stays in this browser: files are read locally by a worker, nothing is uploaded.</span>
-        <span className="muted">Keys: 1–7 views · Ctrl/⌘+O open files · Ctrl/⌘+Shift+O open folder</span>
+        <span className="muted">
+          Keys: ? help · Ctrl/⌘+K jump to · 1–7 views · Ctrl/⌘+O open files · Ctrl/⌘+Shift+O open folder
+        </span>
       </footer>
       <PwaNotices />
       {dragging && (

@@ -28,6 +28,8 @@ export interface Route {
    * `lookup:missing:1000`, … or `stdin` for pasted input), or absent / null for the default.
    */
   w?: string | null;
+  /** Refs view: the selected ref's full name (`#/refs?ref=refs/heads/main`), or absent / null. */
+  ref?: string | null;
   /**
    * The `s=` value of a shared report (`<version>.<data>`) while one is shown, so that the URL
    * stays a share link: `#s=<value>&view=stack&t=1`. Absent / null otherwise.
@@ -92,6 +94,7 @@ export function parseRoute(hash: string): Route {
     x: p.get('x') === '1',
     sample: p.get('sample'),
     ...(p.has('w') && v === 'simulator' ? { w: p.get('w') } : {}),
+    ...(p.has('ref') && v === 'refs' ? { ref: p.get('ref') } : {}),
     ...(p.has('s') ? { share: p.get('s') } : {}),
   };
 }
@@ -114,6 +117,7 @@ export function formatRoute(r: Route): string {
     if (r.q) p.set('q', r.q);
     if (r.m !== 'prefix') p.set('m', r.m);
     if (r.x) p.set('x', '1');
+    if (r.ref) p.set('ref', r.ref);
   }
   if (r.view === 'simulator' && r.w) p.set('w', r.w);
   if (r.sample) p.set('sample', r.sample);

@@ -7,6 +7,7 @@ import { useApp } from '../store.ts';
 import { fmtBytes, fmtInt, fmtMs, plural } from '../format.ts';
 import { baseName } from '../util.ts';
 import { GitVerdict } from './GitVerdict.tsx';
+import { CopyButton } from '../CopyButton.tsx';
 
 /** The four headline figures (also the `data-testid` hooks). */
 export function headline(result: LoadResult): { live: number; tombstones: number; tables: number; totalBytes: number } {
@@ -83,7 +84,7 @@ export function OverviewView() {
           label="Tables"
           testid="table-count"
           value={h.tables}
-          note={s ? `${fmtInt(s.refRecords)} ref records, ${fmtInt(s.logRecords)} log records` : undefined}
+          note={s ? `${plural(s.refRecords, 'ref record')}, ${plural(s.logRecords, 'log record')}` : undefined}
         />
         <Stat
           label="Total bytes"
@@ -95,7 +96,9 @@ export function OverviewView() {
       </section>
 
       <section className="panel diagnosis" aria-labelledby="diag-h">
-        <h2 id="diag-h">Diagnosis</h2>
+        <h2 id="diag-h">
+          Diagnosis <CopyButton text={diagnosis} what="diagnosis" />
+        </h2>
         <p data-testid="diagnosis">{withCode(diagnosis)}</p>
         <p className="muted small">
           {r.input.description} · analysed in {fmtMs(result.elapsed)} · {r.generator}

@@ -6,6 +6,7 @@ import { engine } from '../engine.ts';
 import { fmtInt } from '../format.ts';
 import { shortTableName } from '../util.ts';
 import { GitVerdict } from './GitVerdict.tsx';
+import { CopyButton } from '../CopyButton.tsx';
 
 const ROW = 26;
 const PAGE = 200;
@@ -84,7 +85,19 @@ export function RefsView() {
   const [text, setText] = useState(route.q);
   const result = loaded.result;
   const { total, ensure, row } = useRefPages(loaded.id, route.q, route.m, route.x);
-  const [selected, setSelected] = useState<number | null>(null);
+  const [picked, setSelected] = useState<number | null>(null);
+  // The selected ref is in the URL (`ref=`): a link or the command palette names it, a click or a
+  // key picks another. Named and not picked yet: its row on the first page, when it is there.
+  const wanted = (): number | null => {
+    if (!route.ref || !total) return null;
+    for (let i = 0; i < Math.min(total, PAGE); i++) if (row(i)?.name === route.ref) return i;
+    return null;
+  };
+  const selected = picked ?? wanted();
+  const pick = (n: number | null) => {
+    setSelected(n);
+    navigate({ ref: n === null ? null : (row(n)?.name ?? null) }, { replace: true });
+  };
   const scrollRef = useRef<HTMLDivElement>(null);
   const count = total ?? 0;
   const v = useFixedRows(scrollRef, count, ROW, 12);
@@ -112,11 +125,11 @@ export function RefsView() {
     else if (e.key === 'Home') n = 0;
     else if (e.key === 'End') n = count - 1;
     else if (e.key === 'Escape') {
-      setSelected(null);
+      pick(null);
       return;
     } else return;
     e.preventDefault();
-    setSelected(n);
+    pick(n);
     v.scrollToIndex(n);
   };
   const all = route.x ? result.refCountWithTombstones : result.refCount;
@@ -143,7 +156,7 @@ export function RefsView() {
               if (e.key === 'ArrowDown') {
                 e.preventDefault();
                 scrollRef.current?.focus();
-                setSelected(0);
+                pick(0);
               }
             }}
           />
@@ -206,7 +219,7 @@ export function RefsView() {
                   aria-selected={selected === it.index}
                   className={`ref-row${selected === it.index ? ' selected' : ''}${r?.kind === 'tombstone' ? ' tomb' : ''}`}
                   style={{ transform: `translateY(${it.top}px)` }}
-                  onClick={() => setSelected(it.index)}
+                  onClick={() => pick(it.index)}
                   data-testid="ref-row"
                 >
                   {r ? (
@@ -239,7 +252,9 @@ export function RefsView() {
       </div>
       {sel && (
         <div className="ref-detail" aria-live="polite">
-          <div className="mono ref-detail-name">{sel.name}</div>
+          <div className="mono ref-detail-name">
+            {sel.name} <CopyButton text={sel.name} what="ref name" />
+          </div>
           <dl className="facts small-facts">
             <div>
               <dt>Kind</dt>
@@ -248,17 +263,23 @@ export function RefsView() {
             {sel.target !== undefined && (
               <div>
                 <dt>Target</dt>
-                <dd className="mono">{sel.target}</dd>
+                <dd className="mono">
+                  {sel.target} <CopyButton text={sel.target} what="symref target" />
+                </dd>
               </div>
             )}
             <div>
               <dt>Object id</dt>
-              <dd className="mono">{sel.oid || '—'}</dd>
+              <dd className="mono">
+                {sel.oid || '—'} {sel.oid && <CopyButton text={sel.oid} what="object id" />}
+              </dd>
             </div>
             {sel.peeled && (
               <div>
                 <dt>Peeled</dt>
-                <dd className="mono">{sel.peeled}</dd>
+                <dd className="mono">
+                  {sel.peeled} <CopyButton text={sel.peeled} what="peeled object id" />
+                </dd>
               </div>
             )}
             <div>

@@ -24,6 +24,11 @@ export function TableView() {
   const navigate = useApp((s) => s.navigate);
   const r = loaded.result.report;
   const tables = r?.tables ?? [];
+  // A table selected by a link or a key may sit at the end of a long list: bring it into view.
+  const listRef = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    listRef.current?.querySelector('.tl-item.selected')?.scrollIntoView({ block: 'nearest' });
+  }, [route.t, loaded.id]);
   if (!r || !tables.length) {
     return (
       <div className="panel empty-note">
@@ -39,6 +44,7 @@ export function TableView() {
           Tables <span className="muted">newest first</span>
         </h2>
         <ol
+          ref={listRef}
           onKeyDown={(e) => {
             if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
             e.preventDefault();
