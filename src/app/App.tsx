@@ -256,26 +256,28 @@ export function App() {
         </div>
       </header>
       <ProgressBar />
-      <nav className="tabs" role="tablist" aria-label="Views" ref={tabsRef} onKeyDown={onTabKey}>
-        {VIEWS.map((v, i) => (
-          <a
-            key={v}
-            role="tab"
-            href={`#/${v}`}
-            data-view={v}
-            data-testid={`tab-${v}`}
-            aria-selected={view === v}
-            tabIndex={view === v ? 0 : -1}
-            className={view === v ? 'tab active' : 'tab'}
-            onClick={(e) => {
-              e.preventDefault();
-              useApp.getState().navigate({ view: v });
-            }}
-            title={`${TAB_LABEL[v]} (${i + 1})`}
-          >
-            {TAB_LABEL[v]}
-          </a>
-        ))}
+      <nav aria-label="Views">
+        <div className="tabs" role="tablist" aria-label="Views" ref={tabsRef} onKeyDown={onTabKey}>
+          {VIEWS.map((v, i) => (
+            <a
+              key={v}
+              role="tab"
+              href={`#/${v}`}
+              data-view={v}
+              data-testid={`tab-${v}`}
+              aria-selected={view === v}
+              tabIndex={view === v ? 0 : -1}
+              className={view === v ? 'tab active' : 'tab'}
+              onClick={(e) => {
+                e.preventDefault();
+                useApp.getState().navigate({ view: v });
+              }}
+              title={`${TAB_LABEL[v]} (${i + 1})`}
+            >
+              {TAB_LABEL[v]}
+            </a>
+          ))}
+        </div>
       </nav>
       {appError && (
         <div className="banner error" role="alert" data-testid="app-error">
@@ -298,7 +300,6 @@ export function App() {
       )}
       <main
         className={status === 'loading' && loaded ? 'content stale' : 'content'}
-        role="tabpanel"
         aria-label={TAB_LABEL[view]}
         data-testid="main"
         data-status={status}

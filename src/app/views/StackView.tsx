@@ -59,7 +59,6 @@ export function StackView() {
                   data-testid="stack-bar"
                   data-name={t.name}
                   onClick={() => navigate({ view: 'table', t: i, b: null, r: null })}
-                  aria-label={`Table ${i}, ${t.name}, ${fmtBytes(t.fileSize)}, update index ${upd}: ${desc}`}
                 >
                   <span className="stack-label">
                     <span className="stack-idx">
