@@ -116,3 +116,25 @@ describe('Markdown prose keeps its code spans', () => {
     expect(para).not.toContain('\\`');
   });
 });
+
+describe('namespace breakdown of a packed-refs file', () => {
+  it("git.git: the namespaces of git for-each-ref's list, in the report and in analyze's text", async () => {
+    const truth = fs
+      .readFileSync(fixturePath('packed-refs/gitgit/truth/refs.txt'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.slice(l.indexOf(' ') + 1));
+    // by hand: the first two components of each name, "(root)" outside refs/
+    const want: Record<string, number> = {};
+    for (const name of truth) {
+      const ns = name.startsWith('refs/') ? name.split('/').slice(0, 2).join('/') : '(root)';
+      want[ns] = (want[ns] ?? 0) + 1;
+    }
+    const r = buildReport(analyzeFiles(inputOf(fixturePath('packed-refs/gitgit'))));
+    expect((r.packedRefs as { namespaces: Record<string, number> }).namespaces).toEqual(want);
+    const pull = want['refs/pull'];
+    expect(Math.round((100 * pull) / truth.length)).toBe(76);
+    const { formatReport } = await import('../src/cli/format.ts');
+    expect(formatReport(r)).toContain(`refs/pull ${pull.toLocaleString('en-US')} (76 %)`);
+  });
+});

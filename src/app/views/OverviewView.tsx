@@ -4,7 +4,7 @@ import type { Finding } from '../../engine/basics.ts';
 import type { Report, TableReport } from '../../engine/report.ts';
 import type { LoadResult } from '../../engine/session.ts';
 import { useApp } from '../store.ts';
-import { fmtBytes, fmtInt, fmtMs, plural } from '../format.ts';
+import { fmtBytes, fmtInt, fmtMs, fmtPct, plural } from '../format.ts';
 import { baseName } from '../util.ts';
 import { GitVerdict } from './GitVerdict.tsx';
 import { CopyButton } from '../CopyButton.tsx';
@@ -213,6 +213,13 @@ export function OverviewView() {
       )}
 
       {!s && <BackendSummary report={r} result={result} />}
+
+      {!s && filesNamespaces(r) && (
+        <section className="panel" aria-labelledby="ns-h">
+          <h2 id="ns-h">Live refs by namespace</h2>
+          <Namespaces ns={filesNamespaces(r)!} total={Object.values(filesNamespaces(r)!).reduce((a, b) => a + b, 0)} />
+        </section>
+      )}
     </div>
   );
 }
@@ -243,6 +250,12 @@ function Stat({
   );
 }
 
+/** The namespace mix of a packed-refs or files-backend input (`packedRefs.namespaces`), if any. */
+function filesNamespaces(r: Report): Record<string, number> | null {
+  const ns = (r.packedRefs as PackedRefsJson | undefined)?.namespaces;
+  return ns && Object.keys(ns).length ? ns : null;
+}
+
 function Namespaces({ ns, total }: { ns: Record<string, number>; total: number }) {
   const rows = Object.entries(ns).sort((a, b) => b[1] - a[1]);
   const shown = rows.slice(0, 12);
@@ -250,12 +263,14 @@ function Namespaces({ ns, total }: { ns: Record<string, number>; total: number }
   return (
     <div className="ns-list">
       {shown.map(([name, n]) => (
-        <div className="ns-row" key={name}>
+        <div className="ns-row" key={name} data-testid="ns-row" data-name={name} data-value={n}>
           <span className="mono ns-name">{name}</span>
           <span className="ns-bar">
             <span className="ns-fill" style={{ width: `${total ? (100 * n) / total : 0}%` }} />
           </span>
-          <span className="num">{fmtInt(n)}</span>
+          <span className="num">
+            {fmtInt(n)} <span className="muted">({fmtPct(n, total)})</span>
+          </span>
         </div>
       ))}
       {rest > 0 && (
