@@ -1,5 +1,7 @@
 import {
   Component,
+  Suspense,
+  lazy,
   useCallback,
   useEffect,
   useRef,
@@ -20,8 +22,10 @@ import { OverviewView } from './views/OverviewView.tsx';
 import { StackView } from './views/StackView.tsx';
 import { TableView } from './views/TableView.tsx';
 import { RefsView } from './views/RefsView.tsx';
-import { CompactionView } from './views/CompactionView.tsx';
-import { SimulatorView } from './views/SimulatorView.tsx';
+// The Compaction and Simulator views (and their charts and engines' page-side code) load when
+// first opened: most visits never open them. The service worker precaches their chunks too.
+const CompactionView = lazy(() => import('./views/CompactionView.tsx').then((m) => ({ default: m.CompactionView })));
+const SimulatorView = lazy(() => import('./views/SimulatorView.tsx').then((m) => ({ default: m.SimulatorView })));
 import { ShareView } from './views/ShareView.tsx';
 import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from './share-open.tsx';
 
@@ -323,9 +327,13 @@ export function App() {
             ) : view === 'refs' ? (
               <RefsView />
             ) : view === 'compaction' ? (
-              <CompactionView />
+              <Suspense fallback={<LazyFallback />}>
+                <CompactionView />
+              </Suspense>
             ) : view === 'simulator' ? (
-              <SimulatorView />
+              <Suspense fallback={<LazyFallback />}>
+                <SimulatorView />
+              </Suspense>
             ) : (
               <ShareView />
             )}
@@ -376,6 +384,14 @@ class ViewBoundary extends Component<{ view: string; children: ReactNode }, { er
       </div>
     );
   }
+}
+
+function LazyFallback() {
+  return (
+    <div className="panel muted" role="status">
+      Loading the view…
+    </div>
+  );
 }
 
 function ProgressBar() {

@@ -131,6 +131,6 @@ describe.skipIf(!haveChromium)('axe-core on every view (headless Chromium)', () 
       const other = found.filter((f) => !bad.includes(f));
       if (other.length) console.log('other:', JSON.stringify(other.map((f) => `${f.where}: ${f.id} (${f.impact})`)));
       expect(bad.map((f) => `${f.where}: ${f.id} (${f.impact})`)).toEqual([]);
-    });
+    }, 400_000);
   }
 });

@@ -75,6 +75,30 @@ describe.skipIf(!haveChromium)('conventions of inspectors (headless Chromium)', 
     expect(pageErrors).toEqual([]);
   });
 
+  it('the Compaction and Simulator code loads when first opened, and is precached for offline use', async () => {
+    const fresh = await context.browser()!.newContext({ viewport: { width: 1280, height: 800 } });
+    const p = await fresh.newPage();
+    const got: string[] = [];
+    p.on('request', (r) => got.push(new URL(r.url()).pathname));
+    await p.goto(`${url}#/overview?sample=basic-sha1`);
+    await waitLoad(p, 0);
+    const lazy = (name: string) => got.filter((u) => new RegExp(`/assets/${name}-[^/]*\\.js$`).test(u));
+    expect(lazy('CompactionView')).toEqual([]);
+    expect(lazy('SimulatorView')).toEqual([]);
+    await p.click('[data-testid=tab-compaction]');
+    await p.waitForSelector('[data-testid=compaction-view]', { timeout: 15_000 });
+    expect(lazy('CompactionView').length).toBe(1);
+    expect(lazy('SimulatorView')).toEqual([]);
+    await fresh.close();
+    // The service worker's precache list names both chunks (offline, they come from the cache).
+    const sw = fs.readFileSync(path.join(DIST, 'sw.js'), 'utf8');
+    const files = fs
+      .readdirSync(path.join(DIST, 'assets'))
+      .filter((f) => /^(CompactionView|SimulatorView)-.*\.js$/.test(f));
+    expect(files.length).toBe(2);
+    for (const f of files) expect(sw, f).toContain(`assets/${f}`);
+  });
+
   it('the offline notice goes away by itself', async () => {
     await openAt(page, '#/overview?sample=basic-sha1');
     const note = page.locator('[data-testid=pwa-offline-ready]');
