@@ -363,6 +363,12 @@ const packedRefs = {
       type: 'object',
       description: 'The size and block counts of the same refs as one reftable table (estimated).',
     },
+    namespaces: {
+      type: 'object',
+      additionalProperties: { type: 'integer', minimum: 0 },
+      description:
+        'Live refs per namespace, as stack.namespaces counts them (refs/heads, refs/pull, "(root)" for HEAD and other names outside refs/); absent when git cannot list the refs.',
+    },
   },
   required: ['present', 'file', 'bytes', 'records', 'findings'],
   additionalProperties: true,

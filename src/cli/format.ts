@@ -44,6 +44,18 @@ export function formatReport(r: Report): string {
     for (const c of bad)
       out.push(`update-index ${c.status} before table ${c.table}: expected min ${c.expectedMin}, found ${c.actualMin}`);
   }
+  const pr = r.packedRefs as { namespaces?: Record<string, number> } | undefined;
+  if (!r.stack && pr?.namespaces) {
+    const ns = Object.entries(pr.namespaces).sort((a, b) => b[1] - a[1]);
+    const all = ns.reduce((x, [, v]) => x + v, 0);
+    if (ns.length) {
+      out.push('');
+      out.push(
+        'live refs by namespace: ' +
+          ns.map(([k, v]) => `${oneLine(k)} ${n(v)} (${Math.round((100 * v) / all)} %)`).join(', '),
+      );
+    }
+  }
   if (r.findings.length) {
     out.push('');
     for (const f of r.findings)

@@ -56,7 +56,7 @@ function simulationSentence(r: Report, a: ReftableAnalysis): string {
   const st = r.stack!;
   if (!st.tombstonesHiding || st.incomplete || !r.verdict.gitReadable) return '';
   if (st.refRecords > DIAGNOSIS_SIMULATION_MAX_RECORDS) {
-    return `Open the Simulator (or \`refscope simulate --workload recreate\`) to see what re-creating the ${plural(st.tombstonesHiding, 'hidden ref')} costs per git version.`;
+    return `What re-creating the ${plural(st.tombstonesHiding, 'hidden ref')} costs per git version: \`refscope simulate --workload recreate\`.`;
   }
   try {
     const sim = Simulator.fromAnalysis(a);
@@ -70,7 +70,7 @@ function simulationSentence(r: Report, a: ReftableAnalysis): string {
       mid = by.get('git-2.55'),
       neu = by.get('git-2.56');
     if (old === undefined || mid === undefined || neu === undefined) return '';
-    return `Re-creating the ${plural(st.tombstonesHiding, 'hidden ref')} in one \`git update-ref --stdin\` would take about ${secs(old)} with git ≤ 2.49, ${secs(mid)} with git 2.50–2.55 and ${secs(neu)} with git 2.56 (refscope's simulator; see the Simulator for the breakdown and for the time after \`git pack-refs\`).`;
+    return `Re-creating the ${plural(st.tombstonesHiding, 'hidden ref')} in one \`git update-ref --stdin\` would take about ${secs(old)} with git ≤ 2.49, ${secs(mid)} with git 2.50–2.55 and ${secs(neu)} with git 2.56 (simulated on these tables; \`refscope simulate --workload recreate\` gives the breakdown and the time after \`git pack-refs\`).`;
   } catch {
     return '';
   }

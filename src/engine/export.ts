@@ -5,7 +5,7 @@
  *
  * Markdown: every string that comes from the input (table file names, paths, finding texts,
  * namespace and ref names) is written as a code span, so Markdown and HTML in it render as plain
- * text; engine prose (the diagnosis) is escaped character by character.
+ * text; engine prose (the diagnosis) is escaped character by character, its code spans kept.
  *
  * Pure TypeScript: no DOM, no Node APIs.
  */
@@ -69,14 +69,35 @@ export function mdCode(s: string, inTable = true): string {
  * link; names themselves are written with `mdCode`, where it never does.)
  */
 export function mdText(s: string): string {
+  return escapeProse(s, true);
+}
+
+function escapeProse(s: string, lineStart: boolean): string {
   const t = visibleControls(s)
     .replace(/[\\`*_[\]|~$]/g, (c) => '\\' + c)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;');
+  if (!lineStart) return t;
   // line-start constructs: headings, bullets, setext underlines; ordered lists ("1." / "1)")
   if (/^[#+\-=]/.test(t)) return '\\' + t;
   return t.replace(/^(\d+)([.)])/, '$1\\$2');
+}
+
+/**
+ * Engine prose that marks commands and names as code spans (`` `git pack-refs` ``, as the
+ * diagnosis does): each span stays a code span (written with `mdCode`, so whatever it holds is
+ * inert) and the text between is escaped as `mdText` escapes it. Escaping the backticks too would
+ * show them as literal backticks around plain text.
+ */
+export function mdProse(s: string): string {
+  let out = '';
+  let last = 0;
+  for (const m of s.matchAll(/`([^`]+)`/g)) {
+    out += escapeProse(s.slice(last, m.index), last === 0) + mdCode(m[1], false);
+    last = m.index + m[0].length;
+  }
+  return out + escapeProse(s.slice(last), last === 0);
 }
 
 /** A figure as text; anything but a finite number (a field a report does not have) is "–". */
@@ -119,7 +140,7 @@ export function exportMarkdown(report: Report): string {
     if (st.incomplete) out.push('| incomplete | some tables could not be read |');
     out.push('');
   }
-  if (report.diagnosis) out.push('## Diagnosis', '', mdText(report.diagnosis), '');
+  if (report.diagnosis) out.push('## Diagnosis', '', mdProse(report.diagnosis), '');
   if (report.tables.length) {
     out.push('## Tables (oldest first)', '');
     out.push(

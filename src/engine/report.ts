@@ -5,7 +5,8 @@
 import type { Finding } from './basics.ts';
 import type { Analysis, LockFile, OrphanTable } from './analyze.ts';
 import { keyString, type BlockInfo, type SectionName, type Table } from './reftable/table.ts';
-import { namespaceCounts, resolveEntry } from './refs.ts';
+import { namespaceCounts, namespaceOf, resolveEntry } from './refs.ts';
+import { filesRefs } from './files.ts';
 import type { MergedView } from './reftable/merged.ts';
 import { REPORT_SCHEMA, GENERATOR } from './version.ts';
 import { addCompactionSection, addFilesSection, filesSection } from './extensions.ts';
@@ -285,6 +286,12 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
     r.diagnosis = diagnose(r, a, c, null);
   } else if (a.files) {
     const p = addFilesSection(r, a);
+    // The namespace mix, as for a stack: on a forge's mirror most refs are often refs/pull/*.
+    if (!a.files.fatal) {
+      const ns: Record<string, number> = {};
+      for (const x of filesRefs(a.files)) ns[namespaceOf(x.name)] = (ns[namespaceOf(x.name)] ?? 0) + 1;
+      p.namespaces = ns;
+    }
     r.verdict = gitVerdict(a, p);
     r.diagnosis = diagnose(r, a, null, p);
   }

@@ -149,8 +149,8 @@ export function stackSvg(
     `<text x="${pad}" y="${pad + 14}" font-size="17" font-weight="700" fill="${c.text}">refscope · reftable stack</text>`,
   );
   const sub = st
-    ? `${int(st.tables)} ${st.tables === 1 ? 'table' : 'tables'} · ${bytes(st.totalBytes)} · ${int(st.live)} live refs · ${int(st.tombstones)} tombstones · newest on top · bar width = file size`
-    : `${int(tables.length)} tables`;
+    ? `${int(st.tables)} ${st.tables === 1 ? 'table' : 'tables'} · ${bytes(st.totalBytes)} · ${int(st.live)} live ${st.live === 1 ? 'ref' : 'refs'} · ${int(st.tombstones)} ${st.tombstones === 1 ? 'tombstone' : 'tombstones'} · newest on top · bar width = file size`
+    : `${int(tables.length)} ${tables.length === 1 ? 'table' : 'tables'}`;
   o.push(`<text x="${pad}" y="${pad + 34}" font-size="12" fill="${c.muted}">${xmlText(sub)}</text>`);
   if (opts.note)
     o.push(

@@ -1,5 +1,7 @@
 import {
   Component,
+  Suspense,
+  lazy,
   useCallback,
   useEffect,
   useRef,
@@ -14,16 +16,24 @@ import { fmtBytes, fmtInt } from '../lib/format.ts';
 import { isTyping } from '../lib/util.ts';
 import { consumeLaunches } from './pwa.ts';
 import { PwaNotices } from './PwaNotices.tsx';
+import { Shortcuts } from './Shortcuts.tsx';
+import { CliEquivalent } from './CliEquivalent.tsx';
 import { OverviewView } from '../views/OverviewView.tsx';
 import { StackView } from '../views/StackView.tsx';
 import { TableView } from '../views/TableView.tsx';
 import { RefsView } from '../views/RefsView.tsx';
 import { WatchView } from '../views/WatchView.tsx';
 import { CompareView } from '../views/CompareView.tsx';
-import { CompactionView } from '../compaction/CompactionView.tsx';
-import { SimulatorView } from '../simulator/SimulatorView.tsx';
 import { ShareView } from '../share/ShareView.tsx';
 import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from '../share/share-open.tsx';
+// The Compaction and Simulator views (and their charts and engines' page-side code) load when
+// first opened: most visits never open them. The service worker precaches their chunks too.
+const CompactionView = lazy(() =>
+  import('../compaction/CompactionView.tsx').then((m) => ({ default: m.CompactionView })),
+);
+const SimulatorView = lazy(() =>
+  import('../simulator/SimulatorView.tsx').then((m) => ({ default: m.SimulatorView })),
+);
 
 const TAB_LABEL: Record<ViewId, string> = {
   overview: 'Overview',
@@ -226,6 +236,7 @@ export function App() {
             Open folder
           </button>
           <SamplesMenu />
+          <Shortcuts />
           <input
             ref={filesInput}
             type="file"
@@ -257,26 +268,28 @@ export function App() {
         </div>
       </header>
       <ProgressBar />
-      <nav className="tabs" role="tablist" aria-label="Views" ref={tabsRef} onKeyDown={onTabKey}>
-        {VIEWS.map((v, i) => (
-          <a
-            key={v}
-            role="tab"
-            href={`#/${v}`}
-            data-view={v}
-            data-testid={`tab-${v}`}
-            aria-selected={view === v}
-            tabIndex={view === v ? 0 : -1}
-            className={view === v ? 'tab active' : 'tab'}
-            onClick={(e) => {
-              e.preventDefault();
-              useApp.getState().navigate({ view: v });
-            }}
-            title={`${TAB_LABEL[v]} (${i + 1})`}
-          >
-            {TAB_LABEL[v]}
-          </a>
-        ))}
+      <nav aria-label="Views">
+        <div className="tabs" role="tablist" aria-label="Views" ref={tabsRef} onKeyDown={onTabKey}>
+          {VIEWS.map((v, i) => (
+            <a
+              key={v}
+              role="tab"
+              href={`#/${v}`}
+              data-view={v}
+              data-testid={`tab-${v}`}
+              aria-selected={view === v}
+              tabIndex={view === v ? 0 : -1}
+              className={view === v ? 'tab active' : 'tab'}
+              onClick={(e) => {
+                e.preventDefault();
+                useApp.getState().navigate({ view: v });
+              }}
+              title={`${TAB_LABEL[v]} (${i + 1})`}
+            >
+              {TAB_LABEL[v]}
+            </a>
+          ))}
+        </div>
       </nav>
       {appError && (
         <div className="banner error" role="alert" data-testid="app-error">
@@ -299,13 +312,13 @@ export function App() {
       )}
       <main
         className={status === 'loading' && loaded ? 'content stale' : 'content'}
-        role="tabpanel"
         aria-label={TAB_LABEL[view]}
         data-testid="main"
         data-status={status}
         data-load-id={loaded?.id ?? 0}
         aria-busy={status === 'loading'}
       >
+        {loaded && <h1 className="sr-only">refscope · {TAB_LABEL[view]}</h1>}
         {view === 'watch' ? (
           // Watching needs no loaded input: it reads its own folder.
           <WatchView />
@@ -325,9 +338,13 @@ export function App() {
             ) : view === 'refs' ? (
               <RefsView />
             ) : view === 'compaction' ? (
-              <CompactionView />
+              <Suspense fallback={<LazyFallback />}>
+                <CompactionView />
+              </Suspense>
             ) : view === 'simulator' ? (
-              <SimulatorView />
+              <Suspense fallback={<LazyFallback />}>
+                <SimulatorView />
+              </Suspense>
             ) : view === 'compare' ? (
               <CompareView />
             ) : (
@@ -335,10 +352,13 @@ export function App() {
             )}
           </ViewBoundary>
         )}
+        {loaded && !needsFiles(loaded, view) && <CliEquivalent view={view} />}
       </main>
       <footer className="statusbar">
         <span>Everything stays in this browser: files are read locally by a worker, nothing is uploaded.</span>
-        <span className="muted">Keys: 1–7 views · Ctrl/⌘+O open files · Ctrl/⌘+Shift+O open folder</span>
+        <span className="muted">
+          Keys: ? help · Ctrl/⌘+K jump to · 1–7 views · Ctrl/⌘+O open files · Ctrl/⌘+Shift+O open folder
+        </span>
       </footer>
       <PwaNotices />
       {dragging && (
@@ -377,6 +397,14 @@ class ViewBoundary extends Component<{ view: string; children: ReactNode }, { er
       </div>
     );
   }
+}
+
+function LazyFallback() {
+  return (
+    <div className="panel muted" role="status">
+      Loading the view…
+    </div>
+  );
 }
 
 function ProgressBar() {

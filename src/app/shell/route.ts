@@ -38,13 +38,13 @@ export interface Route {
    * `lookup:missing:1000`, … or `stdin` for pasted input), or absent / null for the default.
    */
   w?: string | null;
+  /** Refs view: the selected ref's full name (`#/refs?ref=refs/heads/main`), or absent / null. */
+  ref?: string | null;
   /**
    * The `s=` value of a shared report (`<version>.<data>`) while one is shown, so that the URL
    * stays a share link: `#s=<value>&view=stack&t=1`. Absent / null otherwise.
    */
   share?: string | null;
-  /** Refs view: the ref whose history is shown (`#/refs?ref=refs/heads/main`), or absent / null. */
-  ref?: string | null;
 }
 
 export const DEFAULT_ROUTE: Route = {
@@ -104,8 +104,8 @@ export function parseRoute(hash: string): Route {
     x: p.get('x') === '1',
     sample: p.get('sample'),
     ...(p.has('w') && v === 'simulator' ? { w: p.get('w') } : {}),
-    ...(p.has('s') ? { share: p.get('s') } : {}),
     ...(p.has('ref') && v === 'refs' ? { ref: p.get('ref') } : {}),
+    ...(p.has('s') ? { share: p.get('s') } : {}),
   };
 }
 

@@ -154,7 +154,12 @@ function writeHash(route: Route, replace: boolean): void {
 export function watchHash(): () => void {
   const on = () => {
     if (!isRouteHash(location.hash)) return;
-    useApp.setState({ route: parseRoute(location.hash) });
+    const route = parseRoute(location.hash);
+    useApp.setState({ route });
+    // `sample=` edited in the address bar of an open page: load that sample, as a fresh page would.
+    const st = useApp.getState();
+    if (route.sample && route.sample !== 'none' && route.sample !== st.loaded?.sample && st.status !== 'loading')
+      void st.loadSample(route.sample);
   };
   window.addEventListener('hashchange', on);
   window.addEventListener('popstate', on);

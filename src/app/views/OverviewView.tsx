@@ -4,9 +4,10 @@ import type { Finding } from '../../engine/basics.ts';
 import type { Report, TableReport } from '../../engine/report.ts';
 import type { LoadResult } from '../../engine/session/index.ts';
 import { useApp } from '../shell/store.ts';
-import { fmtBytes, fmtInt, fmtMs, plural } from '../lib/format.ts';
+import { fmtBytes, fmtInt, fmtMs, fmtPct, plural } from '../lib/format.ts';
 import { baseName } from '../lib/util.ts';
 import { GitVerdict } from './GitVerdict.tsx';
+import { CopyButton } from '../lib/CopyButton.tsx';
 
 /** The four headline figures (also the `data-testid` hooks). */
 export function headline(result: LoadResult): { live: number; tombstones: number; tables: number; totalBytes: number } {
@@ -83,7 +84,7 @@ export function OverviewView() {
           label="Tables"
           testid="table-count"
           value={h.tables}
-          note={s ? `${fmtInt(s.refRecords)} ref records, ${fmtInt(s.logRecords)} log records` : undefined}
+          note={s ? `${plural(s.refRecords, 'ref record')}, ${plural(s.logRecords, 'log record')}` : undefined}
         />
         <Stat
           label="Total bytes"
@@ -95,7 +96,9 @@ export function OverviewView() {
       </section>
 
       <section className="panel diagnosis" aria-labelledby="diag-h">
-        <h2 id="diag-h">Diagnosis</h2>
+        <h2 id="diag-h">
+          Diagnosis <CopyButton text={diagnosis} what="diagnosis" />
+        </h2>
         <p data-testid="diagnosis">{withCode(diagnosis)}</p>
         <p className="muted small">
           {r.input.description} · analysed in {fmtMs(result.elapsed)} · {r.generator}
@@ -210,6 +213,13 @@ export function OverviewView() {
       )}
 
       {!s && <BackendSummary report={r} result={result} />}
+
+      {!s && filesNamespaces(r) && (
+        <section className="panel" aria-labelledby="ns-h">
+          <h2 id="ns-h">Live refs by namespace</h2>
+          <Namespaces ns={filesNamespaces(r)!} total={Object.values(filesNamespaces(r)!).reduce((a, b) => a + b, 0)} />
+        </section>
+      )}
     </div>
   );
 }
@@ -240,6 +250,12 @@ function Stat({
   );
 }
 
+/** The namespace mix of a packed-refs or files-backend input (`packedRefs.namespaces`), if any. */
+function filesNamespaces(r: Report): Record<string, number> | null {
+  const ns = (r.packedRefs as PackedRefsJson | undefined)?.namespaces;
+  return ns && Object.keys(ns).length ? ns : null;
+}
+
 function Namespaces({ ns, total }: { ns: Record<string, number>; total: number }) {
   const rows = Object.entries(ns).sort((a, b) => b[1] - a[1]);
   const shown = rows.slice(0, 12);
@@ -247,12 +263,14 @@ function Namespaces({ ns, total }: { ns: Record<string, number>; total: number }
   return (
     <div className="ns-list">
       {shown.map(([name, n]) => (
-        <div className="ns-row" key={name}>
+        <div className="ns-row" key={name} data-testid="ns-row" data-name={name} data-value={n}>
           <span className="mono ns-name">{name}</span>
           <span className="ns-bar">
             <span className="ns-fill" style={{ width: `${total ? (100 * n) / total : 0}%` }} />
           </span>
-          <span className="num">{fmtInt(n)}</span>
+          <span className="num">
+            {fmtInt(n)} <span className="muted">({fmtPct(n, total)})</span>
+          </span>
         </div>
       ))}
       {rest > 0 && (
@@ -339,7 +357,7 @@ function BackendSummary({ report, result }: { report: Report; result: LoadResult
       <section className="panel">
         <h2>Files backend</h2>
         <p>
-          {fmtInt(result.refCount)} refs listed from {plural(result.files.length, 'file')}.
+          {plural(result.refCount, 'ref')} listed from {plural(result.files.length, 'file')}.
         </p>
       </section>
     );

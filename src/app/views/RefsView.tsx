@@ -7,6 +7,7 @@ import { fmtInt } from '../lib/format.ts';
 import { shortTableName } from '../lib/util.ts';
 import { GitVerdict } from './GitVerdict.tsx';
 import { HistoryPanel } from './HistoryPanel.tsx';
+import { CopyButton } from '../lib/CopyButton.tsx';
 
 const ROW = 26;
 const PAGE = 200;
@@ -95,7 +96,19 @@ export function RefsView() {
   const [text, setText] = useState(route.q);
   const result = loaded.result;
   const { total, stats, ensure, row } = useRefPages(loaded.id, route.q, route.m, route.x);
-  const [selected, setSelected] = useState<number | null>(null);
+  const [picked, setSelected] = useState<number | null>(null);
+  // The selected ref is in the URL (`ref=`): a link or the command palette names it, a click or a
+  // key picks another. Named and not picked yet: its row on the first page, when it is there.
+  const wanted = (): number | null => {
+    if (!route.ref || !total) return null;
+    for (let i = 0; i < Math.min(total, PAGE); i++) if (row(i)?.name === route.ref) return i;
+    return null;
+  };
+  const selected = picked ?? wanted();
+  const pick = (n: number | null) => {
+    setSelected(n);
+    navigate({ ref: n === null ? null : (row(n)?.name ?? null) }, { replace: true });
+  };
   const scrollRef = useRef<HTMLDivElement>(null);
   const count = total ?? 0;
   const v = useFixedRows(scrollRef, count, ROW, 12);
@@ -134,21 +147,16 @@ export function RefsView() {
     else if (e.key === 'Home') n = 0;
     else if (e.key === 'End') n = count - 1;
     else if (e.key === 'Escape') {
-      setSelected(null);
+      pick(null);
       return;
     } else return;
     e.preventDefault();
-    setSelected(n);
+    pick(n);
     v.scrollToIndex(n);
   };
   const all = route.x ? result.refCountWithTombstones : result.refCount;
   const sel = selected !== null ? row(selected) : undefined;
   const tables = result.report?.tables ?? [];
-  // The selected ref goes into the URL (`ref=`): the history panel below shows it, and a link opens it.
-  const selName = sel?.name;
-  useEffect(() => {
-    if (selName !== undefined && selName !== route.ref) navigate({ ref: selName }, { replace: true });
-  }, [selName, route.ref, navigate]);
   return (
     <div className="refs-view panel">
       <GitVerdict
@@ -170,7 +178,7 @@ export function RefsView() {
               if (e.key === 'ArrowDown') {
                 e.preventDefault();
                 scrollRef.current?.focus();
-                setSelected(0);
+                pick(0);
               }
             }}
           />
@@ -200,7 +208,9 @@ export function RefsView() {
           show tombstones
         </label>
         <span className="refs-count muted" data-testid="refs-count" data-value={total ?? ''}>
-          {total === null ? 'counting…' : `${fmtInt(total)} of ${fmtInt(all)} ${route.x ? 'entries' : 'live refs'}`}
+          {total === null
+            ? 'counting…'
+            : `${fmtInt(total)} of ${fmtInt(all)} ${route.x ? (all === 1 ? 'entry' : 'entries') : all === 1 ? 'live ref' : 'live refs'}`}
         </span>
       </div>
       {stats && <PrefixStats stats={stats} />}
@@ -232,7 +242,7 @@ export function RefsView() {
                   aria-selected={selected === it.index}
                   className={`ref-row${selected === it.index ? ' selected' : ''}${r?.kind === 'tombstone' ? ' tomb' : ''}`}
                   style={{ transform: `translateY(${it.top}px)` }}
-                  onClick={() => setSelected(it.index)}
+                  onClick={() => pick(it.index)}
                   data-testid="ref-row"
                 >
                   {r ? (
@@ -265,7 +275,9 @@ export function RefsView() {
       </div>
       {sel && (
         <div className="ref-detail" aria-live="polite">
-          <div className="mono ref-detail-name">{sel.name}</div>
+          <div className="mono ref-detail-name">
+            {sel.name} <CopyButton text={sel.name} what="ref name" />
+          </div>
           <dl className="facts small-facts">
             <div>
               <dt>Kind</dt>
@@ -274,17 +286,23 @@ export function RefsView() {
             {sel.target !== undefined && (
               <div>
                 <dt>Target</dt>
-                <dd className="mono">{sel.target}</dd>
+                <dd className="mono">
+                  {sel.target} <CopyButton text={sel.target} what="symref target" />
+                </dd>
               </div>
             )}
             <div>
               <dt>Object id</dt>
-              <dd className="mono">{sel.oid || '—'}</dd>
+              <dd className="mono">
+                {sel.oid || '—'} {sel.oid && <CopyButton text={sel.oid} what="object id" />}
+              </dd>
             </div>
             {sel.peeled && (
               <div>
                 <dt>Peeled</dt>
-                <dd className="mono">{sel.peeled}</dd>
+                <dd className="mono">
+                  {sel.peeled} <CopyButton text={sel.peeled} what="peeled object id" />
+                </dd>
               </div>
             )}
             <div>

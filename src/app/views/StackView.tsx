@@ -1,5 +1,5 @@
 import { useApp } from '../shell/store.ts';
-import { fmtBytes, fmtInt, fmtPct } from '../lib/format.ts';
+import { fmtBytes, fmtInt, fmtPct, plural } from '../lib/format.ts';
 import { STACK_KINDS, kindWidths } from '../lib/svg.ts';
 
 export function StackView() {
@@ -49,7 +49,7 @@ export function StackView() {
                   ? `${t.minUpdateIndex}`
                   : `${t.minUpdateIndex}–${t.maxUpdateIndex}`;
             const desc = s
-              ? `${fmtInt(s.live)} live, ${fmtInt(s.shadowed)} shadowed, ${fmtInt(s.tombstones)} tombstones, ${fmtInt(t.records.log + t.records.logDeletion)} log records`
+              ? `${fmtInt(s.live)} live, ${fmtInt(s.shadowed)} shadowed, ${plural(s.tombstones, 'tombstone')}, ${plural(t.records.log + t.records.logDeletion, 'log record')}`
               : 'could not be read';
             return (
               <li key={i}>
@@ -59,7 +59,6 @@ export function StackView() {
                   data-testid="stack-bar"
                   data-name={t.name}
                   onClick={() => navigate({ view: 'table', t: i, b: null, r: null })}
-                  aria-label={`Table ${i}, ${t.name}, ${fmtBytes(t.fileSize)}, update index ${upd}: ${desc}`}
                 >
                   <span className="stack-label">
                     <span className="stack-idx">
@@ -121,12 +120,15 @@ function StackNotes() {
           {s.tables === 1 ? 'table' : 'tables'}.
         </li>
         <li>
-          {fmtInt(s.refRecords)} ref records are stored for {fmtInt(s.live)} live refs
+          {plural(s.refRecords, 'ref record')} {s.refRecords === 1 ? 'is' : 'are'} stored for{' '}
+          {plural(s.live, 'live ref')}
           {s.refRecords ? ` (${fmtPct(s.live, s.refRecords)} of the records are live)` : ''}.
         </li>
         {s.tombstones > 0 && (
           <li>
-            {fmtInt(s.tombstones)} tombstones win in the merged view; they hide {fmtInt(hidden)} older records that are
+            {plural(s.tombstones, 'tombstone')} {s.tombstones === 1 ? 'wins' : 'win'} in the merged view;{' '}
+            {s.tombstones === 1 ? 'it hides' : 'they hide'} {plural(hidden, 'older record')} that{' '}
+            {hidden === 1 ? 'is' : 'are'}
             still stored and still read.
           </li>
         )}

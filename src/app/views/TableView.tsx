@@ -1,10 +1,10 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useFixedRows } from '../lib/fixedrows.ts';
 import type { BlockSummary, TableLayout } from '../../engine/session/index.ts';
 import { useApp } from '../shell/store.ts';
 import { engine } from '../shell/engine.ts';
-import { fmtBytes, fmtHex, fmtInt, fmtPct } from '../lib/format.ts';
+import { fmtBytes, fmtHex, fmtInt, fmtPct, plural } from '../lib/format.ts';
 import { shortTableName, useAsync } from '../lib/util.ts';
-import { useFixedRows } from '../lib/fixedrows.ts';
 import { BlockDetailView } from './BlockDetailView.tsx';
 
 const SECTION_LABEL: Record<string, string> = {
@@ -25,6 +25,11 @@ export function TableView() {
   const navigate = useApp((s) => s.navigate);
   const r = loaded.result.report;
   const tables = r?.tables ?? [];
+  // A table selected by a link or a key may sit at the end of a long list: bring it into view.
+  const listRef = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    listRef.current?.querySelector('.tl-item.selected')?.scrollIntoView({ block: 'nearest' });
+  }, [route.t, loaded.id]);
   if (!r || !tables.length) {
     return (
       <div className="panel empty-note">
@@ -40,6 +45,7 @@ export function TableView() {
           Tables <span className="muted">newest first</span>
         </h2>
         <ol
+          ref={listRef}
           onKeyDown={(e) => {
             if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
             e.preventDefault();
@@ -71,7 +77,7 @@ export function TableView() {
                       {tr.error ? (
                         <span className="error-tag">unreadable</span>
                       ) : (
-                        `${fmtBytes(tr.fileSize)} · ${fmtInt(tr.blocks.length)} block${tr.blocks.length === 1 ? '' : 's'}`
+                        `${fmtBytes(tr.fileSize)} · ${plural(tr.blocks.length, 'block')}`
                       )}
                     </span>
                   </button>
@@ -323,7 +329,7 @@ function BlockMap({
                     aria-selected={sel}
                     tabIndex={sel || (selected === null && b.index === 0) ? 0 : -1}
                     onClick={() => onSelect(b.index)}
-                    title={`block ${b.index} · ${b.type} (${b.section}) · offset ${fmtInt(b.offset)} · ${fmtInt(b.recordCount)} records · block_len ${fmtInt(b.blockLen)}${b.padding ? ` · padding ${fmtInt(b.padding)}` : ''}\n${b.firstKey} … ${b.lastKey}`}
+                    title={`block ${b.index} · ${b.type} (${b.section}) · offset ${fmtInt(b.offset)} · ${plural(b.recordCount, 'record')} · block_len ${fmtInt(b.blockLen)}${b.padding ? ` · padding ${fmtInt(b.padding)}` : ''}\n${b.firstKey} … ${b.lastKey}`}
                     aria-label={`Block ${b.index}, ${b.section}, ${b.recordCount} records`}
                   >
                     <span className="bm-fill" style={{ height: `${Math.round(used * 100)}%` }} />

@@ -72,6 +72,12 @@ export interface PackedRefsJson {
     | null;
   packRefsAuto: PackRefsAuto | null;
   reftableEstimate: ReftableEstimate;
+  /**
+   * Live refs per namespace, as `stack.namespaces` counts them for a stack (`refs/heads`,
+   * `refs/pull`, `(root)`, …): filled by the report (`buildReport`); absent when git cannot list
+   * the refs.
+   */
+  namespaces?: Record<string, number>;
 }
 
 function findingJson(f: {

@@ -438,8 +438,8 @@ function sharedExplanation(d: SimDisplay): string {
   const parts: string[] = [];
   const where =
     r.input.kind === 'files'
-      ? `a files-backend repository (${n(r.input.liveRefs)} refs)`
-      : `a stack of ${n(d.tables)} table${d.tables === 1 ? '' : 's'} (${n(r.input.liveRefs)} live refs, ${n(r.input.tombstones)} tombstones)`;
+      ? `a files-backend repository (${n(r.input.liveRefs)} ${r.input.liveRefs === 1 ? 'ref' : 'refs'})`
+      : `a stack of ${n(d.tables)} table${d.tables === 1 ? '' : 's'} (${n(r.input.liveRefs)} live ${r.input.liveRefs === 1 ? 'ref' : 'refs'}, ${n(r.input.tombstones)} ${r.input.tombstones === 1 ? 'tombstone' : 'tombstones'})`;
   const desc = r.workload.description;
   parts.push(
     `The sharer simulated: ${desc} on ${where}: ${ok.map((m) => `${MODELS[m.model].versions} ${secondsText(m.seconds)}`).join(', ')}.`,

@@ -1,0 +1,136 @@
+/**
+ * End-to-end: accessibility. axe-core (the rules of WCAG 2.x A/AA and axe's best practices) on
+ * every view — Overview, Stack, Tables, a block's detail, Refs, Compaction, Simulator, Share —
+ * and on the error page, in the light and the dark theme, with three samples (a small stack, the
+ * 50,000-tombstone stack, git.git's packed-refs). No critical and no serious violation may be
+ * found; the landmark and heading rules (moderate) are held to zero too.
+ * The production build in headless Chromium; skipped without Chromium.
+ */
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import type { Server } from 'node:http';
+import { ARGS, CHROMIUM, OUT, ROOT, buildInto, haveChromium, serveBuild, waitLoad } from './helpers.ts';
+
+const DIST = path.join(ROOT, '.tmp/a11y-dist');
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+const SAMPLES = ['basic-sha1', 'tombstones-50k', 'gitgit-packed-refs'];
+const VIEWS: { name: string; hash: string; ready: string }[] = [
+  { name: 'overview', hash: '#/overview', ready: '[data-testid=live-refs]' },
+  { name: 'stack', hash: '#/stack', ready: '[data-testid=tab-stack][aria-selected=true]' },
+  { name: 'table', hash: '#/table', ready: '[data-testid=tab-table][aria-selected=true]' },
+  { name: 'block', hash: '#/table?t=0&b=0', ready: '[data-testid=tab-table][aria-selected=true]' },
+  { name: 'refs', hash: '#/refs', ready: '[data-testid=ref-row]' },
+  { name: 'compaction', hash: '#/compaction', ready: '[data-testid=tab-compaction][aria-selected=true]' },
+  { name: 'simulator', hash: '#/simulator', ready: '[data-testid=tab-simulator][aria-selected=true]' },
+  { name: 'share', hash: '#/share', ready: '[data-testid=tab-share][aria-selected=true]' },
+];
+/** Moderate rules held to zero as well: a main landmark, one h1, all content inside landmarks. */
+const ALSO = new Set(['landmark-one-main', 'page-has-heading-one', 'region']);
+
+interface Found {
+  where: string;
+  id: string;
+  impact: string;
+  help: string;
+  nodes: string[];
+}
+
+let browser: Browser;
+let server: Server;
+let url = '';
+
+async function axe(page: Page, where: string): Promise<Found[]> {
+  await page.addScriptTag({ path: AXE });
+  const v = await page.evaluate(async () => {
+    const w = window as unknown as {
+      axe: {
+        run(
+          c: Document,
+          o: object,
+        ): Promise<{
+          violations: {
+            id: string;
+            impact: string;
+            help: string;
+            nodes: { target: string[]; failureSummary: string }[];
+          }[];
+        }>;
+      };
+    };
+    const r = await w.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((x) => ({
+      id: x.id,
+      impact: x.impact,
+      help: x.help,
+      nodes: x.nodes.slice(0, 4).map((n) => `${n.target.join(' ')}: ${n.failureSummary.replace(/\s+/g, ' ')}`),
+    }));
+  });
+  return v.map((x) => ({ where, ...x }));
+}
+
+describe.skipIf(!haveChromium)('axe-core on every view (headless Chromium)', () => {
+  beforeAll(async () => {
+    fs.mkdirSync(OUT, { recursive: true });
+    await buildInto(DIST);
+    ({ server, url } = await serveBuild(DIST, '/', 5800 + (process.pid % 400)));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.close();
+  });
+
+  for (const theme of ['light', 'dark'] as const) {
+    it(`no critical or serious violation, ${theme} theme`, async () => {
+      // axe is injected as a script: the app's Content Security Policy would refuse it.
+      const context = await browser.newContext({
+        viewport: { width: 1280, height: 900 },
+        colorScheme: theme,
+        bypassCSP: true,
+      });
+      const page = await context.newPage();
+      const found: Found[] = [];
+      let checked = 0;
+      try {
+        for (const sample of SAMPLES) {
+          await page.goto('about:blank');
+          await page.goto(`${url}#/overview?sample=${sample}`);
+          await waitLoad(page, 0);
+          for (const v of VIEWS) {
+            await page.evaluate(
+              (h) => (location.hash = h),
+              `${v.hash}${v.hash.includes('?') ? '&' : '?'}sample=${sample}`,
+            );
+            await page
+              .waitForSelector(v.ready, { timeout: 15_000 })
+              .catch(() => page.waitForSelector('[data-testid=main][data-status=ready]', { timeout: 5000 }));
+            // let lazy parts (worker answers) draw
+            await page.waitForTimeout(400);
+            found.push(...(await axe(page, `${sample} ${v.name} ${theme}`)));
+            checked++;
+          }
+        }
+        // the error page: a sample that does not exist
+        await page.goto('about:blank');
+        await page.goto(`${url}#/overview?sample=no-such-sample`);
+        await page.waitForSelector('[data-testid=app-error]', { timeout: 15_000 });
+        found.push(...(await axe(page, `error page ${theme}`)));
+        checked++;
+        await page.screenshot({ path: path.join(OUT, `a11y-error-${theme}.png`) });
+      } finally {
+        await context.close();
+      }
+      expect(checked).toBe(SAMPLES.length * VIEWS.length + 1);
+      const bad = found.filter((f) => f.impact === 'critical' || f.impact === 'serious' || ALSO.has(f.id));
+      if (bad.length) console.log(JSON.stringify(bad, null, 1));
+      const other = found.filter((f) => !bad.includes(f));
+      if (other.length) console.log('other:', JSON.stringify(other.map((f) => `${f.where}: ${f.id} (${f.impact})`)));
+      expect(bad.map((f) => `${f.where}: ${f.id} (${f.impact})`)).toEqual([]);
+    }, 400_000);
+  }
+});
