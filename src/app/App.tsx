@@ -8,6 +8,8 @@ import {
 } from 'react';
 import { useApp, startUp, watchHash } from './store.ts';
 import { VIEWS, type ViewId } from './route.ts';
+import { FleetView } from './fleet/FleetView.tsx';
+import { isScanDrop, useFleet } from './fleet/store.ts';
 import { inputsFromFiles, pickFiles, pickFolder, pickersSupported, takeDrop, walkDrop } from './input.ts';
 import type { WorkerInput } from './engine.ts';
 import { fmtBytes, fmtInt } from './format.ts';
@@ -46,6 +48,7 @@ export function App() {
   const loaded = useApp((s) => s.loaded);
   const dragging = useApp((s) => s.dragging);
   const appError = useApp((s) => s.appError);
+  const fleetStatus = useFleet((s) => s.status);
   const filesInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const tabsRef = useRef<HTMLDivElement>(null);
@@ -55,6 +58,13 @@ export function App() {
       useApp.setState({ appError: 'Nothing to read: no files were given (empty folder?).' });
       return;
     }
+    // A scan result opens the fleet view; anything else is a repository (and leaves the fleet view).
+    if (isScanDrop(inputs)) {
+      const f = inputs[0];
+      void useFleet.getState().open('blob' in f ? f.blob : new Blob([f.buffer]), f.path.split('/').pop()!);
+      return;
+    }
+    useFleet.getState().close();
     void useApp.getState().load(inputs, labelFor(inputs, how));
   }, []);
 
@@ -302,7 +312,9 @@ export function App() {
         data-load-id={loaded?.id ?? 0}
         aria-busy={status === 'loading'}
       >
-        {!loaded ? (
+        {fleetStatus !== 'idle' ? (
+          <FleetView onOpenRepository={() => void openFolder()} />
+        ) : !loaded ? (
           <Welcome onOpenFiles={openFiles} onOpenFolder={openFolder} />
         ) : needsFiles(loaded, view) ? (
           <NeedsFiles view={view} />
