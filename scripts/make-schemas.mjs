@@ -744,15 +744,15 @@ const scanRow = doc(
     root: str('The root it was found under, as an absolute path.'),
     path: str('Its path relative to the root, /-separated ("." for the root itself): what --shard hashes.'),
     bare: bool('A bare repository (else a work tree with a .git directory).'),
-    layout: nul({
-      enum: ['gitlab-hashed', 'wiki'],
+    layout: {
+      enum: ['gitlab-hashed', 'wiki', null],
       description:
         "A forge layout told by the path: GitLab's hashed storage (@hashed/ab/cd/<sha256>.git) or a wiki (*.wiki.git).",
-    }),
-    backend: nul({
-      enum: ['reftable', 'files'],
+    },
+    backend: {
+      enum: ['reftable', 'files', null],
       description: 'The ref backend; null when refscope could not analyse it (error).',
-    }),
+    },
     refs: nint(
       'Live refs under refs/: what `git for-each-ref | wc -l` counts (dangling symrefs left out); null when git dies on the files backend.',
     ),
