@@ -754,7 +754,7 @@ const scanRow = doc(
       description: 'The ref backend; null when refscope could not analyse it (error).',
     },
     refs: nint(
-      'Live refs under refs/: what `git for-each-ref | wc -l` counts (dangling symrefs left out); null when git dies on the files backend.',
+      'Live refs under refs/: what `git for-each-ref | wc -l` counts (dangling symrefs left out); null when git dies on the files backend. When gitReadable is false (a reftable table unreadable) it counts the intact tables, while git lists nothing.',
     ),
     liveRefs: nint(
       'Live refs of the report (stack.live for reftable, HEAD and root refs included; the for-each-ref --include-root-refs listing for files).',
