@@ -27,7 +27,7 @@ export interface FoundRepository {
   /** The git directory (the repository itself when bare, else its `.git`). */
   gitDir: string;
   bare: boolean;
-  /** `gitlab-hashed` (`@hashed/ab/cd/<sha256>.git`), `wiki` (`*.wiki.git`), or null. */
+  /** `gitlab-hashed` (`@hashed/ab/cd/<sha256>.git`), `wiki` (`*.wiki.git`), or null; told by the whole path, so a root inside `@hashed/` still counts. */
   layout: 'gitlab-hashed' | 'wiki' | null;
 }
 
@@ -64,11 +64,11 @@ export function isGitDirectory(dir: string): boolean {
   );
 }
 
-const HASHED = /(?:^|\/)@hashed\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}\.git$/;
+const HASHED = /\/@hashed\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}\.git$/;
 
-function layoutOf(rel: string): FoundRepository['layout'] {
-  if (HASHED.test(rel)) return 'gitlab-hashed';
-  if (rel.endsWith('.wiki.git')) return 'wiki';
+function layoutOf(dir: string): FoundRepository['layout'] {
+  if (HASHED.test(dir)) return 'gitlab-hashed';
+  if (dir.endsWith('.wiki.git')) return 'wiki';
   return null;
 }
 
@@ -85,6 +85,12 @@ export function discover(
   let dirs = 0;
   roots.forEach((given, rootIndex) => {
     const root = path.resolve(given);
+    let realRoot = root;
+    try {
+      realRoot = fs.realpathSync(root);
+    } catch {
+      // reported below, where the root is read
+    }
     const walk = (dir: string, rel: string, ancestors: Set<string>): void => {
       if (++dirs > MAX_WALK_DIRECTORIES) {
         skipped.push({ path: dir, reason: `more than ${MAX_WALK_DIRECTORIES} directories walked (refscope's limit)` });
@@ -92,12 +98,12 @@ export function discover(
       }
       const dotGit = path.join(dir, '.git');
       if (isGitDirectory(dir)) {
-        repositories.push({ rootIndex, root, rel: rel || '.', gitDir: dir, bare: true, layout: layoutOf(rel) });
+        repositories.push({ rootIndex, root, rel: rel || '.', gitDir: dir, bare: true, layout: layoutOf(dir) });
         onFound?.(repositories.length);
         return;
       }
       if (isDir(dotGit) && isGitDirectory(dotGit)) {
-        repositories.push({ rootIndex, root, rel: rel || '.', gitDir: dotGit, bare: false, layout: layoutOf(rel) });
+        repositories.push({ rootIndex, root, rel: rel || '.', gitDir: dotGit, bare: false, layout: layoutOf(dir) });
         onFound?.(repositories.length);
         return;
       }
@@ -128,7 +134,7 @@ export function discover(
             if (!st.isDirectory()) continue; // a link to a file is nobody's repository
             const real = fs.realpathSync(full);
             target =
-              real === root || real.startsWith(root + path.sep)
+              real === realRoot || real.startsWith(realRoot + path.sep)
                 ? 'a directory inside the root'
                 : 'a directory outside the root';
           } catch {
