@@ -951,7 +951,133 @@ const watch = doc(
   },
 );
 
-const all = { report, simulation, refs, compact, convert, link, export: exp, serve, calibration, history, diff, watch };
+
+// `refscope scan`: one row per repository (a flat record: a Parquet row and a JSON Lines line
+// alike) and the summary document --json prints.
+const nint = (d) => nul(int(d));
+const nstr = (d) => nul(str(d));
+const nnum = (d) => nul(num(d));
+const modelCols = {};
+for (const [key, model] of [
+  ['git249', 'git-2.49 (git ≤ 2.49)'],
+  ['git255', 'git-2.55 (2.50–2.55)'],
+  ['git256', 'git-2.56 (2.56 and later)'],
+  ['files', 'files (the files backend)'],
+]) {
+  modelCols[`${key}Seconds`] = nnum(
+    `Estimated CPU seconds of the workload with model ${model}; null when the model does not apply to the backend or there is no estimate.`,
+  );
+  modelCols[`${key}Fix`] = nstr(
+    `The fix that gains most against model ${model} (pack-refs, auto-compaction, auto-compaction-by-records, newer-git, no-warn-ambiguous-refs); null when none gains.`,
+  );
+  modelCols[`${key}FixSeconds`] = nnum(`Estimated seconds with that fix, model ${model}.`);
+  modelCols[`${key}FixGain`] = nnum(`Seconds without the fix over seconds with it, model ${model}.`);
+}
+const scanRow = doc(
+  'scan-row',
+  'refscope.scan-row/1',
+  'One repository of `refscope scan` (a Parquet row or a JSON Lines line; the Parquet file names this schema in its key-value metadata `refscope.schema`). Figures are those of `refscope analyze --json` on the repository; null means not known (see error, gitReadable, estimateNote).',
+  {
+    root: str('The root it was found under, as an absolute path.'),
+    path: str('Its path relative to the root, /-separated ("." for the root itself): what --shard hashes.'),
+    bare: bool('A bare repository (else a work tree with a .git directory).'),
+    layout: {
+      enum: ['gitlab-hashed', 'wiki', null],
+      description:
+        "A forge layout told by the path: GitLab's hashed storage (@hashed/ab/cd/<sha256>.git) or a wiki (*.wiki.git).",
+    },
+    backend: {
+      enum: ['reftable', 'files', null],
+      description: 'The ref backend; null when refscope could not analyse it (error).',
+    },
+    refs: nint(
+      'Live refs under refs/: what `git for-each-ref | wc -l` counts (dangling symrefs left out); null when git dies on the files backend. When gitReadable is false (a reftable table unreadable) it counts the intact tables, while git lists nothing.',
+    ),
+    liveRefs: nint(
+      'Live refs of the report (stack.live for reftable, HEAD and root refs included; the for-each-ref --include-root-refs listing for files).',
+    ),
+    tables: nint('Tables in tables.list (stack.tables); 0 for the files backend.'),
+    bytes: nint('Bytes of ref storage: every table (stack.totalBytes), or packed-refs plus the loose refs.'),
+    refRecords: nint('Ref records of every table (stack.refRecords), or packed-refs records plus loose refs.'),
+    tombstones: nint('Winning tombstones (stack.tombstones).'),
+    tombstoneRecords: nint('Every tombstone record of every table (stack.tombstoneRecords).'),
+    hiddenRecords: nint('Records hidden by a newer tombstone (sum of tables[].hiddenByTombstone).'),
+    tombstoneShare: nnum(
+      '(tombstoneRecords + hiddenRecords) / refRecords: the share of ref records a reader steps over that deletions left behind.',
+    ),
+    autoSegment: nstr(
+      'The tables git pack-refs --auto merges, "start-end" (indexes, oldest = 0, lock files taken into account); null when it merges nothing.',
+    ),
+    debtTables: nint(
+      'Compaction debt: tables git pack-refs --auto leaves unmerged while more than one table would remain (0 when it would leave one); null for the files backend or an unreadable stack.',
+    ),
+    debtBytes: nint('Bytes of those tables.'),
+    debtRecords: nint(
+      'Ref and log records of those tables; for the files backend, the loose refs pack-refs --auto leaves loose.',
+    ),
+    locks: nint('Lock files: of the reftable directory (stack.locks), or packed-refs.lock and *.lock under refs/.'),
+    findings: nint('Findings of the report.'),
+    findingErrors: nint('Of those, errors.'),
+    findingCodes: str(
+      "The findings' distinct codes (their messages without numbers and names, six words at most), sorted, comma-separated.",
+    ),
+    gitReadable: nul(bool('Whether git can read the repository at all (verdict.gitReadable).')),
+    unreadableReason: nstr('What git trips on when it cannot (verdict.reason).'),
+    workload: nstr(
+      'The workload simulated: "recreate" when tombstones hide refs (re-create them all), else one transaction creating 100 branches.',
+    ),
+    estimateNote: nstr('Why there is no estimate (git cannot read it, --no-estimates, past the budget).'),
+    ...modelCols,
+    error: nstr(
+      'Why refscope could not analyse the repository (one line: file, offset, expected); every figure is then null.',
+    ),
+  },
+);
+const scan = doc(
+  'scan',
+  'refscope.scan/1',
+  'What `refscope scan --json` prints: the summary, and the rows themselves when there is no --out.',
+  {
+    schema: schemaConst('refscope.scan/1'),
+    generator,
+    rowSchema: { const: 'refscope.scan-row/1', description: 'The schema of each row.' },
+    roots: arr(str('A root.'), 'The roots, as absolute paths, in the order given.'),
+    shard: nul(obj({ k: int('This shard.', 1), n: int('Shards in all.', 1) }, 'The --shard K/N.')),
+    jobs: int('Worker threads.', 1),
+    out: nstr('The file written (absolute), or null (rows on standard output).'),
+    format: { enum: ['parquet', 'jsonl'], description: 'Parquet or JSON Lines.' },
+    found: int('Repositories found under the roots.'),
+    repositories: int('Of those, in this shard (all without --shard): the rows written.'),
+    scanned: int('Rows made by this run.'),
+    resumed: int('Rows taken from the journal of an interrupted run.'),
+    errors: int('Rows with error set.'),
+    unreadable: int('Rows git cannot read (gitReadable false).'),
+    skipped: arr(
+      obj({ path: str('The path.'), reason: str('Why it was not walked.') }, 'A path not walked.'),
+      'Directories not walked: symbolic links (never followed), unreadable directories, .git files.',
+    ),
+    seconds: num('Wall-clock seconds of the scanning.'),
+    rows: arr({ $ref: 'https://refscope.invalid/schemas/scan-row.schema.json' }, 'The rows, when there is no --out.'),
+  },
+  { optional: ['rows'] },
+);
+
+const all = {
+  'scan-row': scanRow,
+  scan,
+  report,
+  simulation,
+  refs,
+  compact,
+  convert,
+  link,
+  export: exp,
+  serve,
+  calibration,
+  history,
+  diff,
+  watch,
+};
 const check = process.argv.includes('--check');
 let differs = 0;
 for (const [name, schema] of Object.entries(all)) {

@@ -65,6 +65,11 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./share-cmd.ts')).exportCommand,
   },
   {
+    name: 'scan',
+    summary: 'every repository under the roots, one row each (Parquet or JSON Lines), on N threads',
+    load: async () => (await import('./scan-cmd.ts')).scanCommand,
+  },
+  {
     name: 'calibrate',
     summary: "compare a measure-script result with the prediction and fit this machine's factor",
     load: async () => (await import('./calibrate-cmd.ts')).calibrateCommand,

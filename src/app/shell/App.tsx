@@ -10,6 +10,8 @@ import {
 } from 'react';
 import { useApp, startUp, watchHash } from './store.ts';
 import { VIEWS, type ViewId } from './route.ts';
+import { FleetView } from '../fleet/FleetView.tsx';
+import { isScanDrop, useFleet } from '../fleet/store.ts';
 import { inputsFromFiles, pickFiles, pickFolder, pickersSupported, takeDrop, walkDrop } from './input.ts';
 import type { WorkerInput } from './engine.ts';
 import { fmtBytes, fmtInt } from '../lib/format.ts';
@@ -60,6 +62,7 @@ export function App() {
   const loaded = useApp((s) => s.loaded);
   const dragging = useApp((s) => s.dragging);
   const appError = useApp((s) => s.appError);
+  const fleetStatus = useFleet((s) => s.status);
   const filesInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const tabsRef = useRef<HTMLDivElement>(null);
@@ -69,6 +72,13 @@ export function App() {
       useApp.setState({ appError: 'Nothing to read: no files were given (empty folder?).' });
       return;
     }
+    // A scan result opens the fleet view; anything else is a repository (and leaves the fleet view).
+    if (isScanDrop(inputs)) {
+      const f = inputs[0];
+      void useFleet.getState().open('blob' in f ? f.blob : new Blob([f.buffer]), f.path.split('/').pop()!);
+      return;
+    }
+    useFleet.getState().close();
     void useApp.getState().load(inputs, labelFor(inputs, how));
   }, []);
 
@@ -319,7 +329,9 @@ export function App() {
         aria-busy={status === 'loading'}
       >
         {loaded && <h1 className="sr-only">refscope · {TAB_LABEL[view]}</h1>}
-        {view === 'watch' ? (
+        {fleetStatus !== 'idle' ? (
+          <FleetView onOpenRepository={() => void openFolder()} />
+        ) : view === 'watch' ? (
           // Watching needs no loaded input: it reads its own folder.
           <WatchView />
         ) : !loaded ? (
