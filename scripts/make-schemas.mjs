@@ -951,7 +951,6 @@ const watch = doc(
   },
 );
 
-
 // `refscope scan`: one row per repository (a flat record: a Parquet row and a JSON Lines line
 // alike) and the summary document --json prints.
 const nint = (d) => nul(int(d));

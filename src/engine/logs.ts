@@ -41,24 +41,28 @@ export function readLogs(t: Table, limit = Infinity, only?: (b: BlockInfo) => bo
   const out: LogRecord[] = [];
   if (limit <= 0) return out;
   const hs = t.header.hashSize;
-  eachLogRecord(t, (rec, v, blk) => {
-    const key = rec.key,
-      kl = rec.keyLen;
-    let refname = '';
-    for (let i = 0; i < kl - LOG_KEY_SUFFIX; i++) refname += String.fromCharCode(key[i]);
-    const type = rec.valueType === LOG_UPDATE ? 'update' : 'deletion';
-    const entry: LogRecord = { refname, updateIndex: logKeyUpdateIndex(key, kl), type };
-    if (type === 'update') {
-      entry.oldId = toHex(blk, v.oldAt, v.oldAt + hs);
-      entry.newId = toHex(blk, v.newAt, v.newAt + hs);
-      entry.name = utf8.decode(blk.subarray(v.nameAt, v.nameAt + v.nameLen));
-      entry.email = utf8.decode(blk.subarray(v.emailAt, v.emailAt + v.emailLen));
-      entry.time = v.time;
-      entry.tzOffset = v.tz;
-      entry.message = utf8.decode(blk.subarray(v.messageAt, v.messageAt + v.messageLen));
-    }
-    out.push(entry);
-    return out.length < limit;
-  }, only);
+  eachLogRecord(
+    t,
+    (rec, v, blk) => {
+      const key = rec.key,
+        kl = rec.keyLen;
+      let refname = '';
+      for (let i = 0; i < kl - LOG_KEY_SUFFIX; i++) refname += String.fromCharCode(key[i]);
+      const type = rec.valueType === LOG_UPDATE ? 'update' : 'deletion';
+      const entry: LogRecord = { refname, updateIndex: logKeyUpdateIndex(key, kl), type };
+      if (type === 'update') {
+        entry.oldId = toHex(blk, v.oldAt, v.oldAt + hs);
+        entry.newId = toHex(blk, v.newAt, v.newAt + hs);
+        entry.name = utf8.decode(blk.subarray(v.nameAt, v.nameAt + v.nameLen));
+        entry.email = utf8.decode(blk.subarray(v.emailAt, v.emailAt + v.emailLen));
+        entry.time = v.time;
+        entry.tzOffset = v.tz;
+        entry.message = utf8.decode(blk.subarray(v.messageAt, v.messageAt + v.messageLen));
+      }
+      out.push(entry);
+      return out.length < limit;
+    },
+    only,
+  );
   return out;
 }

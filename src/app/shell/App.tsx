@@ -33,9 +33,7 @@ import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from '../share/s
 const CompactionView = lazy(() =>
   import('../compaction/CompactionView.tsx').then((m) => ({ default: m.CompactionView })),
 );
-const SimulatorView = lazy(() =>
-  import('../simulator/SimulatorView.tsx').then((m) => ({ default: m.SimulatorView })),
-);
+const SimulatorView = lazy(() => import('../simulator/SimulatorView.tsx').then((m) => ({ default: m.SimulatorView })));
 
 const TAB_LABEL: Record<ViewId, string> = {
   overview: 'Overview',
