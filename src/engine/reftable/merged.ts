@@ -57,6 +57,81 @@ export interface MergedView {
  * Cost: O(N log k) comparisons of byte strings for N records in k tables; a single table is a copy.
  */
 export function mergeTables(tables: (Table | null)[]): MergedView {
+  // A table named on several lines of tables.list is one parsed Table at several positions. git
+  // merges every position (reftable/stack.c reftable_stack_reload_once opens a reader per name),
+  // but the newest copy wins every key of it, so the older copies change no winner: merge the
+  // distinct tables at their newest positions and account for the older copies in bulk. The work
+  // stays bounded by the distinct tables' records, however often a name is repeated.
+  const newest = new Map<Table, number>();
+  tables.forEach((t, i) => {
+    if (t) newest.set(t, i);
+  });
+  let repeated = false;
+  tables.forEach((t, i) => {
+    if (t && newest.get(t) !== i) repeated = true;
+  });
+  if (repeated) return withRepeatedTables(tables, newest);
+  return mergeDistinct(tables);
+}
+
+/**
+ * The merged view of `tables` in which some Table objects repeat: the distinct ones merged at their
+ * newest position, then each older copy's figures. An older copy of table T (newest copy at q) is
+ * shadowed in every record (by the copy at q at least), wins none, and is hidden by a tombstone
+ * wherever T's key loses to one (a winning tombstone of T itself, or a newer table's); each copy
+ * but the oldest has an older record of every key under its tombstones (the next copy). Every
+ * other figure equals the literal merge of every line, but the tombstones over an older record
+ * (`tombstonesOverOlderBy`) of the oldest copy, and of tables lying between two copies: those
+ * are counted against the distinct tables only, so they may be fewer (exact when the copies are
+ * next to each other, as a duplicated line is). Only a hand-made tables.list repeats a name.
+ */
+function withRepeatedTables(tables: (Table | null)[], newest: Map<Table, number>): MergedView {
+  const distinct = tables.map((t, i) => (t && newest.get(t) === i ? t : null));
+  const m = mergeDistinct(distinct) as Merged;
+  const shadowed = m.shadowed.slice(),
+    hiddenByTombstone = m.hiddenByTombstone.slice(),
+    tombstonesHidingBy = m.tombstonesHidingBy.slice(),
+    tombstonesOverOlderBy = m.tombstonesOverOlderBy.slice();
+  const tombstonesBy = tables.map((t) => t?.counts.tombstone ?? 0);
+  let tombstonesHiding = m.tombstonesHiding;
+  const copies = new Map<Table, number[]>();
+  tables.forEach((t, i) => {
+    if (t) copies.set(t, [...(copies.get(t) ?? []), i]);
+  });
+  for (const [t, at] of copies) {
+    if (at.length < 2) continue;
+    const q = at[at.length - 1];
+    const overOther = m.tombstonesOverOlderBy[q];
+    for (const p of at.slice(0, -1)) {
+      shadowed[p] = t.refs.count;
+      hiddenByTombstone[p] = m.winningTombstonesBy[q] + m.hiddenByTombstone[q];
+    }
+    for (const p of at.slice(1)) tombstonesOverOlderBy[p] = t.counts.tombstone;
+    tombstonesOverOlderBy[at[0]] = overOther;
+    // Every winning tombstone of T hides T's older copies.
+    tombstonesHiding += m.winningTombstonesBy[q] - m.tombstonesHidingBy[q];
+    tombstonesHidingBy[q] = m.winningTombstonesBy[q];
+  }
+  return new Merged(
+    tables,
+    m.count,
+    m.table,
+    m.rec,
+    m.live,
+    m.tombstones,
+    tombstonesHiding,
+    shadowed,
+    m.winners,
+    hiddenByTombstone,
+    tombstonesHidingBy,
+    tombstonesBy.reduce((a, b) => a + b, 0),
+    tombstonesBy,
+    m.winningTombstonesBy,
+    tombstonesOverOlderBy,
+  );
+}
+
+function mergeDistinct(tables: (Table | null)[]): MergedView {
   const k = tables.length;
   const shadowed = new Array(k).fill(0);
   const winners = new Array(k).fill(0);
