@@ -391,8 +391,13 @@ function caseCandidates(tables: (Table | null)[], merged: MergedView): string[] 
   const isLive = (i: number) => tables[merged.table[i]]!.refs.types[merged.rec[i]] !== 0;
   const upper: string[] = [];
   let many = false;
+  // A table named on several lines is looked at once, at its newest position (the one that wins).
+  const newestAt = new Map<Table, number>();
   tables.forEach((t, ti) => {
-    if (!t || many) return;
+    if (t) newestAt.set(t, ti);
+  });
+  tables.forEach((t, ti) => {
+    if (!t || many || newestAt.get(t) !== ti) return;
     const kb = t.refs.keyBytes,
       ks = t.refs.keyStart;
     let r = 0;
