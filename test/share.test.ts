@@ -1027,6 +1027,12 @@ describe('CLI', () => {
     const fromLink = await run(['export', link, '--format', 'md']);
     expect(fromLink.code).toBe(0);
     expect(fromLink.out).toContain('shared report (no files)');
+    // A file holding the link reads as the link (a link can be longer than one argument may be).
+    const held = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-link-'));
+    fs.writeFileSync(path.join(held, 'link.txt'), link + '\n');
+    const fromFile = await run(['export', path.join(held, 'link.txt'), '--format', 'md']);
+    expect([fromFile.code, fromFile.out]).toEqual([0, fromLink.out]);
+    fs.rmSync(held, { recursive: true });
     const scriptFromLink = await run(['export', link, '--format', 'script']);
     expect(parseScript(scriptFromLink.out).map((t) => t.counts.delete)).toEqual([0, 50001]);
     const bad = await run(['export', link.slice(0, -20), '--format', 'md']);

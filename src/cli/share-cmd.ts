@@ -35,6 +35,7 @@ import {
   ShareLinkError,
   DEFAULT_SHARE_BASE,
   simulationFromDocument,
+  MAX_LINK_INPUT,
   type SharePayload,
   type SimShare,
 } from '../engine/share/index.ts';
@@ -46,6 +47,35 @@ export const EXPORT_SCHEMA = 'refscope.export/1';
 
 function looksLikeLink(s: string): boolean {
   return /#s=|^s=\d/.test(s);
+}
+
+/**
+ * A regular file that holds a share link (one line, `https://…#s=…`, `#s=…` or `s=…`): its text,
+ * else null. A link can be longer than one command-line argument may be (Linux caps one at
+ * 128 KiB), so `export` takes it from a file too. No ref storage file starts so: packed-refs
+ * starts with "# pack-refs" or an object id, a table with "REFT", tables.list with a table name.
+ */
+function linkInFile(src: string): string | null {
+  let fd: number;
+  try {
+    if (!fs.statSync(src).isFile()) return null;
+    fd = fs.openSync(src, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const head = Buffer.alloc(64);
+    const n = fs.readSync(fd, head, 0, 64, 0);
+    const start = head.subarray(0, n).toString('latin1');
+    if (!/^(https?:\/\/[^\s#]*#s=|#s=|s=\d)/.test(start)) return null;
+    // Read one byte past the decoder's limit at most: a longer link is refused by it, by length.
+    const max = MAX_LINK_INPUT + 4096;
+    const buf = Buffer.alloc(max + 1);
+    const got = fs.readSync(fd, buf, 0, buf.length, 0);
+    return buf.subarray(0, got).toString('latin1').trim();
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** `share`: the link on stdout, its contents on stderr. */
@@ -154,7 +184,7 @@ export const exportCommand: CommandSpec = {
   name: 'export',
   usage: '(<path> | <link>) --format json|md|script [options]',
   summary:
-    'The report as refscope.report/1 JSON, as Markdown, or as a bash script that rebuilds a stack of the same shape with a reftable-capable git; the input may be a share link instead of a path.',
+    'The report as refscope.report/1 JSON, as Markdown, or as a bash script that rebuilds a stack of the same shape with a reftable-capable git; the input may be a share link instead of a path, or a file holding one (a link longer than one command-line argument may be).',
   args: { min: 1, max: 1 },
   options: {
     format: {
@@ -194,10 +224,11 @@ export const exportCommand: CommandSpec = {
     let payload: () => SharePayload;
     let from: 'files' | 'link' = 'files';
     let exitCode = 0;
-    if (src !== '-' && looksLikeLink(src) && !fs.existsSync(src)) {
+    const link = src === '-' ? null : looksLikeLink(src) && !fs.existsSync(src) ? src : linkInFile(src);
+    if (link !== null) {
       let p: SharePayload;
       try {
-        p = decodeShare(src);
+        p = decodeShare(link);
       } catch (e) {
         if (e instanceof ShareLinkError) {
           process.stderr.write(`refscope: (link): offset 0: expected a refscope share link (${oneLine(e.message)})\n`);
