@@ -235,7 +235,9 @@ export async function buildApp({ outDir = path.join(DIST, 'app'), base = './', l
     else process.env.NODE_ENV = env;
   }
   const shrunk = pack ? await shrinkSamples(outDir) : 0;
-  const gz = precompress(outDir);
+  // The package leaves the .gz files out: its tarball is gzip already, so they would ship the
+  // app twice; `refscope serve` writes a compressed copy on first start (serve-cmd.ts withGzip).
+  const gz = pack ? 0 : precompress(outDir);
   return [
     {
       file: path.relative(ROOT, outDir) + '/',

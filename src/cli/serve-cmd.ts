@@ -12,6 +12,8 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import zlib from 'node:zlib';
+import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -130,6 +132,48 @@ export function cacheControl(pathname: string): string {
     : 'no-cache';
 }
 
+/** Text files worth sending compressed (images and compressed formats go as they are). */
+const COMPRESSIBLE = /\.(?:html|js|mjs|css|json|webmanifest|svg|txt)$/;
+
+/**
+ * The app directory to serve, with a `.gz` beside every compressible file for sirv to send to
+ * browsers that accept gzip. A checkout's build has them; the package leaves them out (its
+ * tarball is gzip already, so they would ship the app twice), and the first `serve` writes a
+ * compressed copy to the temporary directory, keyed by a digest of the app's files, reused later.
+ */
+export function withGzip(dir: string): string {
+  const list: string[] = [];
+  const walk = (rel: string) => {
+    for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(r);
+      else if (e.isFile()) list.push(r);
+    }
+  };
+  walk('');
+  const text = list.filter((r) => COMPRESSIBLE.test(r) && fs.statSync(path.join(dir, r)).size >= 1024);
+  if (!text.length || text.some((r) => list.includes(r + '.gz'))) return dir;
+  const digest = crypto.createHash('sha256');
+  for (const r of list.sort()) digest.update(r + '\0' + fs.statSync(path.join(dir, r)).size + '\0');
+  for (const r of text) digest.update(fs.readFileSync(path.join(dir, r)));
+  const out = path.join(os.tmpdir(), `refscope-app-${digest.digest('hex').slice(0, 16)}`);
+  if (fs.existsSync(path.join(out, 'index.html'))) return out;
+  const tmp = fs.mkdtempSync(out + '-');
+  fs.cpSync(dir, tmp, { recursive: true });
+  for (const r of text) {
+    const raw = fs.readFileSync(path.join(tmp, r));
+    const gz = zlib.gzipSync(raw, { level: 9 });
+    if (gz.length < raw.length * 0.9) fs.writeFileSync(path.join(tmp, r + '.gz'), gz);
+  }
+  try {
+    fs.renameSync(tmp, out);
+  } catch {
+    // Another serve made it first: use that one.
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  return fs.existsSync(path.join(out, 'index.html')) ? out : dir;
+}
+
 /** Start the server on the first free port from `port` (only `port` when `strict`). */
 export async function startServer(
   dir: string,
@@ -138,7 +182,7 @@ export async function startServer(
 ): Promise<{ server: http.Server; url: string; port: number }> {
   const { default: sirv } = await import('sirv');
   const csp = cspOf(dir);
-  const files = sirv(dir, {
+  const files = sirv(withGzip(dir), {
     dev: false,
     etag: true,
     gzip: true,

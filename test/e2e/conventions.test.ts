@@ -182,7 +182,7 @@ describe.skipIf(!haveChromium)('conventions of inspectors (headless Chromium)', 
     await page.keyboard.press('Enter');
     await page.waitForSelector('[data-testid=tab-refs][aria-selected=true]');
     expect(hash(page)).toContain('ref=refs/heads/release');
-    const detail = page.locator('.ref-detail');
+    const detail = page.locator('.ref-detail:not(.history)');
     await detail.waitFor({ timeout: 10_000 });
     expect(await detail.textContent()).toContain(refs.get('refs/heads/release'));
 
@@ -209,7 +209,7 @@ describe.skipIf(!haveChromium)('conventions of inspectors (headless Chromium)', 
 
     // The link alone selects the ref.
     await openAt(page, '#/refs?q=refs%2Fheads%2Frelease&ref=refs%2Fheads%2Frelease&sample=basic-sha1');
-    await page.locator('.ref-detail-name', { hasText: 'refs/heads/release' }).waitFor({ timeout: 10_000 });
+    await page.locator('div.ref-detail-name', { hasText: 'refs/heads/release' }).waitFor({ timeout: 10_000 });
     expect(await page.locator('[data-testid=ref-row][aria-selected=true]').textContent()).toContain(
       'refs/heads/release',
     );
