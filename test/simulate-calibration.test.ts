@@ -2,8 +2,8 @@
  * Calibration of the time model against the issue's measurements (real git 2.48.1, 2.50.1 and
  * 2.56 re-creating n refs on the recreate-n fixtures), the growth the issue describes, linearity
  * after pack-refs, the refit of the constants, extrapolation to larger stacks of the same kind
- * (written by refscope's writer) against CONTEXT.md case 2, and the files cross-calibration.
- * Every expected number is a measurement from the issue / CONTEXT.md or the issue's wording.
+ * (written by refscope's writer) against field case 2, and the files cross-calibration.
+ * Every expected number is a published measurement (the field cases of docs/simulator.md).
  */
 import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
@@ -103,7 +103,7 @@ describe('extrapolation to larger stacks of the same kind', () => {
     }
   });
 
-  it('CONTEXT.md case 2 (create n refs after n were deleted): every published figure within 2×, one machine factor throughout', () => {
+  it('field case 2 (create n refs after n were deleted): every published figure within 2×, one machine factor throughout', () => {
     for (const model of ['git-2.55', 'git-2.56'] as ModelName[]) {
       const ratios = CASE2.filter((c) => c.model === model).map((c) => c.seconds / synthetic(c.n).get(model)!);
       // The same machine factor at every n (≤ 1.5 apart): quadratic before, linear after, as measured.
@@ -180,7 +180,7 @@ describe('extrapolation to larger stacks of the same kind', () => {
 });
 
 /**
- * CONTEXT.md case 1 (git mailing list, Feb 2025), two runs of the same story with git of early
+ * field case 1 (git mailing list, Feb 2025), two runs of the same story with git of early
  * 2025 (the git-2.49 model):
  * - brian's script: clone linux, delete all of its refs in one transaction, then create 50,000
  *   refs (a quarter each under refs/heads/, refs/remotes/<a>/, refs/remotes/origin/, refs/tags/).
@@ -226,7 +226,7 @@ const within2 = (est: number, reported: number, what: string) => {
   expect(est / reported, what).toBeLessThanOrEqual(2);
 };
 
-describe('CONTEXT.md case 1: tombstones that auto-compaction never removes', () => {
+describe('field case 1: tombstones that auto-compaction never removes', () => {
   it("brian's run (50,000 new refs over a linux clone's ~900 deleted refs): reftable within 2× of 57.4 s", () => {
     within2(case1.brian().result.results[0].seconds!, 57.4, 'git-2.49');
   });
