@@ -42,7 +42,7 @@ describe("git's auto-compaction rule", () => {
     expect(compactionOverhead(1)).toBe(91);
     expect(compactionOverhead(2)).toBe(99);
   });
-  it('worked examples from git's reftable/stack.c (factor 2, net sizes)', () => {
+  it('worked examples from reftable/stack.c in git (factor 2, net sizes)', () => {
     // 64,32,16,8,4,2,1: every table ≥ 2 × the next → none
     expect(gitAutoCompaction(v1([64, 32, 16, 8, 4, 2, 1]), ones(7)).segment).toBeNull();
     // 64,32,16,8,4,3,1: 4 < 2×3 ends the segment at table 5; walking down 8 < 2×(3+4), 16 < 2×15,
