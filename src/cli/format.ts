@@ -40,6 +40,16 @@ export function formatReport(r: Report): string {
       out.push('');
       out.push('live refs by namespace: ' + ns.map(([k, v]) => `${oneLine(k)} ${n(v)}`).join(', '));
     }
+    // Where tombstones sit: a scan bounded to a prefix steps over every record under it.
+    const tomb = r.prefixes.filter((p) => p.tombstones > 0).slice(0, 5);
+    if (tomb.length) {
+      out.push('records under a prefix (a scan of it steps over them all):');
+      for (const p of tomb)
+        out.push(
+          `  ${oneLine(p.prefix)}  ${n(p.records)} records, ${n(p.tombstones)} tombstones, ${n(p.live)} live` +
+            (p.live ? ` (${n(Math.round(p.records / p.live))} records per live ref)` : ''),
+        );
+    }
     const bad = s.continuity.filter((c) => c.status !== 'ok');
     for (const c of bad)
       out.push(`update-index ${c.status} before table ${c.table}: expected min ${c.expectedMin}, found ${c.actualMin}`);
