@@ -153,7 +153,12 @@ export function parseCommand(spec: CommandSpec, argv: string[]): Context | null 
     return null;
   }
   const pos = parsed.positionals;
-  if (pos.length < spec.args.min) throw new UsageError(`${spec.name}: missing ${spec.usage.split(' ')[0]}`);
+  if (pos.length < spec.args.min) {
+    // The first argument not given, as the usage line names it (`<path>`, `<refname>`, …).
+    const args = spec.usage.match(/[<(][^>)]*[>)]|\S*<[^>]*>/g) ?? [];
+    const want = args[pos.length] ?? args[0] ?? 'an argument';
+    throw new UsageError(`${spec.name}: missing ${want}`);
+  }
   if (pos.length > spec.args.max) {
     throw new UsageError(
       `${spec.name}: unexpected argument ${JSON.stringify(pos[spec.args.max])} (${spec.args.max === 0 ? 'no arguments' : `at most ${spec.args.max}`})`,

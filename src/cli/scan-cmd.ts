@@ -80,6 +80,12 @@ async function run(ctx: Context): Promise<number> {
   const all = found.repositories;
   const mine = shard ? all.filter((f) => shardOf(f.rel, shard.n) === shard.k) : all;
   const skipped: SkippedPath[] = found.skipped;
+  // Say so when nothing was found: a folder of bare reftable/ directories is no repository (git's
+  // setup.c is_git_directory wants HEAD, refs/ and objects/).
+  if (!all.length)
+    process.stderr.write(
+      `refscope: scan: no repository under ${roots.map((r) => JSON.stringify(r)).join(', ')} (a repository is a directory with HEAD, refs/ and objects/, or one holding such a .git)\n`,
+    );
 
   let journal: Journal | null = null;
   let done: ScanRow[] = [];

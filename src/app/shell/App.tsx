@@ -123,7 +123,7 @@ export function App() {
     );
   }, [loadInputs]);
 
-  // Keyboard: Ctrl/Cmd+O open files, Ctrl/Cmd+Shift+O open folder, 1–7 switch views.
+  // Keyboard: Ctrl/Cmd+O open files, Ctrl/Cmd+Shift+O open folder, 1–9 switch views.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'o') {
@@ -367,7 +367,7 @@ export function App() {
       <footer className="statusbar">
         <span>Everything stays in this browser: files are read locally by a worker, nothing is uploaded.</span>
         <span className="muted">
-          Keys: ? help · Ctrl/⌘+K jump to · 1–7 views · Ctrl/⌘+O open files · Ctrl/⌘+Shift+O open folder
+          Keys: ? help · Ctrl/⌘+K jump to · 1–9 views · Ctrl/⌘+O open files · Ctrl/⌘+Shift+O open folder
         </span>
       </footer>
       <PwaNotices />
