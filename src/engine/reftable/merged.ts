@@ -96,7 +96,10 @@ function withRepeatedTables(tables: (Table | null)[], newest: Map<Table, number>
   let tombstonesHiding = m.tombstonesHiding;
   const copies = new Map<Table, number[]>();
   tables.forEach((t, i) => {
-    if (t) copies.set(t, [...(copies.get(t) ?? []), i]);
+    if (!t) return;
+    const at = copies.get(t);
+    if (at) at.push(i);
+    else copies.set(t, [i]);
   });
   for (const [t, at] of copies) {
     if (at.length < 2) continue;
