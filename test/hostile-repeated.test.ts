@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EngineSession } from '../src/engine/session/index.ts';
-import { memorySource } from '../src/engine/basics.ts';
+import { groupDigits, memorySource } from '../src/engine/basics.ts';
 import { blocksOf, type Report } from '../src/engine/report.ts';
 import {
   ShareLinkError,
@@ -139,5 +139,28 @@ describe('a table repeated on every line of tables.list', () => {
     const back = decodeShare(enc.ok ? enc.link : '');
     expect(back.tables.map((t) => t.copyOf)).toEqual(p.tables.map((t) => t.copyOf));
     expect(reportFromShare(back).tables[399].copyOf).toBe(0);
+  });
+});
+
+describe('groupDigits (the per-table reasons format numbers without Intl)', () => {
+  it("equals toLocaleString('en-US')", () => {
+    for (const n of [
+      0,
+      7,
+      -7,
+      999,
+      1000,
+      -1000,
+      12345,
+      123456,
+      1234567,
+      -9876543,
+      2 ** 53 - 1,
+      1.5,
+      1e21,
+      NaN,
+      Infinity,
+    ])
+      expect(groupDigits(n)).toBe(n.toLocaleString('en-US'));
   });
 });
