@@ -1,7 +1,7 @@
 import type { PackedRefsJson } from '../../engine/files.ts';
 import type React from 'react';
 import type { Finding } from '../../engine/basics.ts';
-import { blocksOf, type Report, type TableReport } from '../../engine/report.ts';
+import type { Report, TableReport } from '../../engine/report.ts';
 import type { LoadResult } from '../../engine/session/index.ts';
 import { useApp } from '../shell/store.ts';
 import { fmtBytes, fmtInt, fmtMs, fmtPct, plural } from '../lib/format.ts';
@@ -194,7 +194,11 @@ export function OverviewView() {
                       <td className="num">{t.error ? '—' : fmtInt(t.records.tombstone)}</td>
                       <td className="num">{t.error ? '—' : fmtInt(t.shadowed)}</td>
                       <td className="num">{t.error ? '—' : fmtInt(t.records.log + t.records.logDeletion)}</td>
-                      <td className="num">{t.error ? '—' : fmtInt(blocksOf(r, i).length)}</td>
+                      <td className="num">
+                        {t.error
+                          ? '—'
+                          : fmtInt((t.copyOf !== undefined ? (r.tables[t.copyOf]?.blocks ?? []) : t.blocks).length)}
+                      </td>
                       <td className="mono">
                         {t.minUpdateIndex === null
                           ? '—'
