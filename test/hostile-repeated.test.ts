@@ -19,6 +19,8 @@ import {
   buildSharePayload,
   checkPayload,
   decodeShare,
+  decodeSharePayload,
+  encodeSharePayload,
   encodeShare,
   reportFromShare,
   type SharePayload,
@@ -139,6 +141,9 @@ describe('a table repeated on every line of tables.list', () => {
     const back = decodeShare(enc.ok ? enc.link : '');
     expect(back.tables.map((t) => t.copyOf)).toEqual(p.tables.map((t) => t.copyOf));
     expect(reportFromShare(back).tables[399].copyOf).toBe(0);
+    // the payload bytes alone (no link around them) decode to the same marks
+    const body = encodeSharePayload(p);
+    expect(decodeSharePayload(body).tables[1].copyOf).toBe(0);
   });
 });
 

@@ -278,6 +278,7 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
       distinctOids: cols.distinctOids[i],
     };
     if (fl & 16) t.copyOf = i - 1 - Math.floor(fl / 32);
+    else if (fl > 15) throw damaged(`table ${i}: flags ${fl}`);
     if (!Number.isSafeInteger(t.maxUpdateIndex)) throw damaged(`table ${i}: update index too large`);
     if (t.blockSize >= 1 << 24) throw damaged(`table ${i}: block size ${t.blockSize}`);
     if (t.restartInterval < 1 || t.restartInterval > 65535)
