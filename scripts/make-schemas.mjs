@@ -110,7 +110,13 @@ const table = obj(
     blockSize: nul(int('Header block_size; 0 = unaligned.')),
     minUpdateIndex: nul(int('Header min_update_index.')),
     maxUpdateIndex: nul(int('Header max_update_index.')),
-    blocks: arr(block, 'Every block in file order.'),
+    blocks: arr(
+      block,
+      'Every block in file order; empty at a position with copyOf (the same file is listed at its first position only).',
+    ),
+    copyOf: int(
+      "Present when tables.list names the same file on an earlier line: the index of the first such position, whose blocks are this one's. The other fields are this position's own.",
+    ),
     records: obj(
       {
         ref: int('Ref records with one object id (value type 1).'),
@@ -149,7 +155,7 @@ const table = obj(
     ),
   },
   'One table, oldest first (tables.list order).',
-  { optional: ['incomplete'] },
+  { optional: ['incomplete', 'copyOf'] },
 );
 table.properties.error.type = ['object', 'null'];
 

@@ -1,7 +1,7 @@
 /**
  * The stored fuzz crashers (test/fixtures/hostile/fuzz and fuzz-found: the files as dropped,
- * `manifest.json` naming them) and the markup stacks through the web app's session flow, in
- * process: `load` answers (a report, or the engine's error with a file and an offset, never a
+ * `manifest.json` naming them), the markup stacks, the damaged inputs and the stored attacks
+ * through the web app's session flow, in process: `load` answers (a report, or the engine's error with a file and an offset, never a
  * defect of file '(engine)'), the page's questions answer or throw the engine's error, and a link
  * the session makes opens. Work, not time: the session's own record budget bounds each case.
  */
@@ -58,11 +58,21 @@ const cases = [
   'markup/direct',
   'markup/out',
   'markup/packed-refs',
+  // the damaged inputs and the stored attacks, as a drop hands them to the page
+  ...['damage', 'attacks'].flatMap((fam) =>
+    fs
+      .readdirSync(path.join(HOSTILE, fam))
+      .filter((n) => fs.statSync(path.join(HOSTILE, fam, n)).isDirectory())
+      .sort()
+      .map((n) => `${fam}/${n}`),
+  ),
 ];
 
 describe('stored hostile cases through the session flow', () => {
   it('the cases are all there', () => {
     expect(cases.filter((c) => c.startsWith('fuzz/'))).toHaveLength(40);
+    expect(cases.filter((c) => c.startsWith('damage/'))).toHaveLength(6);
+    expect(cases).toEqual(expect.arrayContaining(['attacks/index-65', 'attacks/list-1000-same']));
   });
   for (const c of cases) {
     it(

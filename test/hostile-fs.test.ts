@@ -108,6 +108,77 @@ describe('symbolic links in the input', () => {
   });
 });
 
+const STRACE = '/usr/bin/strace';
+
+/**
+ * Every path `args` opens or lists, from the kernel's side (strace, all threads and children):
+ * what a "nothing outside was read" check must look at, since an open through a link path
+ * reads the link's target whatever the message says.
+ */
+function opened(args: string[]): { r: ReturnType<typeof run>; paths: string[] } {
+  const log = path.join(tmp, `strace-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
+  const sp = spawnSync(
+    STRACE,
+    ['-f', '-qq', '-y', '-e', 'trace=open,openat,openat2,getdents64', '-o', log, process.execPath, BIN, ...args],
+    { cwd: ROOT, encoding: 'latin1', timeout: 120_000, maxBuffer: 1 << 28 },
+  );
+  const text = fs.readFileSync(log, 'latin1');
+  fs.rmSync(log);
+  const paths: string[] = [];
+  for (const line of text.split('\n')) {
+    // openat(AT_FDCWD</cwd>, "/the/path", …) = 3</the/real/path>; getdents64(3</the/dir>, …)
+    const m = /(?:open|openat|openat2)\([^"]*"([^"]*)"/.exec(line);
+    if (m && !/= -1 /.test(line)) paths.push(path.resolve(ROOT, m[1]));
+    const g = /getdents64\(\d+<([^>]*)>/.exec(line);
+    if (g) paths.push(g[1]);
+    const real = /= \d+<([^>]*)>$/.exec(line);
+    if (real) paths.push(real[1]);
+  }
+  return { r: { code: sp.status, stdout: sp.stdout, stderr: sp.stderr }, paths };
+}
+
+describe.skipIf(!fs.existsSync(STRACE) && `no ${STRACE}`)('links out of the input, seen by the kernel', () => {
+  it('analyze, compact, share and export never open or list a path behind a link out', () => {
+    run(['--version']); // the CLI bundle is (re)built outside the traced runs
+    const outside = path.join(tmp, 'outside-target');
+    fs.mkdirSync(path.join(outside, 'refs'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'refs', 'x'), `${A}\n`);
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'root:SECRET-HASH:20228:0:99999:7:::\n');
+    // a loose-ref directory linked out, and a tables.list linked out
+    const g = filesGitDir(path.join(tmp, 'traced-dir'));
+    fs.symlinkSync(outside, path.join(g, 'refs/heads/out'));
+    const dir = path.join(tmp, 'traced-list', 'reftable');
+    fs.mkdirSync(dir, { recursive: true });
+    for (const f of fs.readdirSync(path.join(FX, 'basic-sha1/reftable')))
+      if (f.endsWith('.ref')) fs.copyFileSync(path.join(FX, 'basic-sha1/reftable', f), path.join(dir, f));
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(dir, 'tables.list'));
+    const forbidden = [
+      outside,
+      fs.realpathSync(outside),
+      path.join(g, 'refs/heads/out'),
+      path.join(dir, 'tables.list'),
+    ];
+    for (const input of [g, dir]) {
+      for (const args of [
+        ['analyze', input],
+        ['compact', input, '--all', '--out', path.join(tmp, 'traced-out')],
+        ['share', input],
+        ['export', input, '--format', 'json'],
+      ]) {
+        const { r, paths } = opened(args);
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBeGreaterThanOrEqual(2);
+        expect(r.stderr).toMatch(/^refscope: [^\n]*\n(?:[^\n]*\n)?$/);
+        expect(r.stderr).not.toContain('SECRET');
+        // the traced run did open the input (so the trace is not empty by mistake)...
+        expect(paths.some((p) => p.startsWith(path.dirname(input)))).toBe(true);
+        // ...and nothing at or behind a link out
+        const bad = paths.filter((p) => forbidden.some((f) => p === f || p.startsWith(f + '/')));
+        expect(bad, args.join(' ')).toEqual([]);
+      }
+    }
+  }, 600_000);
+});
+
 describe('non-regular files and streams', () => {
   it('a directory named tables.list: exit 3, one line (it used to be ignored with exit 0)', () => {
     const dir = path.join(tmp, 'dirlist', 'reftable');

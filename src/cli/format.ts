@@ -1,7 +1,7 @@
 /**
  * The readable terminal form of a report (`refscope analyze` without --json).
  */
-import type { Report } from '../engine/report.ts';
+import { blocksOf, type Report } from '../engine/report.ts';
 import { oneLine, sizeText } from '../engine/basics.ts';
 
 function n(x: number): string {
@@ -31,7 +31,7 @@ export function formatReport(r: Report): string {
     r.tables.forEach((t, i) => {
       const rec = t.records;
       out.push(
-        `${String(i).padStart(3)}  ${oneLine(t.name).padEnd(44).slice(0, 44)} ${String(t.fileSize).padStart(8)} ${String(rec.ref + rec.peeled + rec.symref).padStart(7)} ${String(rec.tombstone).padStart(5)} ${String(t.shadowed).padStart(9)} ${String(rec.log + rec.logDeletion).padStart(5)} ${String(t.blocks.length).padStart(7)}  ${t.error ? 'ERROR' : `${t.minUpdateIndex}..${t.maxUpdateIndex}`}`,
+        `${String(i).padStart(3)}  ${oneLine(t.name).padEnd(44).slice(0, 44)} ${String(t.fileSize).padStart(8)} ${String(rec.ref + rec.peeled + rec.symref).padStart(7)} ${String(rec.tombstone).padStart(5)} ${String(t.shadowed).padStart(9)} ${String(rec.log + rec.logDeletion).padStart(5)} ${String(blocksOf(r, i).length).padStart(7)}  ${t.error ? 'ERROR' : `${t.minUpdateIndex}..${t.maxUpdateIndex}`}${t.copyOf !== undefined ? ` (same file as #${t.copyOf})` : ''}`,
       );
       if (t.error) out.push(`     error: offset ${t.error.offset}: expected ${oneLine(t.error.expected)}`);
     });

@@ -5,7 +5,7 @@
  * report's figures; nothing below imports it. When git cannot read the input, the paragraph
  * starts by saying so.
  */
-import { sizeText } from './basics.ts';
+import { groupDigits, sizeText } from './basics.ts';
 import type { Report } from './report.ts';
 import type { Analysis, ReftableAnalysis } from './analyze.ts';
 import type { CompactionReport } from './extensions.ts';
@@ -13,7 +13,7 @@ import type { PackedRefsJson } from './files.ts';
 import { Simulator } from './simulate/index.ts';
 
 function fmt(n: number): string {
-  return n.toLocaleString('en-US');
+  return groupDigits(n);
 }
 function plural(n: number, one: string, many = one + 's'): string {
   return `${fmt(n)} ${n === 1 ? one : many}`;

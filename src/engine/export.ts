@@ -9,7 +9,7 @@
  *
  * Pure TypeScript: no DOM, no Node APIs.
  */
-import type { Report, TableReport } from './report.ts';
+import { blocksOf, type Report, type TableReport } from './report.ts';
 import type { CompactionReport } from './extensions.ts';
 import {
   shapePlan,
@@ -153,7 +153,7 @@ export function exportMarkdown(report: Report): string {
         ? `unreadable: ${mdCode(t.error.expected)}`
         : `v${t.version} ${t.hashId === 's256' ? 'SHA-256' : 'SHA-1'}`;
       out.push(
-        `| ${i} | ${mdCode(t.name)} | ${n(t.fileSize)} | ${fmtv} | ${n(t.blockSize)} | ${t.minUpdateIndex ?? '–'}..${t.maxUpdateIndex ?? '–'} | ${n(r.ref)} | ${n(r.peeled)} | ${n(r.symref)} | ${n(r.tombstone)} | ${n(r.log + r.logDeletion)} | ${n(t.shadowed)} | ${n(t.hiddenByTombstone)} | ${n(t.blocks.length)} |`,
+        `| ${i} | ${mdCode(t.name)}${t.copyOf !== undefined ? ` (same file as #${t.copyOf})` : ''} | ${n(t.fileSize)} | ${fmtv} | ${n(t.blockSize)} | ${t.minUpdateIndex ?? '–'}..${t.maxUpdateIndex ?? '–'} | ${n(r.ref)} | ${n(r.peeled)} | ${n(r.symref)} | ${n(r.tombstone)} | ${n(r.log + r.logDeletion)} | ${n(t.shadowed)} | ${n(t.hiddenByTombstone)} | ${n(blocksOf(report, i).length)} |`,
       );
     });
     out.push('');

@@ -5,6 +5,7 @@
  * itself at import time.
  */
 import type { Report } from './report.ts';
+import { groupDigits } from './basics.ts';
 import { stackLocks, type FilesAnalysis, type ReftableAnalysis } from './analyze.ts';
 import {
   gitAutoCompaction,
@@ -80,7 +81,7 @@ function afterOf(res: CompactResult, sizes: number[], recs: number[]): AfterComp
 }
 
 function fmt(n: number): string {
-  return n.toLocaleString('en-US');
+  return groupDigits(n);
 }
 
 function compactionReport(r: Report, a: ReftableAnalysis, factor: number): CompactionReport {

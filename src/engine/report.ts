@@ -31,7 +31,16 @@ export interface TableReport {
   blockSize: number | null;
   minUpdateIndex: number | null;
   maxUpdateIndex: number | null;
+  /**
+   * Every block in file order; empty on a position that repeats an earlier line of tables.list
+   * (`copyOf`): the same file's blocks are listed once, at its first position.
+   */
   blocks: BlockReport[];
+  /**
+   * Present when tables.list names this file on an earlier line too: the index of the first
+   * position naming it (its `blocks` are listed there). The other fields are this position's own.
+   */
+  copyOf?: number;
   records: {
     ref: number;
     peeled: number;
@@ -118,7 +127,7 @@ export interface Report {
 /** Most rows of `prefixes`. */
 export const PREFIX_ROWS = 50;
 
-function tableReport(t: Table, i: number, m: MergedView): TableReport {
+function tableReport(t: Table, i: number, m: MergedView, copy = false): TableReport {
   return {
     name: t.name,
     fileSize: t.fileSize,
@@ -127,16 +136,18 @@ function tableReport(t: Table, i: number, m: MergedView): TableReport {
     blockSize: t.header.blockSize,
     minUpdateIndex: t.header.minUpdateIndex,
     maxUpdateIndex: t.header.maxUpdateIndex,
-    blocks: t.blocks.map((b) => ({
-      offset: b.offset,
-      type: b.type,
-      section: b.section,
-      blockLen: b.blockLen,
-      restartCount: b.restartCount,
-      recordCount: b.recordCount,
-      padding: b.padding,
-      fileBytes: b.fileBytes,
-    })),
+    blocks: copy
+      ? []
+      : t.blocks.map((b) => ({
+          offset: b.offset,
+          type: b.type,
+          section: b.section,
+          blockLen: b.blockLen,
+          restartCount: b.restartCount,
+          recordCount: b.recordCount,
+          padding: b.padding,
+          fileBytes: b.fileBytes,
+        })),
     records: { ...t.counts },
     sectionBytes: { ...t.sectionBytes },
     refIndexLevels: t.refIndexLevels,
@@ -146,6 +157,34 @@ function tableReport(t: Table, i: number, m: MergedView): TableReport {
     winners: m.winners[i],
     error: null,
   };
+}
+
+/**
+ * The blocks of `tables[i]`: its own, or those of the first position naming the same file
+ * (`copyOf`). Readers of a report use this rather than `tables[i].blocks`.
+ */
+export function blocksOf(r: Pick<Report, 'tables'>, i: number): BlockReport[] {
+  const t = r.tables[i];
+  if (!t) return [];
+  const c = t.copyOf;
+  return c !== undefined && r.tables[c] ? r.tables[c].blocks : t.blocks;
+}
+
+/**
+ * Where a table.list name first appears: for each position, the index of the first line naming
+ * the same file, or -1 when this is that first line. A stack parses each distinct name once, so
+ * the same name is the same Table (or the same broken file).
+ */
+function firstPositions(names: string[]): number[] {
+  const first = new Map<string, number>();
+  return names.map((n, i) => {
+    const j = first.get(n);
+    if (j === undefined) {
+      first.set(n, i);
+      return -1;
+    }
+    return j;
+  });
 }
 
 /** Options of `buildReport`. */
@@ -198,11 +237,20 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
     const s = a.stack;
     const m = a.merged;
     const broken = new Map(s.broken.map((b) => [b.name, b]));
+    // A file repeated in tables.list is listed at each position (the order stays visible) with
+    // its position's merge figures, but its blocks only once: the report grows with the distinct
+    // tables' blocks, not with the lines.
+    const first = firstPositions(s.names);
     r.tables = s.names.map((name, i) => {
       const t = s.tables[i];
-      if (t) return tableReport(t, i, m);
+      const tr = t ? tableReport(t, i, m, first[i] >= 0) : brokenReport(name, i, first[i] >= 0);
+      if (first[i] >= 0) tr.copyOf = first[i];
+      return tr;
+    });
+    function brokenReport(name: string, i: number, copy: boolean): TableReport {
       const b = broken.get(name)!;
-      r.findings.push({ severity: 'error', file: b.error.file, offset: b.error.offset, message: b.error.expected });
+      if (!copy)
+        r.findings.push({ severity: 'error', file: b.error.file, offset: b.error.offset, message: b.error.expected });
       return {
         name,
         fileSize: b.fileSize,
@@ -221,7 +269,7 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
         winners: 0,
         error: { file: b.error.file, offset: b.error.offset, expected: b.error.expected },
       };
-    });
+    }
     const namespaces = namespaceCounts(s.tables, m);
     const continuity: NonNullable<Report['stack']>['continuity'] = [];
     let prev: Table | null = null;

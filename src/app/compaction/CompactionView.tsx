@@ -510,6 +510,7 @@ function Reasons({
                   <td className="mono" title={t.name}>
                     {shortTableName(t.name)}
                     {t.broken && <span className="error-tag"> unreadable</span>}
+                    {t.copyOf !== undefined && <span className="muted"> same file as position {t.copyOf}</span>}
                   </td>
                   <td className="num">{fmtInt(rule === 'jgit' ? d.jgit.netSizes[i] : d.bytes.netSizes[i])}</td>
                   <td className={bIn ? 'reason in' : 'reason'}>

@@ -87,10 +87,11 @@ export function CommandPalette({ onClose }: { onClose: () => void }) {
         id: `table-${i}`,
         group: 'Table',
         label: `Table #${i} ${shortTableName(t.name)}`,
-        hint: `${t.name} · ${plural(t.blocks.length, 'block')}`,
+        hint: `${t.name} · ${t.copyOf !== undefined ? `same file as position ${t.copyOf}` : plural(t.blocks.length, 'block')}`,
         to: { view: 'table', t: i, b: null, r: null },
       });
     });
+    // A repeated line's blocks are its first position's: listed there only.
     tables.forEach((t, i) =>
       t.blocks.forEach((b, j) => {
         if (out.length >= MAX_STATIC) return;

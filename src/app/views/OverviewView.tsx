@@ -152,7 +152,8 @@ export function OverviewView() {
               </thead>
               <tbody>
                 {r.tables.map((t, i) => {
-                  const fs = tableFindings(t, r.findings);
+                  // a repeated line's findings are its first position's: shown there
+                  const fs = t.copyOf !== undefined ? [] : tableFindings(t, r.findings);
                   const refs = t.records.ref + t.records.peeled + t.records.symref;
                   return (
                     <tr
@@ -173,7 +174,12 @@ export function OverviewView() {
                         >
                           {t.name}
                         </a>
-                        {t.error && (
+                        {t.copyOf !== undefined && (
+                          <div className="muted small" data-testid="copy-of">
+                            same file as position {t.copyOf} (listed again in tables.list)
+                          </div>
+                        )}
+                        {t.error && t.copyOf === undefined && (
                           <div className="inline-error" role="alert" data-testid="error">
                             <strong>Cannot read this table:</strong>{' '}
                             {t.error.offset >= 0 ? `at byte ${fmtInt(t.error.offset)}, ` : ''}expected{' '}
@@ -188,7 +194,11 @@ export function OverviewView() {
                       <td className="num">{t.error ? '—' : fmtInt(t.records.tombstone)}</td>
                       <td className="num">{t.error ? '—' : fmtInt(t.shadowed)}</td>
                       <td className="num">{t.error ? '—' : fmtInt(t.records.log + t.records.logDeletion)}</td>
-                      <td className="num">{t.error ? '—' : fmtInt(t.blocks.length)}</td>
+                      <td className="num">
+                        {t.error
+                          ? '—'
+                          : fmtInt((t.copyOf !== undefined ? (r.tables[t.copyOf]?.blocks ?? []) : t.blocks).length)}
+                      </td>
                       <td className="mono">
                         {t.minUpdateIndex === null
                           ? '—'

@@ -70,6 +70,7 @@ export function StackView() {
                     </span>
                     <span className="muted small">
                       update index {upd} · {fmtBytes(t.fileSize)}
+                      {t.copyOf !== undefined && ` · same file as position ${t.copyOf}`}
                     </span>
                   </span>
                   <span className="stack-track">

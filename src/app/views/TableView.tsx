@@ -77,7 +77,7 @@ export function TableView() {
                       {tr.error ? (
                         <span className="error-tag">unreadable</span>
                       ) : (
-                        `${fmtBytes(tr.fileSize)} · ${plural(tr.blocks.length, 'block')}`
+                        `${fmtBytes(tr.fileSize)} · ${tr.copyOf !== undefined ? `same file as position ${tr.copyOf}` : plural(tr.blocks.length, 'block')}`
                       )}
                     </span>
                   </button>

@@ -7,6 +7,7 @@
  * `segmentSizes`, `log`). Indexes are positions in the stack,
  * oldest (base) = 0, as `tables.list` lists them. Pure TypeScript, no DOM or Node APIs.
  */
+import { groupDigits } from '../basics.ts';
 
 /** A compaction segment: tables `start..end`, both inclusive (oldest = 0). */
 export interface Segment {
@@ -56,7 +57,7 @@ function checkFactor(factor: number): void {
  * @param unit word used in the reasons ("bytes", "records").
  */
 function suggest(v: number[], factor: number, unit: string): { segment: Segment | null; reasons: string[] } {
-  const g = (x: number) => x.toLocaleString('en-US');
+  const g = groupDigits;
   const n = v.length;
   const reasons: string[] = new Array(n).fill('');
   if (n <= 1) {

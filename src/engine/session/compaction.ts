@@ -60,6 +60,7 @@ export class CompactionSession {
         t.records.logDeletion,
       live: c?.byLive?.values[i] ?? Math.max(0, t.winners),
       broken: !!t.error,
+      ...(t.copyOf !== undefined ? { copyOf: t.copyOf } : {}),
     }));
     const sizes = tables.map((t) => t.fileSize);
     const versions = tables.map((t) => t.version);

@@ -174,6 +174,8 @@ export interface CompactionTable {
   live: number;
   /** Could not be read (its file size still counts for git's rule). */
   broken: boolean;
+  /** The same file as table `copyOf` (its name repeated in tables.list; the report's `copyOf`). */
+  copyOf?: number;
 }
 
 /** What the Compaction view draws: every rule at the asked factor, and the replay. */

@@ -332,7 +332,13 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
     return f;
   };
 
-  payload.tables = report.tables.map((tr, i) => {
+  payload.tables = [];
+  report.tables.forEach((tr, i) => {
+    // The same file on another line of tables.list: its first line's figures, marked as a copy.
+    if (tr.copyOf !== undefined && payload.tables[tr.copyOf] && payload.tables[tr.copyOf].copyOf === undefined) {
+      payload.tables.push({ ...payload.tables[tr.copyOf], copyOf: tr.copyOf });
+      return;
+    }
     const t: Table | null = tables[i] ?? null;
     const sectionBlocks = { ref: 0, refIndex: 0, obj: 0, objIndex: 0, log: 0, logIndex: 0 } as Record<
       SectionName,
@@ -341,7 +347,7 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
     for (const b of tr.blocks) sectionBlocks[b.section]++;
     shareWork.records += tr.blocks.length;
     const f = t ? figuresOf(t, tr.blocks) : null;
-    return {
+    payload.tables.push({
       fileSize: tr.fileSize,
       version: tr.version,
       hashId: tr.hashId,
@@ -359,7 +365,7 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
       restartInterval: f ? f.interval : 16,
       keyBytes: f ? f.keyBytes : 0,
       distinctOids: f ? f.distinctOids : 0,
-    };
+    });
   });
 
   for (const t of positions.keys()) {

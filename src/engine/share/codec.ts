@@ -121,7 +121,16 @@ export function encodeSharePayload(p: SharePayload): Uint8Array {
   // column-major: each field for every table, so deflate sees runs of similar values
   for (const f of NUM_FIELDS) for (const t of p.tables) w.varint(t[f]);
   for (const t of p.tables) w.varint(t.maxUpdateIndex - t.minUpdateIndex);
-  for (const t of p.tables) w.varint((t.version ?? 0) | (t.hashId === 's256' ? 4 : 0) | (t.unreadable ? 8 : 0));
+  // bit 4: a copy of an earlier table (the same file on another line of tables.list), the
+  // distance back to it above the flag bits
+  p.tables.forEach((t, i) =>
+    w.varint(
+      (t.version ?? 0) |
+        (t.hashId === 's256' ? 4 : 0) |
+        (t.unreadable ? 8 : 0) |
+        (t.copyOf !== undefined ? 16 + 32 * (i - 1 - t.copyOf) : 0),
+    ),
+  );
   for (const s of SECTIONS) for (const t of p.tables) w.varint(t.sectionBytes[s]);
   for (const s of SECTIONS) for (const t of p.tables) w.varint(t.sectionBlocks[s]);
   w.varint(p.nsRecords.length);
@@ -229,7 +238,7 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
   const spans: number[] = [];
   for (let i = 0; i < n; i++) spans.push(r.varint(`table ${i} update-index range`));
   const tflags: number[] = [];
-  for (let i = 0; i < n; i++) tflags.push(r.varint(`table ${i} flags`, 15));
+  for (let i = 0; i < n; i++) tflags.push(r.varint(`table ${i} flags`, i === 0 ? 15 : 31 + 32 * (i - 1)));
   const sb: Record<string, number[]> = {};
   for (const s of SECTIONS) {
     const c: number[] = [];
@@ -268,6 +277,8 @@ export function decodeSharePayload(bytes: Uint8Array): SharePayload {
       keyBytes: cols.keyBytes[i],
       distinctOids: cols.distinctOids[i],
     };
+    if (fl & 16) t.copyOf = i - 1 - Math.floor(fl / 32);
+    else if (fl > 15) throw damaged(`table ${i}: flags ${fl}`);
     if (!Number.isSafeInteger(t.maxUpdateIndex)) throw damaged(`table ${i}: update index too large`);
     if (t.blockSize >= 1 << 24) throw damaged(`table ${i}: block size ${t.blockSize}`);
     if (t.restartInterval < 1 || t.restartInterval > 65535)

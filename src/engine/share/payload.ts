@@ -35,6 +35,11 @@ export interface ShareTable {
   keyBytes: number;
   /** Distinct object ids among the table's ref values and peeled values. */
   distinctOids: number;
+  /**
+   * Present when tables.list names the same file on an earlier line: the index of that first
+   * line's table. Every figure above equals that table's; the rebuilt report lists its blocks once.
+   */
+  copyOf?: number;
 }
 
 /** Records of one kind in one namespace of one table, and how many of them win in the merged view. */

@@ -116,11 +116,16 @@ export function reportFromShare(p: SharePayload): SharedReport {
       fill[e.table] = at + e.winners;
     }
   }
+  // A copy (the same file on another line of tables.list) takes its first line's name, so the
+  // report marks it `copyOf`, and shares its blocks: built once, whatever the number of lines.
+  const blocksAt: ReturnType<typeof approximateBlocks>[] = [];
   p.tables.forEach((t, i) => {
-    const name = tableFileName(t.minUpdateIndex, t.maxUpdateIndex, i);
+    const copy = t.copyOf !== undefined;
+    const name = copy ? names[t.copyOf!] : tableFileName(t.minUpdateIndex, t.maxUpdateIndex, i);
     names.push(name);
     if (t.unreadable) {
       tables.push(null);
+      if (copy) return;
       broken.push({
         name,
         path: name,
@@ -149,7 +154,9 @@ export function reportFromShare(p: SharePayload): SharedReport {
         headerSize: t.version === 2 ? 28 : 24,
         footerSize: t.version === 2 ? 72 : 68,
       },
-      blocks: approximateBlocks(t, ft.refRecords),
+      blocks: (blocksAt[i] = copy
+        ? (blocksAt[t.copyOf!] ?? approximateBlocks(t, ft.refRecords))
+        : approximateBlocks(t, ft.refRecords)),
       counts: { ...ft.records, log: t.logs, logDeletion: t.logDeletions, obj: t.objRecords, index: t.indexRecords },
       sectionBytes: { ...t.sectionBytes },
       refs: { count: ft.refRecords, types },

@@ -170,7 +170,19 @@ export function checkSizes(p: SharePayload): void {
       throw damaged(`table ${i}: ${fmt(t.distinctOids)} distinct object ids for ${fmt(oidCap[i])} values`);
     }
     records += refRecs[i] + t.logs + t.logDeletions + t.objRecords + t.indexRecords;
-    blocks += tb;
+    if (t.copyOf !== undefined) {
+      // The same file on another line: the same figures as its first line's table, whose blocks
+      // the rebuilt report lists once (they are not counted again).
+      const o = Number.isSafeInteger(t.copyOf) && t.copyOf >= 0 && t.copyOf < i ? p.tables[t.copyOf] : null;
+      if (!o || o.copyOf !== undefined)
+        throw damaged(`table ${i}: a copy of table ${String(t.copyOf)}, which is not an earlier first copy`);
+      const same =
+        [...NUM_FIELDS, 'maxUpdateIndex', 'version', 'hashId', 'unreadable'].every(
+          (f) => t[f as keyof typeof t] === o[f as keyof typeof o],
+        ) &&
+        SECTIONS.every((s) => t.sectionBytes[s] === o.sectionBytes[s] && t.sectionBlocks[s] === o.sectionBlocks[s]);
+      if (!same) throw damaged(`table ${i}: a copy of table ${t.copyOf} with other figures`);
+    } else blocks += tb;
   });
   if (p.liveByNs) {
     if (!p.liveByNs.every(count)) throw damaged('a live ref count is not a non-negative integer');
