@@ -7,12 +7,12 @@
  * The production build in headless Chromium; skipped without Chromium.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
-import { ARGS, CHROMIUM, OUT, ROOT, buildInto, haveChromium, serveBuild, waitLoad } from './helpers.ts';
+import { OUT, ROOT, buildInto, haveChromium, launchBrowser, serveBuild, waitLoad } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/a11y-dist');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -77,7 +77,7 @@ describe.skipIf(!haveChromium)('axe-core on every view (headless Chromium)', () 
     fs.mkdirSync(OUT, { recursive: true });
     await buildInto(DIST);
     ({ server, url } = await serveBuild(DIST, '/', 5800 + (process.pid % 400)));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
   }, 300_000);
 
   afterAll(async () => {

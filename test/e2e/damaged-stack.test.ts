@@ -9,20 +9,19 @@
  * Production build in headless Chromium (/usr/bin/chromium); skipped without it.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import {
-  ARGS,
-  CHROMIUM,
   FX,
   OUT,
   ROOT,
   buildInto,
   dropPaths,
   haveChromium,
+  launchBrowser,
   loadId,
   serveBuild,
   show,
@@ -61,7 +60,7 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
     ({ dir: stackDir, cut: cutName } = damagedStack());
     await buildInto(DIST);
     ({ server, url } = await serveBuild(DIST, BASE, 5400 + (process.pid % 400)));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));

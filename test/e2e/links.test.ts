@@ -10,11 +10,11 @@
  * error). What is asserted is what the page shows, never how long it took.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import { ARGS, CHROMIUM, ROOT, buildInto, haveChromium, serveBuild, show } from './helpers.ts';
+import { ROOT, buildInto, haveChromium, launchBrowser, serveBuild, show } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/e2e-links-dist');
 const HOSTILE = path.join(ROOT, 'test/fixtures/hostile');
@@ -70,7 +70,7 @@ describe.skipIf(!haveChromium)('crafted share links in headless Chromium', () =>
   beforeAll(async () => {
     await buildInto(DIST);
     ({ server, url } = await serveBuild(DIST, '/', 4900 + (process.pid % 90)));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   }, 180_000);
 

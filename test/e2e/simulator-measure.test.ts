@@ -20,7 +20,7 @@
  * Skipped without Chromium or without the built gits (one line saying why).
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,7 +32,18 @@ import { Simulator, type SimulationResult } from '../../src/engine/simulate/inde
 import { parseSeconds } from '../../src/app/simulator/simformat.ts';
 import { MEASURED_UP_TO } from '../../src/engine/simulate/curve.ts';
 import { realGits, gitSkipReason, gitRepo, type GitRepo } from '../lib/realgit.ts';
-import { ARGS, CHROMIUM, OUT, ROOT, buildInto, haveChromium, loadId, serveBuild, show, waitLoad } from './helpers.ts';
+import {
+  CHROMIUM,
+  OUT,
+  ROOT,
+  buildInto,
+  haveChromium,
+  launchBrowser,
+  loadId,
+  serveBuild,
+  show,
+  waitLoad,
+} from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/simulator-measure-dist');
 const BASE = '/refscope/measure/';
@@ -225,7 +236,7 @@ describe.skipIf(!!skip)(
 
       await buildInto(DIST);
       ({ server, url, origin } = await serveBuild(DIST, BASE, 5800 + (process.pid % 200)));
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+      browser = await launchBrowser();
       context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
       context.on('request', (r) => {
         const u = r.url();

@@ -19,7 +19,7 @@
  * Screenshots (light and dark) go to test-results/simulator-*.png. Skipped without Chromium.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -36,13 +36,12 @@ import { parseSeconds } from '../../src/app/simulator/simformat.ts';
 import { SIM_SHARE_MAGIC } from '../../src/engine/share/simulation.ts';
 import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/reftable/writer.ts';
 import {
-  ARGS,
-  CHROMIUM,
   FX,
   OUT,
   ROOT,
   buildInto,
   haveChromium,
+  launchBrowser,
   loadId,
   serveBuild,
   show,
@@ -203,7 +202,7 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     fs.mkdirSync(OUT, { recursive: true });
     await buildInto(DIST);
     ({ server, url, origin } = await serveBuild(DIST, BASE, 5400 + (process.pid % 400)));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
     context = await newContext();
     page = await context.newPage();
   }, 300_000);
