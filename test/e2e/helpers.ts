@@ -165,6 +165,19 @@ export async function show(page: Page, view: string): Promise<void> {
   await page.waitForSelector(`[data-testid=tab-${view}][aria-selected=true]`);
 }
 
+/** Wait for a finished run newer than `prevRun` in the live simulator; its run id. */
+export async function waitRun(p: Page, prevRun = 0): Promise<number> {
+  await p.waitForFunction(
+    (prev) => {
+      const v = document.querySelector('[data-testid=simulator-view]');
+      return !!v && v.getAttribute('data-state') === 'done' && Number(v.getAttribute('data-run-id')) > prev;
+    },
+    prevRun,
+    { timeout: 60_000 },
+  );
+  return Number(await p.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
+}
+
 /** The overview's figures (from data-value) and table rows. */
 export async function shown(page: Page) {
   await show(page, 'overview');

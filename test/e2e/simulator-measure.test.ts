@@ -43,6 +43,7 @@ import {
   serveBuild,
   show,
   waitLoad,
+  waitRun,
 } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/simulator-measure-dist');
@@ -135,18 +136,6 @@ async function shownRows(p: Page, phase: 'before' | 'after') {
       text: r.textContent ?? '',
     })),
   );
-}
-
-async function waitRun(p: Page, prevRun = 0): Promise<number> {
-  await p.waitForFunction(
-    (prev) => {
-      const v = document.querySelector('[data-testid=simulator-view]');
-      return !!v && v.getAttribute('data-state') === 'done' && Number(v.getAttribute('data-run-id')) > prev;
-    },
-    prevRun,
-    { timeout: 60_000 },
-  );
-  return Number(await p.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
 }
 
 async function shownSeconds(p: Page): Promise<Map<string, string>> {

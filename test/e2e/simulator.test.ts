@@ -46,6 +46,7 @@ import {
   serveBuild,
   show,
   waitLoad,
+  waitRun,
 } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/simulator-dist');
@@ -148,19 +149,6 @@ function bigRecreateStack(refs: number, deleted: number): string {
   fs.writeFileSync(path.join(dir, t1), writeTable(tomb, [], { minUpdateIndex: 4, maxUpdateIndex: 4 }));
   fs.writeFileSync(path.join(dir, 'tables.list'), `${t0}\n${t1}\n`);
   return dir;
-}
-
-/** Wait for a finished run newer than `prevRun` in the live simulator. */
-async function waitRun(p: Page, prevRun = 0): Promise<number> {
-  await p.waitForFunction(
-    (prev) => {
-      const v = document.querySelector('[data-testid=simulator-view]');
-      return !!v && v.getAttribute('data-state') === 'done' && Number(v.getAttribute('data-run-id')) > prev;
-    },
-    prevRun,
-    { timeout: 60_000 },
-  );
-  return Number(await p.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
 }
 
 /** The estimated seconds shown per model (text) in a results block. */
