@@ -11,6 +11,8 @@ export default defineConfig({
     // two run at once: the slow ones (real gits, browsers, CLI processes) spend much of their time
     // waiting on child processes, and the machine has two cores.
     maxWorkers: 2,
+    // One headless Chromium for every browser test file of the run (each file connects to it).
+    globalSetup: ['./test/e2e/browser-setup.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });

@@ -12,10 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { realGits, gitRepo, gitSkipReason } from './lib/realgit.ts';
+import { damagedStack } from './lib/fixtures.ts';
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin/refscope.mjs');
-const FX = path.join(ROOT, 'test/fixtures/reftable/nocompact-s3/reftable');
 let tmp = '';
 let stackDir = '';
 let cut = '';
@@ -25,11 +25,7 @@ const cli = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { en
 describe.skipIf(gitSkipReason)('the CLI on a stack git cannot read agrees with git', () => {
   beforeAll(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-damaged-cli-'));
-    stackDir = path.join(tmp, 'reftable');
-    fs.cpSync(FX, stackDir, { recursive: true });
-    cut = fs.readFileSync(path.join(stackDir, 'tables.list'), 'utf8').trim().split('\n')[1];
-    const p = path.join(stackDir, cut);
-    fs.truncateSync(p, fs.statSync(p).size - 30);
+    ({ dir: stackDir, cut } = damagedStack(tmp));
   });
   afterAll(() => {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });

@@ -8,7 +8,8 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { realGits, gitSkipReason, gitRepo, run, refscope, type GitRepo, type RealGit } from './lib/realgit.ts';
+import { realGits, gitSkipReason, gitRepo, run, type GitRepo, type RealGit } from './lib/realgit.ts';
+import { refscope } from './lib/cli.ts';
 import { analyzeFiles } from '../src/engine/index.ts';
 import { refHistory } from '../src/engine/history.ts';
 import { collectInput } from '../src/cli/node-input.ts';

@@ -21,13 +21,13 @@ import {
   describeRealGit,
   gitRepo,
   run,
-  refscope,
   behaviour,
   mergedSegment,
   FOR_EACH_REF,
   type GitRepo,
   type RealGit,
 } from './lib/realgit.ts';
+import { refscope } from './lib/cli.ts';
 
 const repos: GitRepo[] = [];
 afterAll(() => {

@@ -24,7 +24,6 @@ import {
   describeRealGit,
   gitEnv,
   run,
-  refscope,
   behaviour,
   reportBlocksAsDump,
   FOR_EACH_REF,
@@ -32,6 +31,7 @@ import {
   type RealGit,
   type ReportTable,
 } from './lib/realgit.ts';
+import { refscope } from './lib/cli.ts';
 import { parseDumpBlocks } from './lib/fixtures.ts';
 import { analyzeFiles } from '../src/engine/analyze.ts';
 import { collectInput } from '../src/cli/node-input.ts';

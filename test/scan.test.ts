@@ -14,7 +14,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { gitSkipReason, realGits, run, gitEnv, refscope, type RealGit } from './lib/realgit.ts';
+import { gitSkipReason, realGits, run, gitEnv, type RealGit } from './lib/realgit.ts';
+import { refscope } from './lib/cli.ts';
 import { readScanFile, type FleetRow } from '../src/app/fleet/scanfile.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { main } from '../src/cli/main.ts';
+import { refscope, withEnv } from './lib/cli.ts';
 
 const ROOT = path.join(__dirname, '..');
 const FX = path.join(ROOT, 'test/fixtures');
@@ -45,25 +45,8 @@ const validate = (schema: string, doc: unknown): string[] => {
 
 /** Run the CLI in this process; stdout and stderr captured. */
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const ow = process.stdout.write.bind(process.stdout);
-  const ew = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string | Uint8Array) => {
-    out += typeof s === 'string' ? s : Buffer.from(s).toString('latin1');
-    return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = ((s: string | Uint8Array) => {
-    err += typeof s === 'string' ? s : Buffer.from(s).toString();
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    const code = await main(argv);
-    return { code, out, err };
-  } finally {
-    process.stdout.write = ow;
-    process.stderr.write = ew;
-  }
+  const r = await refscope(argv);
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 /** Run, expect exit 0, parse the one JSON document, validate it; returns it. */
@@ -169,19 +152,11 @@ describe('--json on serve', () => {
     const app = path.join(tmp, 'app');
     fs.mkdirSync(app, { recursive: true });
     fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><title>t</title>');
-    const env = { dir: process.env.REFSCOPE_APP_DIR, state: process.env.REFSCOPE_STATE_DIR };
-    process.env.REFSCOPE_APP_DIR = app;
-    process.env.REFSCOPE_STATE_DIR = path.join(tmp, 'state');
-    try {
+    await withEnv({ REFSCOPE_APP_DIR: app, REFSCOPE_STATE_DIR: path.join(tmp, 'state') }, async () => {
       const doc = await checked('serve', 'serve', '--json', '--port', '0', '--budget', '1');
       expect(doc.root).toBe(app);
       // Stopped: its state file is gone.
       expect(fs.existsSync(path.join(tmp, 'state', 'serve.json'))).toBe(false);
-    } finally {
-      if (env.dir === undefined) delete process.env.REFSCOPE_APP_DIR;
-      else process.env.REFSCOPE_APP_DIR = env.dir;
-      if (env.state === undefined) delete process.env.REFSCOPE_STATE_DIR;
-      else process.env.REFSCOPE_STATE_DIR = env.state;
-    }
+    });
   });
 });

@@ -9,7 +9,7 @@
  * test-results/. Skipped when Chromium is not installed.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -17,7 +17,7 @@ import { textToKey } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
 import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/reftable/writer.ts';
 import * as H from './helpers.ts';
-import { ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, cliReport, expected, haveChromium, serveBuild } from './helpers.ts';
+import { FX, OUT, ROOT, buildInto, cliReport, expected, haveChromium, launchBrowser, serveBuild } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/e2e-dist');
 const WORK = path.join(ROOT, '.tmp/e2e-work');
@@ -87,7 +87,7 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
     // Build once, as `npm start` does.
     await buildInto(DIST);
     ({ server, url, origin } = await serveBuild(DIST, BASE, 4400 + (process.pid % 500)));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme: 'light' });
     context.on('request', (r) => {
       const u = r.url();

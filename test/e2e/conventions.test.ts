@@ -11,11 +11,11 @@
  * Screenshots go to test-results/conventions-*.png. Skipped without Chromium.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import { ARGS, CHROMIUM, FX, OUT, ROOT, buildInto, haveChromium, loadId, serveBuild, waitLoad } from './helpers.ts';
+import { FX, OUT, ROOT, buildInto, haveChromium, launchBrowser, loadId, serveBuild, waitLoad } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/conventions-dist');
 
@@ -62,7 +62,7 @@ describe.skipIf(!haveChromium)('conventions of inspectors (headless Chromium)', 
     fs.mkdirSync(OUT, { recursive: true });
     await buildInto(DIST);
     ({ server, url, origin } = await serveBuild(DIST, '/', 5400 + (process.pid % 400)));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     page = await context.newPage();

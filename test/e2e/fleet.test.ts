@@ -6,13 +6,13 @@
  * error naming it. Skipped when Chromium is not installed.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import { ARGS, CHROMIUM, FX, ROOT, buildInto, haveChromium, serveBuild } from './helpers.ts';
+import { FX, ROOT, buildInto, haveChromium, launchBrowser, serveBuild } from './helpers.ts';
 import { readScanFile, type FleetRow } from '../../src/app/fleet/scanfile.ts';
 
 let tmp: string;
@@ -84,7 +84,7 @@ describe.skipIf(!haveChromium)('fleet view', () => {
     const dist = path.join(tmp, 'dist');
     await buildInto(dist);
     ({ server, url } = await serveBuild(dist, '/', 4600 + (process.pid % 300)));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
   }, 600_000);
   afterAll(async () => {
     await browser?.close();

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import type { CDPSession, Page } from 'playwright-core';
+import { chromium, type Browser, type CDPSession, type Download, type Page } from 'playwright-core';
+import { inject } from 'vitest';
 import { analyzeFiles, buildReport, type InputFile, type Report } from '../../src/engine/index.ts';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -27,6 +28,17 @@ export const ARGS = [
   '--disable-sync',
 ];
 export const haveChromium = fs.existsSync(CHROMIUM);
+
+/**
+ * The run's shared Chromium (test/e2e/browser-setup.ts), connected to; or, when the run started
+ * none (a file run on its own with a filter the setup did not recognise), a browser of its own.
+ * `close()` on a connected browser closes this file's contexts and disconnects.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  const ws = inject('chromiumWs');
+  if (ws) return chromium.connect(ws);
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
 
 /** What a build of the app is made from: every file whose change can change the build. */
 const BUILD_INPUTS = ['src/app', 'src/engine', 'workers', 'public', 'index.html', 'vite.config.ts', 'package.json'];
@@ -84,6 +96,13 @@ export async function buildInto(outDir: string, base = './'): Promise<void> {
   }
   fs.rmSync(outDir, { recursive: true, force: true });
   fs.cpSync(built, outDir, { recursive: true });
+}
+
+/** A download's bytes, read through the browser connection (a shared browser gives no local path). */
+export async function downloadBytes(dl: Download): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of await dl.createReadStream()) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
 }
 
 /** scripts/start.mjs's static server, as the tests use it. */
@@ -144,6 +163,19 @@ export async function waitLoad(page: Page, prev: number): Promise<void> {
 export async function show(page: Page, view: string): Promise<void> {
   await page.click(`[data-testid=tab-${view}]`);
   await page.waitForSelector(`[data-testid=tab-${view}][aria-selected=true]`);
+}
+
+/** Wait for a finished run newer than `prevRun` in the live simulator; its run id. */
+export async function waitRun(p: Page, prevRun = 0): Promise<number> {
+  await p.waitForFunction(
+    (prev) => {
+      const v = document.querySelector('[data-testid=simulator-view]');
+      return !!v && v.getAttribute('data-state') === 'done' && Number(v.getAttribute('data-run-id')) > prev;
+    },
+    prevRun,
+    { timeout: 60_000 },
+  );
+  return Number(await p.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
 }
 
 /** The overview's figures (from data-value) and table rows. */

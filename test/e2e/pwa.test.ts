@@ -34,17 +34,18 @@ import {
   FX,
   OUT,
   ROOT,
+  type StartModule,
   buildInto,
   cliReport,
   dropPaths,
   expected,
   filesOf,
   haveChromium,
+  launchBrowser,
   loadId,
   shown,
   startModule,
   waitLoad,
-  type StartModule,
 } from './helpers.ts';
 
 const TMP = path.join(ROOT, '.tmp');
@@ -164,7 +165,7 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     deploy(DIST_A);
     start = await startModule();
     await serverUp();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme: 'light' });
     context.on('request', (r) => {
       const u = r.url();

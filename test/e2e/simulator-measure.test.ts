@@ -20,7 +20,7 @@
  * Skipped without Chromium or without the built gits (one line saying why).
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,7 +32,19 @@ import { Simulator, type SimulationResult } from '../../src/engine/simulate/inde
 import { parseSeconds } from '../../src/app/simulator/simformat.ts';
 import { MEASURED_UP_TO } from '../../src/engine/simulate/curve.ts';
 import { realGits, gitSkipReason, gitRepo, type GitRepo } from '../lib/realgit.ts';
-import { ARGS, CHROMIUM, OUT, ROOT, buildInto, haveChromium, loadId, serveBuild, show, waitLoad } from './helpers.ts';
+import {
+  CHROMIUM,
+  OUT,
+  ROOT,
+  buildInto,
+  haveChromium,
+  launchBrowser,
+  loadId,
+  serveBuild,
+  show,
+  waitLoad,
+  waitRun,
+} from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/simulator-measure-dist');
 const BASE = '/refscope/measure/';
@@ -126,18 +138,6 @@ async function shownRows(p: Page, phase: 'before' | 'after') {
   );
 }
 
-async function waitRun(p: Page, prevRun = 0): Promise<number> {
-  await p.waitForFunction(
-    (prev) => {
-      const v = document.querySelector('[data-testid=simulator-view]');
-      return !!v && v.getAttribute('data-state') === 'done' && Number(v.getAttribute('data-run-id')) > prev;
-    },
-    prevRun,
-    { timeout: 60_000 },
-  );
-  return Number(await p.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
-}
-
 async function shownSeconds(p: Page): Promise<Map<string, string>> {
   const rows = await p
     .locator('[data-testid=sim-out] [data-testid=sim-row]')
@@ -225,7 +225,7 @@ describe.skipIf(!!skip)(
 
       await buildInto(DIST);
       ({ server, url, origin } = await serveBuild(DIST, BASE, 5800 + (process.pid % 200)));
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+      browser = await launchBrowser();
       context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
       context.on('request', (r) => {
         const u = r.url();

@@ -19,7 +19,7 @@
  * Screenshots (light and dark) go to test-results/simulator-*.png. Skipped without Chromium.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -36,17 +36,17 @@ import { parseSeconds } from '../../src/app/simulator/simformat.ts';
 import { SIM_SHARE_MAGIC } from '../../src/engine/share/simulation.ts';
 import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/reftable/writer.ts';
 import {
-  ARGS,
-  CHROMIUM,
   FX,
   OUT,
   ROOT,
   buildInto,
   haveChromium,
+  launchBrowser,
   loadId,
   serveBuild,
   show,
   waitLoad,
+  waitRun,
 } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/simulator-dist');
@@ -151,19 +151,6 @@ function bigRecreateStack(refs: number, deleted: number): string {
   return dir;
 }
 
-/** Wait for a finished run newer than `prevRun` in the live simulator. */
-async function waitRun(p: Page, prevRun = 0): Promise<number> {
-  await p.waitForFunction(
-    (prev) => {
-      const v = document.querySelector('[data-testid=simulator-view]');
-      return !!v && v.getAttribute('data-state') === 'done' && Number(v.getAttribute('data-run-id')) > prev;
-    },
-    prevRun,
-    { timeout: 60_000 },
-  );
-  return Number(await p.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
-}
-
 /** The estimated seconds shown per model (text) in a results block. */
 async function shownSeconds(p: Page, scope: string): Promise<{ model: string; text: string }[]> {
   return p.locator(`${scope} [data-testid=sim-row]`).evaluateAll((rows) =>
@@ -203,7 +190,7 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
     fs.mkdirSync(OUT, { recursive: true });
     await buildInto(DIST);
     ({ server, url, origin } = await serveBuild(DIST, BASE, 5400 + (process.pid % 400)));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
     context = await newContext();
     page = await context.newPage();
   }, 300_000);

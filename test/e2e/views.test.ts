@@ -16,7 +16,7 @@
  * Screenshots (light and dark) go to test-results/views-*.png. Skipped without Chromium.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -28,16 +28,16 @@ import { writeTable, tableFileName, type RefRecordIn } from '../../src/engine/re
 import type { CompactionReport } from '../../src/engine/extensions.ts';
 import { stackSvg, xmlText } from '../../src/app/lib/svg.ts';
 import {
-  ARGS,
-  CHROMIUM,
   FX,
   OUT,
   ROOT,
   buildInto,
+  downloadBytes,
   cliReport,
   dropPaths,
   expected,
   haveChromium,
+  launchBrowser,
   loadId,
   serveBuild,
   show,
@@ -159,7 +159,7 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
     fs.mkdirSync(OUT, { recursive: true });
     await buildInto(DIST);
     ({ server, url, origin } = await serveBuild(DIST, BASE, 4900 + (process.pid % 500)));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
     context = await newContext();
     page = await context.newPage();
   }, 300_000);
@@ -275,7 +275,7 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
       page.waitForEvent('download', { timeout: 60_000 }),
       page.click('[data-testid=download-zip]'),
     ]);
-    const zip = unzipSync(new Uint8Array(fs.readFileSync((await dl.path())!)));
+    const zip = unzipSync(new Uint8Array(await downloadBytes(dl)));
     const list = new TextDecoder().decode(zip['reftable/tables.list']).trim().split('\n');
     expect(list.length).toBe(1);
     const back = buildReport(
@@ -516,7 +516,7 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     // The Markdown export writes them as inert code spans.
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-md]')]);
-    const md = fs.readFileSync((await dl.path())!, 'utf8');
+    const md = (await downloadBytes(dl)).toString('utf8');
     expect(md).not.toMatch(/(^|[^`])<img/);
     await page.uncheck('[data-testid=share-with-names]');
   });
@@ -561,7 +561,7 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
     await shot(page, 'share-too-large-light');
     // The stack picture of 1,000 tables still makes a PNG (scaled to fit a canvas).
     const [pngDl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-png]')]);
-    const png = fs.readFileSync((await pngDl.path())!);
+    const png = await downloadBytes(pngDl);
     expect([...png.subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
     // The compaction view copes with 1,000 tables.
     await show(page, 'compaction');

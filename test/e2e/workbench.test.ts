@@ -16,14 +16,14 @@
  * Skipped without Chromium or the real gits.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { realGits, gitSkipReason, gitRepo, run, type GitRepo } from '../lib/realgit.ts';
-import { ARGS, CHROMIUM, buildInto, dropPaths, haveChromium, loadId, serveBuild, waitLoad } from './helpers.ts';
+import { buildInto, dropPaths, haveChromium, launchBrowser, loadId, serveBuild, waitLoad } from './helpers.ts';
 
 const BASE = '/refscope/wb/';
 let browser: Browser;
@@ -41,7 +41,7 @@ describe.skipIf(!haveChromium || !!gitSkipReason)('workbench: history and watch 
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-wb-'));
     await buildInto(path.join(tmp, 'dist'));
     ({ server, url } = await serveBuild(path.join(tmp, 'dist'), BASE, 5400 + (process.pid % 400)));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
     page = await (await browser.newContext()).newPage();
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     await page.goto(url + '#/overview?sample=none');

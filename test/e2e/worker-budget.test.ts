@@ -7,12 +7,10 @@
  * with the figures the CLI computes. What is asserted is what the page shows, never a duration.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import {
-  ARGS,
-  CHROMIUM,
   FX,
   ROOT,
   buildInto,
@@ -20,6 +18,7 @@ import {
   dropPaths,
   expected,
   haveChromium,
+  launchBrowser,
   loadId,
   serveBuild,
   shown,
@@ -42,7 +41,7 @@ describe.skipIf(!haveChromium)('a worker over its budget', () => {
   beforeAll(async () => {
     await buildInto(DIST);
     ({ server, url } = await serveBuild(DIST, '/', 4990 + (process.pid % 9)));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));

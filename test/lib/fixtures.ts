@@ -42,6 +42,19 @@ export function reftableFixtures(): string[] {
     .sort();
 }
 
+/**
+ * A stack git cannot read: a copy of nocompact-s3 (written by git) in `<into>/reftable` with its
+ * second table cut 30 bytes short. Returns the folder and the cut table's name.
+ */
+export function damagedStack(into: string): { dir: string; cut: string } {
+  const dir = path.join(into, 'reftable');
+  fs.cpSync(reftableDir('nocompact-s3'), dir, { recursive: true });
+  const cut = fs.readFileSync(path.join(dir, 'tables.list'), 'utf8').trim().split('\n')[1];
+  const p = path.join(dir, cut);
+  fs.truncateSync(p, fs.statSync(p).size - 30);
+  return { dir, cut };
+}
+
 /** A reftable fixture's `reftable/` folder. */
 export function reftableDir(fx: string): string {
   return path.join(REFTABLE_FIXTURES, fx, 'reftable');

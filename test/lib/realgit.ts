@@ -11,8 +11,7 @@
  * reftable, whether its merged iterator lets tombstones through), found by running the build
  * once per machine and cached beside it (`<cache>/<version>/behaviour.json`).
  *
- * `refscope(argv)` runs the CLI in-process (as `node bin/refscope.mjs …` would, without paying
- * a Node start per call) and returns its exit code and output.
+ * `refscope(argv)` (test/lib/cli.ts) runs the CLI in-process.
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +19,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
-import { main as cliMain } from '../../src/cli/main.ts';
 
 export const GIT_CACHE = process.env.REFSCOPE_GIT_CACHE ?? '/var/cache/refscope-git';
 
@@ -333,50 +331,6 @@ export function behaviour(g: RealGit): Behaviour {
   }
   behaviourCache.set(g.version, b);
   return b;
-}
-
-/** What `refscope <argv>` did: exit code, stdout as a byte string (latin1), stderr. */
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-let cliBusy: Promise<unknown> = Promise.resolve();
-/**
- * Run the refscope CLI in this process (`src/cli/main.ts main`, what bin/refscope.mjs calls),
- * capturing stdout and stderr. Calls are serialised: the capture swaps process.stdout.write.
- */
-export function refscope(argv: string[]): Promise<CliResult> {
-  const go = async (): Promise<CliResult> => {
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    const ow = process.stdout.write;
-    const ew = process.stderr.write;
-    const capture = (sink: Buffer[]) =>
-      ((chunk: string | Uint8Array, enc?: unknown, cb?: unknown) => {
-        sink.push(
-          typeof chunk === 'string'
-            ? Buffer.from(chunk, typeof enc === 'string' ? (enc as BufferEncoding) : 'utf8')
-            : Buffer.from(chunk),
-        );
-        const done = typeof enc === 'function' ? enc : cb;
-        if (typeof done === 'function') queueMicrotask(() => (done as (e?: Error | null) => void)(null));
-        return true;
-      }) as typeof process.stdout.write;
-    process.stdout.write = capture(out);
-    process.stderr.write = capture(err);
-    try {
-      const code = await cliMain(argv);
-      return { code, stdout: Buffer.concat(out).toString('latin1'), stderr: Buffer.concat(err).toString() };
-    } finally {
-      process.stdout.write = ow;
-      process.stderr.write = ew;
-    }
-  };
-  const p = cliBusy.then(go, go);
-  cliBusy = p.catch(() => undefined);
-  return p;
 }
 
 /** `git for-each-ref --include-root-refs --format='%(objectname) %(refname)'`: what `refscope refs` prints. */

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+/**
+ * The static checks of `npm test`: the four typechecks (one tsconfig per layer), ESLint with zero
+ * warnings, and Prettier. They are independent, so they run side by side, as many at once as the
+ * machine has cores (the longest first): one after the other they leave a core idle for a minute.
+ * Each check's output is printed when it ends; the exit code is 1 when any failed.
+ *
+ *   node test/checks.mjs             all of them
+ *   node test/checks.mjs typecheck   the four typechecks only
+ */
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
+
+// Longest first (measured: the whole tree's typecheck takes the most, Prettier the least). The
+// engine's project is built first: the app's and the CLI's read its declarations (`after`).
+const ENGINE = ['tsc -b tsconfig.engine.json', bin('tsc'), ['-b', 'tsconfig.engine.json']];
+const TYPECHECKS = [
+  ['tsc -p tsconfig.json', bin('tsc'), ['-p', 'tsconfig.json']],
+  ENGINE,
+  ['tsc -p tsconfig.app.json', bin('tsc'), ['-p', 'tsconfig.app.json'], ENGINE],
+  ['tsc -p tsconfig.cli.json', bin('tsc'), ['-p', 'tsconfig.cli.json'], ENGINE],
+];
+const LINTS = [
+  ['eslint --max-warnings 0 .', bin('eslint'), ['--max-warnings', '0', '.']],
+  ['prettier --check .', bin('prettier'), ['--check', '.']],
+];
+const only = process.argv[2];
+if (only !== undefined && only !== 'typecheck') {
+  process.stderr.write(`checks: unknown argument ${only} (expected none or "typecheck")\n`);
+  process.exit(2);
+}
+const jobs = only === 'typecheck' ? TYPECHECKS : [TYPECHECKS[0], ENGINE, ...LINTS, ...TYPECHECKS.slice(2)];
+
+/** Run one check with its output captured; resolves to its exit code. */
+function run([label, cmd, args]) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    child.stdout.on('data', (d) => out.push(d));
+    child.stderr.on('data', (d) => out.push(d));
+    child.on('error', (e) => out.push(Buffer.from(`${e.message}\n`)));
+    child.on('close', (code) => {
+      const text = Buffer.concat(out).toString();
+      const s = ((Date.now() - started) / 1000).toFixed(1);
+      process.stdout.write(`> ${label}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} (${s} s)\n${text}`);
+      resolve(code ?? 1);
+    });
+  });
+}
+
+const queue = [...jobs];
+/** Each job's outcome, to wait on: a job with `after` starts once that one has succeeded. */
+const done = new Map(
+  jobs.map((j) => {
+    let resolve;
+    const promise = new Promise((r) => (resolve = r));
+    return [j, { promise, resolve }];
+  }),
+);
+let failed = 0;
+const lanes = Array.from({ length: Math.max(1, Math.min(availableParallelism(), queue.length)) }, async () => {
+  for (let j = queue.shift(); j; j = queue.shift()) {
+    const after = j[3];
+    const ok = after ? (await done.get(after).promise) === 0 : true;
+    const code = ok ? await run(j) : 1;
+    if (!ok) process.stdout.write(`> ${j[0]}: not run (${after[0]} failed)\n`);
+    if (code !== 0) failed++;
+    done.get(j).resolve(code);
+  }
+});
+await Promise.all(lanes);
+if (failed) process.stdout.write(`checks: ${failed} of ${jobs.length} failed\n`);
+process.exit(failed ? 1 : 0);
