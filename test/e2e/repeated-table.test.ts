@@ -6,19 +6,18 @@
  * Chromium; skipped without it.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import {
-  ARGS,
-  CHROMIUM,
   FX,
   ROOT,
   buildInto,
   dropPaths,
   haveChromium,
+  launchBrowser,
   loadId,
   serveBuild,
   show,
@@ -62,7 +61,7 @@ describe.skipIf(!haveChromium)('a table repeated on 300 lines of tables.list', (
     fs.writeFileSync(path.join(stackDir, 'tables.list'), `${NAME}\n`.repeat(LINES));
     await buildInto(DIST);
     ({ server, url } = await serveBuild(DIST, '/', 5800 + (process.pid % 100)));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   }, 300_000);
 
