@@ -8,9 +8,12 @@
  * iterator does (refs/reftable-backend.c `reftable_ref_iterator_advance` marks them broken, and
  * for-each-ref then warns "ignoring ref with broken name"); `invalidRefNames` lists them.
  */
-import { toHex } from './basics.ts';
+import { FormatError, toHex } from './basics.ts';
+import { firstRecordOffset } from './reftable/block.ts';
+import { KEY_OK, RecordReader, type RefValue } from './reftable/record.ts';
+import { readRefRecord } from './reftable/seek.ts';
 import { checkRefnameBytes, checkRefnameFormat, refnameIsSafe } from './files/refname.ts';
-import { keyString, type Table } from './reftable/table.ts';
+import { keyString, type BlockInfo, type Table } from './reftable/table.ts';
 import type { MergedView } from './reftable/merged.ts';
 
 const IRREGULAR_ROOT_REFS = new Set([
@@ -257,6 +260,147 @@ export function refsLines(
       return o ? out.subarray(0, o) : null;
     },
   };
+}
+
+/** Bytes the one-table listing reads of the file at a time (`tableRefsLines`). */
+export const REFS_READ_AHEAD = 1 << 20;
+
+/** "00".."ff": the two hex digits of each byte value, at 2 × value. */
+const HEX2 = (() => {
+  const t = new Uint8Array(512);
+  for (let v = 0; v < 256; v++) {
+    t[2 * v] = HEX_DIGITS[v >> 4];
+    t[2 * v + 1] = HEX_DIGITS[v & 15];
+  }
+  return t;
+})();
+
+/**
+ * The `refs` listing of a stack of one table, exactly what `refsLines` prints for it, read
+ * straight from the ref blocks: the records are decoded again by `RecordReader` (record.ts, the
+ * one record decoder) from the file, a window of `REFS_READ_AHEAD` bytes at a time, and each line
+ * written from the decoded key and the id's bytes in the block; no column, merged view or string
+ * per ref. For a table `openTable` accepted, typically opened with `refColumns: false` (it reads
+ * only `blocks`, `header` and `source`). A symref is resolved by point reads in the table
+ * (seek.ts `readRefRecord`), as the merged view of one table resolves it. Chunks as `refsLines`.
+ */
+export function tableRefsLines(
+  t: Table,
+  opts: { chunkBytes?: number; reuse?: boolean } = {},
+): { next(): Uint8Array | null } {
+  const chunkBytes = opts.chunkBytes ?? REFS_CHUNK;
+  const st = new TableLister(t, new Uint8Array(2 * chunkBytes));
+  let bi = 0;
+  return {
+    next(): Uint8Array | null {
+      if (!opts.reuse || st.out.length > 2 * chunkBytes) st.out = new Uint8Array(2 * chunkBytes);
+      st.o = 0;
+      // Whole blocks until the chunk holds at least `chunkBytes` (a block's lines never straddle
+      // two chunks; `TableLister.room` grows the buffer for a block whose lines do not fit).
+      while (st.o < chunkBytes && bi < st.blocks.length) st.block(st.blocks[bi++]);
+      return st.o ? st.out.subarray(0, st.o) : null;
+    },
+  };
+}
+
+/** The state of `tableRefsLines`: the reader, the file window and the output buffer. */
+class TableLister {
+  readonly blocks: BlockInfo[];
+  readonly hs: number;
+  readonly rec = new RecordReader();
+  readonly v: RefValue = { updateIndexDelta: 0, oidAt: -1, peeledAt: -1, targetAt: -1, targetLen: 0 };
+  win: Uint8Array = new Uint8Array(0);
+  winAt = 0;
+  o = 0;
+  constructor(
+    readonly t: Table,
+    public out: Uint8Array,
+  ) {
+    this.blocks = t.blocks.filter((b) => b.type === 'ref');
+    this.hs = t.header.hashSize;
+  }
+
+  changed(at: number): FormatError {
+    return new FormatError(
+      this.t.path,
+      at,
+      'a well-formed ref record (this table was accepted before: the file changed?)',
+    );
+  }
+
+  /** Make room for `need` more bytes of output (a block of long keys: rare). */
+  room(need: number): void {
+    const bigger = new Uint8Array(Math.max(2 * this.out.length, this.o + need));
+    bigger.set(this.out.subarray(0, this.o));
+    this.out = bigger;
+  }
+
+  /** The id a symref resolves to in this table, or null (see `resolveEntry`). */
+  resolve(blk: Uint8Array, v: RefValue): { bytes: Uint8Array; at: number } | null {
+    let target = keyString(blk, v.targetAt, v.targetAt + v.targetLen);
+    for (let depth = 1; depth <= SYMREF_MAXDEPTH; depth++) {
+      const r = readRefRecord(this.t, target);
+      if (!r || r.type === 0) return null;
+      if (r.type !== 3) return { bytes: r.bytes, at: r.value.oidAt };
+      target = keyString(r.bytes, r.value.targetAt, r.value.targetAt + r.value.targetLen);
+    }
+    return null;
+  }
+
+  /** Every line of ref block `b`, appended to `out`. */
+  block(b: BlockInfo): void {
+    const t = this.t;
+    const end = b.offset + b.blockLen;
+    if (b.offset < this.winAt || end > this.winAt + this.win.length) {
+      const n = Math.min(Math.max(REFS_READ_AHEAD, b.blockLen), t.fileSize - b.offset);
+      this.win = t.source.read(b.offset, n);
+      this.winAt = b.offset;
+      if (this.win.length < b.blockLen) throw this.changed(b.offset);
+    }
+    const blk = this.win;
+    const base = b.offset - this.winAt;
+    const rec = this.rec.reset(
+      blk,
+      base + firstRecordOffset(b.offset, t.header.headerSize),
+      base + b.restartTableOffset,
+    );
+    const v = this.v,
+      hs = this.hs;
+    let out = this.out,
+      o = this.o;
+    while (rec.more) {
+      if (rec.parseKey() !== KEY_OK) throw this.changed(rec.errorAt);
+      const type = rec.valueType;
+      if (!rec.readRefValue(hs, v)) throw this.changed(rec.errorAt);
+      if (type === 0) continue;
+      const key = rec.key,
+        kl = rec.keyLen;
+      if (!startsWithRefs(key, 0, kl) && !isRootRef(rec.keyString())) continue;
+      if (!checkRefnameBytes(key, 0, kl)) continue;
+      let id = blk,
+        at = v.oidAt;
+      if (type === 3) {
+        const r = this.resolve(blk, v);
+        if (!r) continue;
+        id = r.bytes;
+        at = r.at;
+      }
+      if (o + 2 * hs + 2 + kl > out.length) {
+        this.o = o;
+        this.room(2 * hs + 2 + kl);
+        out = this.out;
+      }
+      for (let j = at, e = at + hs; j < e; j++, o += 2) {
+        const x = id[j] << 1;
+        out[o] = HEX2[x];
+        out[o + 1] = HEX2[x + 1];
+      }
+      out[o++] = 0x20;
+      for (let j = 0; j < kl; j++) out[o++] = key[j];
+      out[o++] = 0x0a;
+    }
+    this.o = o;
+  }
 }
 
 /** The whole `refs` listing as one buffer (`refsLines` joined; tests and the benchmark). */
