@@ -265,16 +265,6 @@ export function refsLines(
 /** Bytes the one-table listing reads of the file at a time (`tableRefsLines`). */
 export const REFS_READ_AHEAD = 1 << 20;
 
-/** "00".."ff": the two hex digits of each byte value, at 2 × value. */
-const HEX2 = (() => {
-  const t = new Uint8Array(512);
-  for (let v = 0; v < 256; v++) {
-    t[2 * v] = HEX_DIGITS[v >> 4];
-    t[2 * v + 1] = HEX_DIGITS[v & 15];
-  }
-  return t;
-})();
-
 /**
  * The `refs` listing of a stack of one table, exactly what `refsLines` prints for it, read
  * straight from the ref blocks: the records are decoded again by `RecordReader` (record.ts, the
@@ -312,6 +302,10 @@ class TableLister {
   win: Uint8Array = new Uint8Array(0);
   winAt = 0;
   o = 0;
+  /** Views of `out` and of the reader's key for the four-byte stores. */
+  dv: DataView = new DataView(new ArrayBuffer(0));
+  kdv: DataView = new DataView(new ArrayBuffer(0));
+  readonly h4 = hex4Table();
   constructor(
     readonly t: Table,
     public out: Uint8Array,
@@ -368,6 +362,9 @@ class TableLister {
       hs = this.hs;
     let out = this.out,
       o = this.o;
+    if (this.dv.buffer !== out.buffer) this.dv = new DataView(out.buffer, out.byteOffset, out.length);
+    if (this.kdv.buffer !== rec.key.buffer) this.kdv = new DataView(rec.key.buffer);
+    const H4 = this.h4;
     while (rec.more) {
       if (rec.parseKey() !== KEY_OK) throw this.changed(rec.errorAt);
       const type = rec.valueType;
@@ -389,14 +386,16 @@ class TableLister {
         this.o = o;
         this.room(2 * hs + 2 + kl);
         out = this.out;
+        this.dv = new DataView(out.buffer, out.byteOffset, out.length);
       }
-      for (let j = at, e = at + hs; j < e; j++, o += 2) {
-        const x = id[j] << 1;
-        out[o] = HEX2[x];
-        out[o + 1] = HEX2[x + 1];
-      }
+      // Four hex digits per store, and the name four bytes at a time (as `refsLines`).
+      const dv = this.dv;
+      for (let j = at, e = at + hs; j < e; j += 2, o += 4) dv.setUint32(o, H4[(id[j] << 8) | id[j + 1]]);
       out[o++] = 0x20;
-      for (let j = 0; j < kl; j++) out[o++] = key[j];
+      const kdv = this.kdv;
+      let j = 0;
+      for (; j + 4 <= kl; j += 4, o += 4) dv.setUint32(o, kdv.getUint32(j));
+      for (; j < kl; j++) out[o++] = key[j];
       out[o++] = 0x0a;
     }
     this.o = o;

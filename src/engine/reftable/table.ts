@@ -1372,11 +1372,13 @@ class Parser {
             `${vtype === 2 ? 'object id and peeled id' : 'object id'} of ${hs * vtype} bytes inside the records (${rt - pos} left)`,
           );
         const o = i * words;
-        if (LITTLE_ENDIAN) for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, true);
+        if (lean) {
+          // Nothing kept: the id is read again from the block by whoever needs it.
+        } else if (LITTLE_ENDIAN) for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, true);
         else for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, false);
         pos += hs;
         if (vtype === 2) {
-          rb.addPeeled(i, blk, pos);
+          if (!lean) rb.addPeeled(i, blk, pos);
           pos += hs;
           nPeeled++;
         } else nRef++;
