@@ -16,7 +16,15 @@ import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { openTable, tableRefsLines, memorySource, FormatError, type Table } from '../src/engine/index.ts';
+import {
+  openTable,
+  tableRefsLines,
+  memorySource,
+  checkRefnameAfter,
+  FormatError,
+  type Table,
+} from '../src/engine/index.ts';
+import { checkRefnameBytes } from '../src/engine/files/refname.ts';
 import { realGits, gitRepo, gitSkipReason, type GitRepo } from './lib/realgit.ts';
 
 const ROOT = path.join(__dirname, '..');
@@ -141,5 +149,50 @@ describe('the lean open checks what the full open checks', () => {
     };
     expect(err({})).toMatch(/keys increasing/);
     expect(err({ refColumns: false })).toBe(err({}));
+  });
+});
+
+describe('checkRefnameAfter', () => {
+  it('agrees with checkRefnameBytes on every key whose shared start passed it', () => {
+    // Names from the bytes git's rules are about, each against the one before it in sorted order.
+    // Components of a few letters joined by '/', one in seven with a byte or sequence git refuses
+    // somewhere (or an empty component): about half the names pass.
+    const bad = ['.', '@', '{', '.lock', ' ', '~', '..', '@{', '', 'x.', '*'];
+    let seed = 12345;
+    const rnd = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const names = new Set<string>();
+    for (let i = 0; i < 30000; i++) {
+      const parts: string[] = [];
+      for (let k = rnd(4) + 1; k > 0; k--) {
+        let c = '';
+        for (let l = rnd(3) + 1; l > 0; l--) c += 'abc'[rnd(3)];
+        if (rnd(7) === 0) {
+          const at = rnd(c.length + 1);
+          c = c.slice(0, at) + bad[rnd(bad.length)] + c.slice(at);
+        }
+        parts.push(c);
+      }
+      names.add((rnd(2) ? 'refs/' : '') + parts.join('/'));
+    }
+    const sorted = [...names].sort();
+    const enc = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+    let checked = 0;
+    for (let i = 1; i < sorted.length; i++) {
+      const a = enc(sorted[i - 1]),
+        b = enc(sorted[i]);
+      if (!checkRefnameBytes(a, 0, a.length)) continue;
+      let shared = 0;
+      while (shared < a.length && shared < b.length && a[shared] === b[shared]) shared++;
+      for (const s of [shared, Math.min(shared, 3)]) {
+        expect(checkRefnameAfter(b, 0, b.length, s), `${sorted[i - 1]} → ${sorted[i]}`).toBe(
+          checkRefnameBytes(b, 0, b.length),
+        );
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
   });
 });

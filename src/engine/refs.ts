@@ -152,6 +152,21 @@ export function namespaceCounts(tables: (Table | null)[], m: MergedView): Record
   return out;
 }
 
+/**
+ * `checkRefnameBytes(b, st, en)` for a key whose first `shared` bytes are those of a key that
+ * passed it. git's rules are per component, but for the name "@" alone and a final '.' (refs.c
+ * `check_refname_component`): the components that end before byte `shared` were checked whole,
+ * in the other key, so only the rest is checked (a name of the same namespace as the one before
+ * it, as in sorted keys, costs its last component, not its whole length).
+ */
+export function checkRefnameAfter(b: Uint8Array, st: number, en: number, shared: number): boolean {
+  let c = st + Math.min(shared, en - st);
+  while (c > st && b[c - 1] !== 0x2f) c--;
+  if (c === st) return checkRefnameBytes(b, st, en);
+  if (en - c === 1 && b[c] === 0x40) return true; // "@" is refused only as the whole name
+  return checkRefnameBytes(b, c, en);
+}
+
 /** Four hex digits (as big-endian u32 of their ASCII codes) for each 16-bit value, built on first use. */
 let hex4: Uint32Array | null = null;
 function hex4Table(): Uint32Array {
@@ -365,15 +380,21 @@ class TableLister {
     if (this.dv.buffer !== out.buffer) this.dv = new DataView(out.buffer, out.byteOffset, out.length);
     if (this.kdv.buffer !== rec.key.buffer) this.kdv = new DataView(rec.key.buffer);
     const H4 = this.h4;
+    /** The key before passed the name check (its shared part need not be checked again). */
+    let prevOk = false;
     while (rec.more) {
       if (rec.parseKey() !== KEY_OK) throw this.changed(rec.errorAt);
       const type = rec.valueType;
       if (!rec.readRefValue(hs, v)) throw this.changed(rec.errorAt);
-      if (type === 0) continue;
       const key = rec.key,
         kl = rec.keyLen;
-      if (!startsWithRefs(key, 0, kl) && !isRootRef(rec.keyString())) continue;
-      if (!checkRefnameBytes(key, 0, kl)) continue;
+      if (type === 0 || (!startsWithRefs(key, 0, kl) && !isRootRef(rec.keyString()))) {
+        prevOk = false;
+        continue;
+      }
+      const shared = rec.prefixLength;
+      prevOk = prevOk && shared > 0 ? checkRefnameAfter(key, 0, kl, shared) : checkRefnameBytes(key, 0, kl);
+      if (!prevOk) continue;
       let id = blk,
         at = v.oidAt;
       if (type === 3) {
@@ -444,14 +465,26 @@ export interface InvalidRefName {
  */
 export function invalidRefNames(tables: (Table | null)[], m: MergedView): InvalidRefName[] {
   const out: InvalidRefName[] = [];
+  // The entry before, when it is the record before in the same table and its name passed: then
+  // the bytes the two keys share (`lcp`) need no second look.
+  let okT = -1,
+    okR = -2;
   for (let i = 0; i < m.count; i++) {
-    const t = tables[m.table[i]]!;
+    const ti = m.table[i];
+    const t = tables[ti]!;
     const r = m.rec[i];
     if (t.refs.types[r] === 0) continue;
     const kb = t.refs.keyBytes;
     const st = t.refs.keyStart[r],
       en = t.refs.keyStart[r + 1];
-    if (checkRefnameBytes(kb, st, en)) continue;
+    const lcp = t.refs.lcp;
+    const ok =
+      lcp && okT === ti && okR === r - 1 && lcp[r] > 0
+        ? checkRefnameAfter(kb, st, en, lcp[r])
+        : checkRefnameBytes(kb, st, en);
+    okT = ok ? ti : -1;
+    okR = r;
+    if (ok) continue;
     const name = m.key(i);
     if (!name.startsWith('refs/') && !isRootRef(name)) continue;
     out.push({ name, table: t.name, why: refnameProblem(name) ?? 'a valid ref name', gitDies: !refnameIsSafe(name) });
