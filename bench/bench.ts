@@ -2,7 +2,7 @@
  * `npm run bench`: refscope at forge scale (issue #10). A benchmark, not a test: it never fails on
  * timings; it prints a table of medians against the targets and writes it to bench/results.md.
  *
- *   npm run bench [-- --rebuild] [--quick] [--no-browser] [--no-jgit] [--no-git]
+ *   npm run bench [-- --rebuild] [--quick] [--no-browser] [--no-jgit] [--no-git] [--10m]
  *
  * 1. Builds the large stacks with refscope's own writer into bench/out/ (bench/gen.ts): a
  *    1,000,000-ref table in git's layout, the same refs as a 10-table stack, and the table plus a
@@ -621,6 +621,12 @@ else {
     const g = cliVsGit({ root: ROOT, out: OUT, runs: QUICK ? 3 : 7, log });
     if ('skipped' in g) log(`   CLI against git: skipped (${g.skipped})`);
     else rows.push(...g.rows);
+    if (args.has('--10m')) {
+      // The forge-scale table (git writes it once, several minutes; bench/out/git-10m).
+      const g10 = cliVsGit({ root: ROOT, out: OUT, runs: 3, log, refs: 10_000_000 });
+      if ('skipped' in g10) log(`   CLI against git, 10,000,000 refs: skipped (${g10.skipped})`);
+      else rows.push(...g10.rows);
+    }
   } catch (e) {
     log(`   CLI against git: failed (${(e as Error).message.split('\n')[0]})`);
   }

@@ -120,7 +120,8 @@ export function buildTypes() {
   execFileSync(
     process.execPath,
     [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.lib.json')],
-    { cwd: ROOT, stdio: 'inherit' },
+    // tsc's messages to stderr as well (see `main`).
+    { cwd: ROOT, stdio: ['ignore', 2, 2] },
   );
   return [{ file: 'dist/types/', bytes: 0 }];
 }
@@ -259,6 +260,12 @@ async function main(argv) {
   }
   const quiet = argv.includes('--quiet');
   const pack = argv.includes('--pack');
+  if (pack) {
+    // Under `npm pack --json` (prepack) stdout must carry npm's JSON document alone: whatever a
+    // build step or a Vite plugin prints goes to stderr.
+    const toStderr = process.stderr.write.bind(process.stderr);
+    process.stdout.write = toStderr;
+  }
   const parts = argv.filter((a) => a !== '--quiet' && a !== '--pack');
   const all = parts.length === 0;
   const steps = [
@@ -275,7 +282,9 @@ async function main(argv) {
       const files = out
         .map((o) => `${o.file}${o.bytes ? ` (${(o.bytes / 1024).toFixed(0)} KiB)` : ''}${o.note ? ` (${o.note})` : ''}`)
         .join(', ');
-      console.log(`built ${what} in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${files}`);
+      // Progress goes to stderr: `npm pack --json` runs this as `prepack`, and its stdout must
+      // stay the JSON document alone.
+      console.error(`built ${what} in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${files}`);
     }
   }
   return 0;

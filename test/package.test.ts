@@ -54,7 +54,8 @@ beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-package-'));
   const pack = sh('npm', ['pack', '--json', '--pack-destination', tmp], ROOT);
   expect(pack.code, pack.stderr).toBe(0);
-  const info = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as {
+  // The whole of stdout is npm's JSON: the prepack build prints its progress to stderr.
+  const info = JSON.parse(pack.stdout) as {
     filename: string;
     files: { path: string }[];
   }[];

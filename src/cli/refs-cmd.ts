@@ -4,9 +4,21 @@
  * on the same repository (symrefs show their target's id; dangling symrefs are left out).
  * `--json`: `refscope.refs/1`, the same list as objects (docs/cli.md).
  */
-import { analysisRefs, refsLines, GENERATOR } from '../engine/index.ts';
+import {
+  analysisRefs,
+  classifyInput,
+  loadStack,
+  parseTablesList,
+  refsLines,
+  tableRefsLines,
+  memorySource,
+  GENERATOR,
+  type InputFile,
+  type Table,
+} from '../engine/index.ts';
 import { writeOut, writeJson, type CommandSpec, type Context } from './common.ts';
-import { loadPath } from './load.ts';
+import { CLI_WHOLE_READ, inputFiles, loadPath } from './load.ts';
+import { watchTables } from './progress.ts';
 
 export const REFS_SCHEMA = 'refscope.refs/1';
 
@@ -23,7 +35,77 @@ export function jsonName(name: string): { name: string; nameHex?: string } {
   }
 }
 
+/** Bytes the parser reads of a table at a time on the one-table path (see `oneTable`). */
+const READ_AHEAD = 1 << 20;
+/** Largest table the one-table path reads into memory whole (see `oneTable`). */
+const WHOLE_TABLE = 1 << 30;
+
+/** The one name of a one-line `tables.list` (checked by `oneTable`). */
+function names1(list: InputFile): string {
+  return parseTablesList(list.path, list.source.read(0, list.source.size))[0];
+}
+
+/**
+ * The table of a stack of exactly one table (what `git pack-refs` and `git gc` leave), opened
+ * without ref columns; null for anything else (several tables, a worktree, packed-refs,
+ * standard input), which takes the general path. The table is checked whole before a line is
+ * printed, as on the general path (a damaged table lists nothing); then its ref blocks are read
+ * a second time to write the listing (refs.ts `tableRefsLines`), so nothing per ref is held: the
+ * merged view of a single table is the table itself.
+ */
+function oneTable(ctx: Context): Table | null {
+  const p = ctx.positionals[0];
+  if (!p || p === '-') return null;
+  const files = inputFiles(p);
+  const input = classifyInput(files);
+  if (input.kind !== 'reftable' || input.worktree) return null;
+  const list = input.tablesList;
+  if (list) {
+    if (list.source.size > 1 << 16) return null;
+    let names: string[];
+    try {
+      names = parseTablesList(list.path, list.source.read(0, list.source.size));
+    } catch {
+      return null; // the general path words the error
+    }
+    if (names.length !== 1) return null;
+  } else if (input.tableFiles.length !== 1) return null;
+  // Without columns nothing large sits beside the file's bytes: a table up to `WHOLE_TABLE` is
+  // read with one read and both passes work on that buffer (as git maps the file); a larger
+  // one is read a window at a time.
+  const table = input.tableFiles.find((f) => !list || f.path.split('/').pop() === names1(list));
+  const whole = !!table && table.source.size <= WHOLE_TABLE;
+  const tableFiles = input.tableFiles.map((f) =>
+    whole && f === table ? { path: f.path, source: memorySource(f.source.read(0, f.source.size)) } : f,
+  );
+  const watched = watchTables(tableFiles, ctx.progress);
+  let stack;
+  try {
+    stack = loadStack(list, watched.files, {
+      logs: false,
+      refColumns: false,
+      wholeReadLimit: whole ? WHOLE_TABLE : CLI_WHOLE_READ,
+      readAhead: READ_AHEAD,
+      deadline: ctx.deadline,
+      onProgress: watched.onBytes,
+    });
+  } finally {
+    ctx.progress.done();
+  }
+  const err = stack.broken[0]?.error;
+  if (err) throw err;
+  return stack.tables.length === 1 ? stack.tables[0] : null;
+}
+
 async function run(ctx: Context): Promise<number> {
+  if (!ctx.json) {
+    const t = oneTable(ctx);
+    if (t) {
+      const it = tableRefsLines(t, { reuse: true });
+      for (let c = it.next(); c; c = it.next()) await writeOut(c);
+      return 0;
+    }
+  }
   const a = loadPath(ctx.positionals[0], ctx, { logs: false });
   const err = a.stack?.broken[0]?.error;
   if (err) throw err;

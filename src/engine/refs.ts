@@ -8,9 +8,12 @@
  * iterator does (refs/reftable-backend.c `reftable_ref_iterator_advance` marks them broken, and
  * for-each-ref then warns "ignoring ref with broken name"); `invalidRefNames` lists them.
  */
-import { toHex } from './basics.ts';
+import { FormatError, toHex } from './basics.ts';
+import { firstRecordOffset } from './reftable/block.ts';
+import { KEY_OK, RecordReader, type RefValue } from './reftable/record.ts';
+import { readRefRecord } from './reftable/seek.ts';
 import { checkRefnameBytes, checkRefnameFormat, refnameIsSafe } from './files/refname.ts';
-import { keyString, type Table } from './reftable/table.ts';
+import { keyString, type BlockInfo, type Table } from './reftable/table.ts';
 import type { MergedView } from './reftable/merged.ts';
 
 const IRREGULAR_ROOT_REFS = new Set([
@@ -149,6 +152,21 @@ export function namespaceCounts(tables: (Table | null)[], m: MergedView): Record
   return out;
 }
 
+/**
+ * `checkRefnameBytes(b, st, en)` for a key whose first `shared` bytes are those of a key that
+ * passed it. git's rules are per component, but for the name "@" alone and a final '.' (refs.c
+ * `check_refname_component`): the components that end before byte `shared` were checked whole,
+ * in the other key, so only the rest is checked (a name of the same namespace as the one before
+ * it, as in sorted keys, costs its last component, not its whole length).
+ */
+export function checkRefnameAfter(b: Uint8Array, st: number, en: number, shared: number): boolean {
+  let c = st + Math.min(shared, en - st);
+  while (c > st && b[c - 1] !== 0x2f) c--;
+  if (c === st) return checkRefnameBytes(b, st, en);
+  if (en - c === 1 && b[c] === 0x40) return true; // "@" is refused only as the whole name
+  return checkRefnameBytes(b, c, en);
+}
+
 /** Four hex digits (as big-endian u32 of their ASCII codes) for each 16-bit value, built on first use. */
 let hex4: Uint32Array | null = null;
 function hex4Table(): Uint32Array {
@@ -259,6 +277,152 @@ export function refsLines(
   };
 }
 
+/** Bytes the one-table listing reads of the file at a time (`tableRefsLines`). */
+export const REFS_READ_AHEAD = 1 << 20;
+
+/**
+ * The `refs` listing of a stack of one table, exactly what `refsLines` prints for it, read
+ * straight from the ref blocks: the records are decoded again by `RecordReader` (record.ts, the
+ * one record decoder) from the file, a window of `REFS_READ_AHEAD` bytes at a time, and each line
+ * written from the decoded key and the id's bytes in the block; no column, merged view or string
+ * per ref. For a table `openTable` accepted, typically opened with `refColumns: false` (it reads
+ * only `blocks`, `header` and `source`). A symref is resolved by point reads in the table
+ * (seek.ts `readRefRecord`), as the merged view of one table resolves it. Chunks as `refsLines`.
+ */
+export function tableRefsLines(
+  t: Table,
+  opts: { chunkBytes?: number; reuse?: boolean } = {},
+): { next(): Uint8Array | null } {
+  const chunkBytes = opts.chunkBytes ?? REFS_CHUNK;
+  const st = new TableLister(t, new Uint8Array(2 * chunkBytes));
+  let bi = 0;
+  return {
+    next(): Uint8Array | null {
+      if (!opts.reuse || st.out.length > 2 * chunkBytes) st.out = new Uint8Array(2 * chunkBytes);
+      st.o = 0;
+      // Whole blocks until the chunk holds at least `chunkBytes` (a block's lines never straddle
+      // two chunks; `TableLister.room` grows the buffer for a block whose lines do not fit).
+      while (st.o < chunkBytes && bi < st.blocks.length) st.block(st.blocks[bi++]);
+      return st.o ? st.out.subarray(0, st.o) : null;
+    },
+  };
+}
+
+/** The state of `tableRefsLines`: the reader, the file window and the output buffer. */
+class TableLister {
+  readonly blocks: BlockInfo[];
+  readonly hs: number;
+  readonly rec = new RecordReader();
+  readonly v: RefValue = { updateIndexDelta: 0, oidAt: -1, peeledAt: -1, targetAt: -1, targetLen: 0 };
+  win: Uint8Array = new Uint8Array(0);
+  winAt = 0;
+  o = 0;
+  /** Views of `out` and of the reader's key for the four-byte stores. */
+  dv: DataView = new DataView(new ArrayBuffer(0));
+  kdv: DataView = new DataView(new ArrayBuffer(0));
+  readonly h4 = hex4Table();
+  constructor(
+    readonly t: Table,
+    public out: Uint8Array,
+  ) {
+    this.blocks = t.blocks.filter((b) => b.type === 'ref');
+    this.hs = t.header.hashSize;
+  }
+
+  changed(at: number): FormatError {
+    return new FormatError(
+      this.t.path,
+      at,
+      'a well-formed ref record (this table was accepted before: the file changed?)',
+    );
+  }
+
+  /** Make room for `need` more bytes of output (a block of long keys: rare). */
+  room(need: number): void {
+    const bigger = new Uint8Array(Math.max(2 * this.out.length, this.o + need));
+    bigger.set(this.out.subarray(0, this.o));
+    this.out = bigger;
+  }
+
+  /** The id a symref resolves to in this table, or null (see `resolveEntry`). */
+  resolve(blk: Uint8Array, v: RefValue): { bytes: Uint8Array; at: number } | null {
+    let target = keyString(blk, v.targetAt, v.targetAt + v.targetLen);
+    for (let depth = 1; depth <= SYMREF_MAXDEPTH; depth++) {
+      const r = readRefRecord(this.t, target);
+      if (!r || r.type === 0) return null;
+      if (r.type !== 3) return { bytes: r.bytes, at: r.value.oidAt };
+      target = keyString(r.bytes, r.value.targetAt, r.value.targetAt + r.value.targetLen);
+    }
+    return null;
+  }
+
+  /** Every line of ref block `b`, appended to `out`. */
+  block(b: BlockInfo): void {
+    const t = this.t;
+    const end = b.offset + b.blockLen;
+    if (b.offset < this.winAt || end > this.winAt + this.win.length) {
+      const n = Math.min(Math.max(REFS_READ_AHEAD, b.blockLen), t.fileSize - b.offset);
+      this.win = t.source.read(b.offset, n);
+      this.winAt = b.offset;
+      if (this.win.length < b.blockLen) throw this.changed(b.offset);
+    }
+    const blk = this.win;
+    const base = b.offset - this.winAt;
+    const rec = this.rec.reset(
+      blk,
+      base + firstRecordOffset(b.offset, t.header.headerSize),
+      base + b.restartTableOffset,
+    );
+    const v = this.v,
+      hs = this.hs;
+    let out = this.out,
+      o = this.o;
+    if (this.dv.buffer !== out.buffer) this.dv = new DataView(out.buffer, out.byteOffset, out.length);
+    if (this.kdv.buffer !== rec.key.buffer) this.kdv = new DataView(rec.key.buffer);
+    const H4 = this.h4;
+    /** The key before passed the name check (its shared part need not be checked again). */
+    let prevOk = false;
+    while (rec.more) {
+      if (rec.parseKey() !== KEY_OK) throw this.changed(rec.errorAt);
+      const type = rec.valueType;
+      if (!rec.readRefValue(hs, v)) throw this.changed(rec.errorAt);
+      const key = rec.key,
+        kl = rec.keyLen;
+      if (type === 0 || (!startsWithRefs(key, 0, kl) && !isRootRef(rec.keyString()))) {
+        prevOk = false;
+        continue;
+      }
+      const shared = rec.prefixLength;
+      prevOk = prevOk && shared > 0 ? checkRefnameAfter(key, 0, kl, shared) : checkRefnameBytes(key, 0, kl);
+      if (!prevOk) continue;
+      let id = blk,
+        at = v.oidAt;
+      if (type === 3) {
+        const r = this.resolve(blk, v);
+        if (!r) continue;
+        id = r.bytes;
+        at = r.at;
+      }
+      if (o + 2 * hs + 2 + kl > out.length) {
+        this.o = o;
+        this.room(2 * hs + 2 + kl);
+        out = this.out;
+        this.dv = new DataView(out.buffer, out.byteOffset, out.length);
+      }
+      // Four hex digits per store, and the name four bytes at a time (as `refsLines`).
+      const dv = this.dv;
+      for (let j = at, e = at + hs; j < e; j += 2, o += 4) dv.setUint32(o, H4[(id[j] << 8) | id[j + 1]]);
+      out[o++] = 0x20;
+      const kdv = this.kdv;
+      let j = 0;
+      for (; j + 4 <= kl; j += 4, o += 4) dv.setUint32(o, kdv.getUint32(j));
+      for (; j < kl; j++) out[o++] = key[j];
+      out[o++] = 0x0a;
+    }
+    this.o = o;
+  }
+}
+
 /** The whole `refs` listing as one buffer (`refsLines` joined; tests and the benchmark). */
 export function listRefsBytes(tables: (Table | null)[], m: MergedView): Uint8Array {
   const parts: Uint8Array[] = [];
@@ -301,14 +465,26 @@ export interface InvalidRefName {
  */
 export function invalidRefNames(tables: (Table | null)[], m: MergedView): InvalidRefName[] {
   const out: InvalidRefName[] = [];
+  // The entry before, when it is the record before in the same table and its name passed: then
+  // the bytes the two keys share (`lcp`) need no second look.
+  let okT = -1,
+    okR = -2;
   for (let i = 0; i < m.count; i++) {
-    const t = tables[m.table[i]]!;
+    const ti = m.table[i];
+    const t = tables[ti]!;
     const r = m.rec[i];
     if (t.refs.types[r] === 0) continue;
     const kb = t.refs.keyBytes;
     const st = t.refs.keyStart[r],
       en = t.refs.keyStart[r + 1];
-    if (checkRefnameBytes(kb, st, en)) continue;
+    const lcp = t.refs.lcp;
+    const ok =
+      lcp && okT === ti && okR === r - 1 && lcp[r] > 0
+        ? checkRefnameAfter(kb, st, en, lcp[r])
+        : checkRefnameBytes(kb, st, en);
+    okT = ok ? ti : -1;
+    okR = r;
+    if (ok) continue;
     const name = m.key(i);
     if (!name.startsWith('refs/') && !isRootRef(name)) continue;
     out.push({ name, table: t.name, why: refnameProblem(name) ?? 'a valid ref name', gitDies: !refnameIsSafe(name) });

@@ -422,7 +422,11 @@ function prefixRows(tables: (Table | null)[], m: MergedView): Report['prefixes']
           same = false;
           break;
         }
-      if (same) return last;
+      if (same) {
+        lastKb = kb;
+        lastSt = st;
+        return last;
+      }
     }
     lastKb = kb;
     lastSt = st;
@@ -433,20 +437,42 @@ function prefixRows(tables: (Table | null)[], m: MergedView): Report['prefixes']
   // each of its positions (the work stays bounded by the input's records).
   const positions = new Map<Table, number>();
   for (const t of tables) if (t) positions.set(t, (positions.get(t) ?? 0) + 1);
+  // A key that shares with the key before it (`lcp`, the record's prefix length) the whole prefix
+  // of that key's row (a row prefix "refs/<namespace>/" plus a byte: its '/' at length − 2, past
+  // "refs/") is in the same row: no byte is looked at.
+  const sameRow = (kb: Uint8Array, st: number, lcp: Uint8Array | undefined, r: number): boolean =>
+    lcp !== undefined && lastLen >= 7 && lcp[r] >= lastLen && lastKb === kb && kb[st + lastLen - 2] === 0x2f;
   for (const [t, k] of positions) {
     const refs = t.refs;
     const kb = refs.keyBytes,
-      ks = refs.keyStart;
+      ks = refs.keyStart,
+      lcp = refs.lcp;
     for (let i = 0; i < refs.count; i++) {
-      const x = rowAt(kb, ks[i], ks[i + 1]);
+      let x: ReturnType<typeof row>;
+      if (i > 0 && lastSt === ks[i - 1] && sameRow(kb, ks[i], lcp, i)) {
+        x = last!;
+        lastSt = ks[i];
+      } else x = rowAt(kb, ks[i], ks[i + 1]);
       x.records += k;
       if (refs.types[i] === 0) x.tombstones += k;
     }
   }
+  let prevT = -1,
+    prevR = -1;
   for (let i = 0; i < m.count; i++) {
-    const refs = tables[m.table[i]]!.refs;
+    const ti = m.table[i];
+    const refs = tables[ti]!.refs;
     const r = m.rec[i];
-    if (refs.types[r] !== 0) rowAt(refs.keyBytes, refs.keyStart[r], refs.keyStart[r + 1]).live++;
+    const follows = ti === prevT && r === prevR + 1;
+    prevT = ti;
+    prevR = r;
+    if (refs.types[r] === 0) continue;
+    const st = refs.keyStart[r];
+    // The fast path needs the key just before in the same table to have set the row.
+    if (follows && lastSt === refs.keyStart[r - 1] && sameRow(refs.keyBytes, st, refs.lcp, r)) {
+      lastSt = st;
+      last!.live++;
+    } else rowAt(refs.keyBytes, st, refs.keyStart[r + 1]).live++;
   }
   return [...rows.values()]
     .sort((x, y) => y.records - x.records || (x.prefix < y.prefix ? -1 : 1))

@@ -17,6 +17,7 @@
 import type { BlockInfo, SectionName, Table } from './table.ts';
 import { BlockReader, firstRecordOffset } from './block.ts';
 import { MAX_INDEX_DEPTH } from './constants.ts';
+import type { RefValue } from './record.ts';
 
 /** Work counted by lookups (add-only; reset by creating a new object). */
 export interface SeekCounters {
@@ -211,23 +212,60 @@ export interface SeekResult {
  * (see module comment), adding the work to `c`. Never throws for a table `openTable` accepted.
  */
 export function seekRef(t: Table, want: string, c: SeekCounters): SeekResult {
-  c.seeks++;
   const cache = cacheOf(t);
-  const leaves = cache.sections.get('ref');
-  if (!leaves || !leaves.length) return { index: 0, exact: false, found: false };
-  setWant(want);
-  let leaf: BlockInfo | null;
-  const roots = rootIndexBlocks(t, cache, 'refIndex');
-  if (roots.length) leaf = descend(t, cache, linearBlock(t, roots, c, true), 'refIndex', 'ref', c);
-  else leaf = linearBlock(t, leaves, c, false);
-  if (!leaf || leaf.type !== 'ref') return { index: t.refs.count, exact: false, found: false };
-  const s = blockReader(t, leaf).seek(wantUnits, wantLen, work(c));
+  const at = seekRefBlock(t, cache, want, c);
+  if (at === null) return { index: 0, exact: false, found: false };
+  if (at === 'past') return { index: t.refs.count, exact: false, found: false };
+  const { leaf, s } = at;
   const base = cache.firstRec.get(leaf.offset) ?? 0;
   if (!s.found) {
     // Past the end of this block: the answer is the next block's first record.
     return { index: base + leaf.recordCount, exact: false, found: false };
   }
   return { index: base + s.ordinal, exact: s.exact, found: s.exact };
+}
+
+/**
+ * The seek of `seekRef` up to the record: the leaf block and the block seek's outcome (its reader
+ * just past the key of the record found); null when the table has no ref block, 'past' when the
+ * index says every key is smaller.
+ */
+function seekRefBlock(
+  t: Table,
+  cache: TableIndexCache,
+  want: string,
+  c: SeekCounters,
+): { leaf: BlockInfo; br: BlockReader; s: ReturnType<BlockReader['seek']> } | null | 'past' {
+  c.seeks++;
+  const leaves = cache.sections.get('ref');
+  if (!leaves || !leaves.length) return null;
+  setWant(want);
+  let leaf: BlockInfo | null;
+  const roots = rootIndexBlocks(t, cache, 'refIndex');
+  if (roots.length) leaf = descend(t, cache, linearBlock(t, roots, c, true), 'refIndex', 'ref', c);
+  else leaf = linearBlock(t, leaves, c, false);
+  if (!leaf || leaf.type !== 'ref') return 'past';
+  const br = blockReader(t, leaf);
+  return { leaf, br, s: br.seek(wantUnits, wantLen, work(c)) };
+}
+
+/**
+ * The ref record of `want` in `t` read from its block (the ref columns are not used: this works
+ * on a table opened with `refColumns: false`): its value type and `RecordReader.readRefValue`'s
+ * offsets into `bytes`, the block's bytes; null when the table has no record of that key.
+ */
+export function readRefRecord(
+  t: Table,
+  want: string,
+  c: SeekCounters = newCounters(),
+): { type: number; bytes: Uint8Array; value: RefValue } | null {
+  const at = seekRefBlock(t, cacheOf(t), want, c);
+  if (at === null || at === 'past' || !at.s.exact) return null;
+  const rec = at.br.records;
+  const value: RefValue = { updateIndexDelta: 0, oidAt: -1, peeledAt: -1, targetAt: -1, targetLen: 0 };
+  const type = rec.valueType;
+  if (!rec.readRefValue(t.header.hashSize, value)) return null;
+  return { type, bytes: rec.buf, value };
 }
 
 /**

@@ -275,6 +275,20 @@ export interface OpenOptions {
    */
   wholeReadLimit?: number;
   /**
+   * For a table read in slices (over `wholeReadLimit`): read the file this many bytes at a time
+   * and serve the blocks from that window, instead of one read per block header, block and
+   * padding (a million-ref table is some 19,000 reads otherwise). Default 0: one read per
+   * block, never more than a block at a time.
+   */
+  readAhead?: number;
+  /**
+   * Build the ref columns (`Table.refs`). Default true. False checks every record exactly as
+   * before but keeps nothing per record: `refs` is then empty (count 0) while `counts` and the
+   * blocks are complete, for a caller that reads the ref blocks again itself (the CLI's `refs`
+   * listing of a one-table stack: `refs.ts tableRefsLines`) and must not hold ~60 bytes per ref.
+   */
+  refColumns?: boolean;
+  /**
    * Time budget: a `Date.now()` time in ms. Past it, the analysis stops with a `BudgetError`
    * (a `FormatError`: file, offset where it stopped, "the analysis to finish before its
    * deadline"). Checked per block and every 65,536 records. Default: none.
@@ -849,17 +863,42 @@ class Parser {
     readonly budget: Budget,
   ) {
     this.rb = new RefBuilder(h.hashSize, 0);
+    this.lean = opts.refColumns === false;
+    this.readAhead = whole ? 0 : Math.max(0, opts.readAhead ?? 0);
   }
+
+  /** `OpenOptions.refColumns` false: the columns hold one block's records at a time. */
+  readonly lean: boolean;
+  /** Key bytes of the blocks before the current one, in lean mode (for the name budget). */
+  leanKeyBytes = 0;
+  /** `OpenOptions.readAhead`, and the window of the file it last read (at file offset `winAt`). */
+  readonly readAhead: number;
+  win: Uint8Array | null = null;
+  winAt = 0;
 
   /** Bytes [off, off+len) of the file (clamped to its end), from the whole buffer or a slice read. */
   bytes(off: number, len: number): Uint8Array {
     const want = Math.max(0, Math.min(len, this.size - off));
+    if (!this.whole && want <= this.readAhead) {
+      // From the read-ahead window, reading the next one when the bytes are not all in it. A
+      // window is never reused: views of an older one stay valid.
+      let w = this.win;
+      if (!w || off < this.winAt || off + want > this.winAt + w.length) {
+        const n = Math.min(this.readAhead, this.size - off);
+        w = this.src.read(off, n);
+        if (w.length < want) throw shortRead(this.file, off, w.length, want);
+        this.win = w;
+        this.winAt = off;
+      }
+      return w.subarray(off - this.winAt, off - this.winAt + want);
+    }
     const b = this.whole ? this.whole.subarray(off, off + want) : this.src.read(off, want);
     if (b.length !== want) throw shortRead(this.file, off, b.length, want);
     return b;
   }
 
   refsColumns(): RefColumns {
+    if (this.lean) this.rb = new RefBuilder(this.h.hashSize, 0);
     const r = this.rb;
     r.trim();
     const n = r.count;
@@ -1178,6 +1217,18 @@ class Parser {
     const [rc, rt] = this.restarts(blk, base, firstRec, blockLen);
     const blockIndex = this.blocks.length;
     const rb = this.rb;
+    const lean = this.lean;
+    if (lean) {
+      // One block's records at a time: the columns and key arena restart at every block.
+      rb.count = 0;
+      rb.keyLen = 0;
+      rb.peeled.clear();
+      rb.targets.clear();
+    }
+    const prior = this.leanKeyBytes;
+    // Prefix compression lets a small file spell out huge keys: bound the names held (in lean
+    // mode those of all blocks together, as if they were held).
+    const keyBudget = KEY_BYTES_BASE + KEY_BYTES_PER_FILE_BYTE * this.size;
     const hs = this.h.hashSize;
     const minUpd = this.h.minUpdateIndex;
     const maxUpd = this.h.maxUpdateIndex;
@@ -1194,6 +1245,7 @@ class Parser {
       oids = rb.oids;
     const oids32 = new Uint32Array(oids.buffer, oids.byteOffset, oids.length >> 2);
     let keys = rb.keys;
+    let room = lean ? Math.min(keys.length, keyBudget - prior) : keys.length;
     // Object ids are copied four bytes at a time: read unaligned from the block in the
     // platform's byte order, written to a 32-bit view of the ids column (i × hs is a multiple of 4).
     // The shared part of a key is copied the same way inside the arena.
@@ -1260,10 +1312,9 @@ class Parser {
           throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
       }
       const len = prefix + slen;
-      if (at + len > keys.length) {
-        // Prefix compression lets a small file spell out huge keys: bound the names held.
-        const budget = KEY_BYTES_BASE + KEY_BYTES_PER_FILE_BYTE * this.size;
-        if (at + len > budget) {
+      if (at + len > room) {
+        const budget = keyBudget;
+        if (prior + at + len > budget) {
           throw new FormatError(
             file,
             base + recStart,
@@ -1271,8 +1322,14 @@ class Parser {
           );
         }
         rb.keyLen = at;
-        rb.growKeys(at + len, this.predict(at, base + pos), this.refEnd - this.refStart, budget);
+        rb.growKeys(
+          at + len,
+          lean ? at + len : this.predict(at, base + pos),
+          this.refEnd - this.refStart,
+          budget - prior,
+        );
         keys = rb.keys;
+        room = lean ? Math.min(keys.length, keyBudget - prior) : keys.length;
         kdv = new DataView(keys.buffer, keys.byteOffset, keys.length);
       }
       let j0 = 0;
@@ -1315,11 +1372,13 @@ class Parser {
             `${vtype === 2 ? 'object id and peeled id' : 'object id'} of ${hs * vtype} bytes inside the records (${rt - pos} left)`,
           );
         const o = i * words;
-        if (LITTLE_ENDIAN) for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, true);
+        if (lean) {
+          // Nothing kept: the id is read again from the block by whoever needs it.
+        } else if (LITTLE_ENDIAN) for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, true);
         else for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, false);
         pos += hs;
         if (vtype === 2) {
-          rb.addPeeled(i, blk, pos);
+          if (!lean) rb.addPeeled(i, blk, pos);
           pos += hs;
           nPeeled++;
         } else nRef++;
@@ -1339,6 +1398,7 @@ class Parser {
     }
     rb.count = i;
     rb.keyLen = at;
+    if (lean) this.leanKeyBytes += at;
     const c = this.counts;
     c.ref += nRef;
     c.peeled += nPeeled;
