@@ -77,15 +77,27 @@ export function CompareView() {
       )}
       {got?.error && <p role="alert">{got.error}</p>}
       {other && d && (
-        <div data-testid="compare-result" data-compaction={d.compaction ? '1' : '0'}>
+        <div
+          data-testid="compare-result"
+          data-compaction={d.compaction ? '1' : '0'}
+          data-unrelated={d.unrelated ? '1' : '0'}
+        >
+          {d.unrelated && (
+            <p className="warn" role="alert" data-testid="compare-unrelated">
+              These stacks look unrelated: {d.unrelated}. The figures below compare two different stacks, not one
+              stack&apos;s change.
+            </p>
+          )}
           <p data-testid="compare-summary">
-            {d.compaction
-              ? d.writes
-                ? 'New transactions and a compaction.'
-                : 'A compaction: tables were merged, no new transaction.'
-              : d.writes
-                ? 'New transactions, no compaction.'
-                : 'No new transaction and no compaction.'}
+            {d.unrelated
+              ? 'Two unrelated stacks: no compaction or transaction can be told.'
+              : d.compaction
+                ? d.writes
+                  ? 'New transactions and a compaction.'
+                  : 'A compaction: tables were merged, no new transaction.'
+                : d.writes
+                  ? 'New transactions, no compaction.'
+                  : 'No new transaction and no compaction.'}
           </p>
           <table className="compare-sides">
             <thead>
