@@ -7,6 +7,7 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { seriousViolations } from './axe-run.ts';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -139,6 +140,13 @@ describe.skipIf(!haveChromium)('fleet view', () => {
     await page.getByTestId('fleet-sort-refs').click();
     const most = rows.reduce((a, b) => (Number(b.refs ?? -1) > Number(a.refs ?? -1) ? b : a));
     expect(await page.locator('[data-testid=fleet-table] tbody tr td').first().textContent()).toBe(most.path);
+    // axe-core on the fleet view, both themes.
+    const bad: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      bad.push(...(await seriousViolations(page, `fleet ${scheme}`)));
+    }
+    expect(bad).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
   });

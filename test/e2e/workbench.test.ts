@@ -23,6 +23,7 @@ import path from 'node:path';
 import type { Server } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { realGits, gitSkipReason, gitRepo, run, type GitRepo } from '../lib/realgit.ts';
+import { seriousViolations } from './axe-run.ts';
 import { ARGS, CHROMIUM, buildInto, dropPaths, haveChromium, loadId, serveBuild, waitLoad } from './helpers.ts';
 
 const BASE = '/refscope/wb/';
@@ -137,6 +138,14 @@ describe.skipIf(!haveChromium || !!gitSkipReason)('workbench: history and watch 
     expect(Number(await page.locator('[data-testid=compare-records]').getAttribute('data-dropped'))).toBe(
       dropped.length,
     );
+    // axe-core on the compared state, both themes.
+    const bad: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      bad.push(...(await seriousViolations(page, `compare ${scheme}`)));
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(bad).toEqual([]);
   });
 
   it('the Watch view shows each tables.list state git writes, in order, including an auto-compaction', async () => {
