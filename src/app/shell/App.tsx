@@ -346,7 +346,9 @@ export function App() {
         data-load-id={loaded?.id ?? 0}
         aria-busy={status === 'loading'}
       >
-        {loaded && <h1 className="sr-only">refscope · {TAB_LABEL[view]}</h1>}
+        {(loaded || view === 'watch' || (view === 'compare' && route.c)) && (
+          <h1 className="sr-only">refscope · {TAB_LABEL[view]}</h1>
+        )}
         {fleetStatus !== 'idle' ? (
           <Suspense fallback={<LazyFallback />}>
             <FleetView onOpenRepository={() => void openFolder()} />
@@ -355,6 +357,11 @@ export function App() {
           // Watching needs no loaded input: it reads its own folder.
           <Suspense fallback={<LazyFallback />}>
             <WatchView />
+          </Suspense>
+        ) : view === 'compare' && route.c ? (
+          // A shared comparison needs no loaded input either.
+          <Suspense fallback={<LazyFallback />}>
+            <CompareView />
           </Suspense>
         ) : !loaded ? (
           <Welcome onOpenFiles={openFiles} onOpenFolder={openFolder} />

@@ -182,6 +182,8 @@ export async function startUp(): Promise<void> {
     if (!isRouteHash(location.hash)) return;
     const want = st.route.sample;
     if (want === 'none') return;
+    // A shared comparison (`#/compare?c=…`) shows without any input.
+    if (st.route.view === 'compare' && st.route.c) return;
     if (useApp.getState().loaded || useApp.getState().status === 'loading') return;
     const pick = want ? samples.find((s) => s.name === want) : (samples.find((s) => s.default) ?? samples[0]);
     if (!pick) {
