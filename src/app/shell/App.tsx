@@ -469,7 +469,7 @@ function ProgressBar() {
     >
       <div
         className={p ? 'progress-fill' : 'progress-fill indeterminate'}
-        style={{ width: p ? `${Math.max(2, frac * 100)}%` : undefined }}
+        style={{ transform: p ? `scaleX(${Math.max(0.02, frac)})` : undefined }}
       />
       <div className="progress-text">{text}</div>
     </div>
