@@ -22,7 +22,7 @@ import { CliEquivalent } from './CliEquivalent.tsx';
 import { OverviewView } from '../views/OverviewView.tsx';
 import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from '../share/share-open.tsx';
 // Every view but the Overview (the first one drawn) is its own chunk: the page paints with the
-// shell and the Overview only, then fetches the other views while idle (`preloadViews`), so a
+// shell and the Overview only, then fetches the other views (`preloadViews`), so a
 // tab opened later draws at once. The service worker precaches the chunks too.
 const StackView = lazyView(() => import('../views/StackView.tsx').then((m) => m.StackView));
 const TableView = lazyView(() => import('../views/TableView.tsx').then((m) => m.TableView));
@@ -45,13 +45,25 @@ const LAZY_VIEWS = [
   SimulatorView,
 ];
 
-/** Fetch every view's chunk once the page has painted and the main thread is idle. */
-function preloadViews(): void {
-  const go = () => LAZY_VIEWS.forEach((v) => void v.preload().catch(() => undefined));
-  const idle = (globalThis as { requestIdleCallback?: (f: () => void, o?: { timeout: number }) => void })
-    .requestIdleCallback;
-  if (idle) idle(go, { timeout: 2000 });
-  else setTimeout(go, 200);
+/**
+ * Fetch every view's chunk once the first input has reached the worker (its first progress
+ * report or its result), or after 3 s: earlier, the chunks would share a slow link with the
+ * input's files and delay the first analysis.
+ */
+function preloadViews(): () => void {
+  const go = () => {
+    stop();
+    LAZY_VIEWS.forEach((v) => void v.preload().catch(() => undefined));
+  };
+  const unsubscribe = useApp.subscribe((s) => {
+    if (s.progress || s.loaded || s.appError) go();
+  });
+  const timer = setTimeout(go, 3000);
+  function stop() {
+    unsubscribe();
+    clearTimeout(timer);
+  }
+  return stop;
 }
 
 const TAB_LABEL: Record<ViewId, string> = {
