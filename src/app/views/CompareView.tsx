@@ -119,7 +119,8 @@ function ShareComparison({ d }: { d: Answer }) {
   );
 }
 
-const tableText = (t: CompareTable) => `${t[0]}–${t[1]} (${fmtInt(t[3])} records, ${fmtInt(t[2])} bytes)`;
+const tableText = (t: CompareTable) =>
+  `${t[0]}–${t[1]} (${fmtInt(t[3])} ${t[3] === 1 ? 'record' : 'records'}, ${fmtInt(t[2])} bytes)`;
 
 /** A comparison opened from a link: the same figures, without the inputs. */
 function SharedComparison({ value }: { value: string }) {
@@ -329,23 +330,26 @@ function LiveCompare() {
             {fmtInt(d.counts.refsCreated)} created, {fmtInt(d.counts.refsUpdated)} updated,{' '}
             {fmtInt(d.counts.refsDeleted)} deleted.
           </p>
-          <ul className="small mono">
-            {d.recordsDropped.map((r) => (
-              <li key={`${r.table}-${r.name}-${r.updateIndex}`}>
-                dropped {r.kind} {r.name} ({r.updateIndex})
-              </li>
-            ))}
-            {d.refsCreated.map((r) => (
-              <li key={`c-${r.name}`}>created {r.name}</li>
-            ))}
-            {d.refsUpdated.map((r) => (
-              <li key={`u-${r.name}`}>updated {r.name}</li>
-            ))}
-            {d.refsDeleted.map((r) => (
-              <li key={`d-${r.name}`}>deleted {r.name}</li>
-            ))}
-          </ul>
           <ShareComparison d={d} />
+          <h3>Records and refs, one by one</h3>
+          <div className="compare-list" tabIndex={0} role="region" aria-label="Records and refs, one by one">
+            <ul className="small mono">
+              {d.recordsDropped.map((r) => (
+                <li key={`${r.table}-${r.name}-${r.updateIndex}`}>
+                  dropped {r.kind} {r.name} ({r.updateIndex})
+                </li>
+              ))}
+              {d.refsCreated.map((r) => (
+                <li key={`c-${r.name}`}>created {r.name}</li>
+              ))}
+              {d.refsUpdated.map((r) => (
+                <li key={`u-${r.name}`}>updated {r.name}</li>
+              ))}
+              {d.refsDeleted.map((r) => (
+                <li key={`d-${r.name}`}>deleted {r.name}</li>
+              ))}
+            </ul>
+          </div>
         </div>
       )}
     </div>
