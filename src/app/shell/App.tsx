@@ -46,19 +46,27 @@ const LAZY_VIEWS = [
 ];
 
 /**
- * Fetch every view's chunk once the first input has reached the worker (its first progress
- * report or its result), or after 3 s: earlier, the chunks would share a slow link with the
- * input's files and delay the first analysis.
+ * Fetch every view's chunk once the first analysis is on screen (or the start-up failed), while
+ * the page is idle, or after 5 s: earlier, the chunks would share a slow link and the main thread
+ * with the first analysis and delay it.
  */
 function preloadViews(): () => void {
+  let done = false;
   const go = () => {
+    if (done) return;
+    done = true;
     stop();
     LAZY_VIEWS.forEach((v) => void v.preload().catch(() => undefined));
   };
+  const idle = (globalThis as { requestIdleCallback?: (f: () => void, o?: { timeout: number }) => void })
+    .requestIdleCallback;
   const unsubscribe = useApp.subscribe((s) => {
-    if (s.progress || s.loaded || s.appError) go();
+    if (!s.loaded && !s.appError) return;
+    unsubscribe();
+    if (idle) idle(go, { timeout: 500 });
+    else setTimeout(go, 0);
   });
-  const timer = setTimeout(go, 3000);
+  const timer = setTimeout(go, 5000);
   function stop() {
     unsubscribe();
     clearTimeout(timer);
