@@ -119,6 +119,21 @@ function ShareComparison({ d }: { d: Answer }) {
   );
 }
 
+/** The counts of records and refs, in one line. */
+function RecordsLine({ c }: { c: Pick<CompareShare, 'records' | 'refs'> }) {
+  return (
+    <p
+      data-testid="compare-records"
+      data-dropped={c.records.dropped}
+      data-tombstones-dropped={c.records.tombstonesDropped}
+    >
+      {fmtInt(c.records.dropped)} records dropped ({fmtInt(c.records.tombstonesDropped)} tombstones),{' '}
+      {fmtInt(c.records.written)} written ({fmtInt(c.records.tombstonesAdded)} tombstones); refs{' '}
+      {fmtInt(c.refs.created)} created, {fmtInt(c.refs.updated)} updated, {fmtInt(c.refs.deleted)} deleted.
+    </p>
+  );
+}
+
 const tableText = (t: CompareTable) =>
   `${t[0]}–${t[1]} (${fmtInt(t[3])} ${t[3] === 1 ? 'record' : 'records'}, ${fmtInt(t[2])} bytes)`;
 
@@ -189,15 +204,7 @@ function SharedComparison({ value }: { value: string }) {
           </li>
         </ul>
         <h3>Records and refs</h3>
-        <p
-          data-testid="compare-records"
-          data-dropped={d.records.dropped}
-          data-tombstones-dropped={d.records.tombstonesDropped}
-        >
-          {fmtInt(d.records.dropped)} records dropped ({fmtInt(d.records.tombstonesDropped)} tombstones),{' '}
-          {fmtInt(d.records.written)} written ({fmtInt(d.records.tombstonesAdded)} tombstones); refs{' '}
-          {fmtInt(d.refs.created)} created, {fmtInt(d.refs.updated)} updated, {fmtInt(d.refs.deleted)} deleted.
-        </p>
+        <RecordsLine c={d} />
         {d.names ? (
           <ul className="small mono" data-testid="compare-shared-names">
             {d.names.created.map((n) => (
@@ -320,16 +327,7 @@ function LiveCompare() {
             </li>
           </ul>
           <h3>Records and refs</h3>
-          <p
-            data-testid="compare-records"
-            data-dropped={d.counts.recordsDropped}
-            data-tombstones-dropped={d.tombstonesDropped}
-          >
-            {fmtInt(d.counts.recordsDropped)} records dropped ({fmtInt(d.tombstonesDropped)} tombstones),{' '}
-            {fmtInt(d.counts.recordsWritten)} written ({fmtInt(d.tombstonesAdded)} tombstones); refs{' '}
-            {fmtInt(d.counts.refsCreated)} created, {fmtInt(d.counts.refsUpdated)} updated,{' '}
-            {fmtInt(d.counts.refsDeleted)} deleted.
-          </p>
+          <RecordsLine c={compareShare(d, d.counts as unknown as DiffCounts)} />
           <ShareComparison d={d} />
           <h3>Records and refs, one by one</h3>
           <div className="compare-list" tabIndex={0} role="region" aria-label="Records and refs, one by one">
