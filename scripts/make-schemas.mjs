@@ -867,7 +867,14 @@ const diff = doc(
     generator,
     before: diffSide,
     after: diffSide,
-    compaction: bool('Whether an added table merged removed ones (a compaction ran).'),
+    compaction: bool(
+      'Whether an added table merged removed ones (a compaction ran); false when the stacks look unrelated.',
+    ),
+    unrelated: {
+      type: ['string', 'null'],
+      description:
+        "Why the after stack cannot be the before stack after git's writes and compactions (no table in common and another first update_index, a table gone that no new table covers, a new table not past the old maximum, a merged record lost); null when it can.",
+    },
     writes: bool("Whether new transactions were written (update indexes past the before side's maximum)."),
     tablesAdded: arr(diffTable, 'Tables in the after list only, oldest first.'),
     tablesRemoved: arr(diffTable, 'Tables in the before list only, oldest first.'),

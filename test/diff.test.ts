@@ -87,6 +87,7 @@ describe.skipIf(gitSkipReason)('refscope diff: snapshots real git wrote', () => 
       // New transactions: refs created, updated, deleted as git for-each-ref differs.
       const w = diffAnalyses(A(s0), A(s1));
       expect(w.compaction).toBe(false);
+      expect(w.unrelated).toBeNull();
       expect(w.writes).toBe(true);
       expect(w.refsCreated.map((x) => [x.name, x.after])).toEqual([...refs1].filter(([n]) => !refs0.has(n)).sort());
       expect(w.refsDeleted.map((x) => [x.name, x.before])).toEqual([...refs0].filter(([n]) => !refs1.has(n)).sort());
@@ -102,6 +103,7 @@ describe.skipIf(gitSkipReason)('refscope diff: snapshots real git wrote', () => 
       expect(gone.length, 'git merged at least two tables').toBeGreaterThanOrEqual(2);
       const d = diffAnalyses(A(s1), A(s2));
       expect(d.compaction).toBe(true);
+      expect(d.unrelated).toBeNull();
       expect(d.writes).toBe(false);
       expect(d.tablesRemoved.map((t) => t.name)).toEqual(gone);
       expect(d.tablesAdded.map((t) => t.name)).toEqual(fresh);
@@ -121,6 +123,8 @@ describe.skipIf(gitSkipReason)('refscope diff: snapshots real git wrote', () => 
       const tombsAfter = listOf(s3).flatMap((n) => dumpKeys(r, path.join(s3, n)).filter((k) => k.endsWith(' delete')));
       const p = diffAnalyses(A(s1), A(s3));
       expect(tombsBefore.length).toBeGreaterThan(0);
+      expect(p.unrelated).toBeNull();
+      expect(p.compaction).toBe(true);
       expect(p.tombstonesDropped).toBe(tombsBefore.length - tombsAfter.length);
       expect(p.after.tables).toBe(listOf(s3).length);
       expect(p.after.debt.droppableRecords).toBe(0);
@@ -134,6 +138,52 @@ describe.skipIf(gitSkipReason)('refscope diff: snapshots real git wrote', () => 
       expect(doc.tablesRemoved.map((t: { name: string }) => t.name)).toEqual(gone);
       const text = await refscope(['diff', s1, s2]);
       expect(text.stdout).toMatch(/^change: a compaction$/m);
+    });
+  }
+
+  for (const g of realGits()) {
+    it(`git ${g.version}: two stacks of separate repositories are not a compaction`, async () => {
+      // Two repositories with the same transactions on different commits: the stacks share no
+      // table and their records disagree, so neither a merge nor a compaction may be claimed.
+      const make = (msg: string) => {
+        const r = gitRepo(g, { env: { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' } });
+        repos.push(r);
+        r.git(['commit', '-q', '--allow-empty', '-m', msg]);
+        for (const b of ['x', 'y', 'z']) r.git(['update-ref', `refs/heads/${b}`, 'HEAD']);
+        return r;
+      };
+      const a = make('first repository');
+      const b = make('second repository');
+      const c = make('third repository');
+      b.git(['pack-refs']);
+      // c: its tables left as written, and one more transaction than a.
+      c.git(['update-ref', '-d', 'refs/heads/z']);
+      const dirA = path.join(a.gitDir, 'reftable');
+      const dirB = path.join(b.gitDir, 'reftable');
+      const dirC = path.join(c.gitDir, 'reftable');
+      expect(listOf(dirA).filter((n) => listOf(dirB).includes(n) || listOf(dirC).includes(n))).toEqual([]);
+      expect(listOf(dirB).length, 'git packed b into one table').toBe(1);
+      const A = (d: string) => analyzeFiles(collectInput(d));
+      for (const [x, y] of [
+        [dirA, dirB],
+        [dirA, dirC],
+        [dirC, dirA],
+      ]) {
+        const d = diffAnalyses(A(x), A(y));
+        expect(d.compaction, `${x} -> ${y}`).toBe(false);
+        expect(d.merges).toEqual([]);
+        expect(d.unrelated, `${x} -> ${y}`).toMatch(/./);
+      }
+      const cli = await refscope(['diff', dirA, dirB]);
+      expect(cli.code).toBe(0);
+      expect(cli.stdout).toMatch(/^change: the stacks look unrelated /m);
+      expect(cli.stdout).not.toMatch(/compaction$/m);
+      expect(cli.stderr).toMatch(/^refscope: warning: .* look unrelated: /);
+      const json = await refscope(['diff', '--json', dirA, dirC]);
+      const doc = JSON.parse(json.stdout);
+      expect(schemaErrors('diff', doc)).toEqual([]);
+      expect(doc.compaction).toBe(false);
+      expect(typeof doc.unrelated).toBe('string');
     });
   }
 });

@@ -27,6 +27,7 @@ export function diffDoc(d: StackDiff, inputs: { kind: string; description: strin
     before: { input: inputs[0], ...d.before },
     after: { input: inputs[1], ...d.after },
     compaction: d.compaction,
+    unrelated: d.unrelated,
     writes: d.writes,
     tablesAdded: d.tablesAdded,
     tablesRemoved: d.tablesRemoved,
@@ -45,18 +46,23 @@ export function diffDoc(d: StackDiff, inputs: { kind: string; description: strin
   };
 }
 
+/** `n thing` or `n things`. */
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 const range = (t: DiffTable) => `${t.minUpdateIndex}–${t.maxUpdateIndex}`;
 
 /** The text output. */
 export function diffText(d: StackDiff): string {
   const L: string[] = [];
-  const what = d.compaction
-    ? d.writes
-      ? 'new transactions and a compaction'
-      : 'a compaction'
-    : d.writes
-      ? 'new transactions'
-      : 'no new transaction';
+  const what = d.unrelated
+    ? `the stacks look unrelated (${d.unrelated}); the figures below compare two different stacks, not one stack's change`
+    : d.compaction
+      ? d.writes
+        ? 'new transactions and a compaction'
+        : 'a compaction'
+      : d.writes
+        ? 'new transactions'
+        : 'no new transaction';
   L.push(`change: ${what}`);
   L.push(
     `tables: ${d.before.tables} -> ${d.after.tables} (${d.tablesAdded.length} added, ${d.tablesRemoved.length} removed, ${d.tablesKept} kept)`,
@@ -78,7 +84,7 @@ export function diffText(d: StackDiff): string {
   const merged = new Set(d.merges.flatMap((m) => m.from.map((t) => t.name)));
   for (const t of d.tablesRemoved) if (!merged.has(t.name)) L.push(`removed: ${t.name} (${range(t)})`);
   L.push(
-    `records: ${d.recordsDropped.length} dropped (${d.tombstonesDropped} tombstones), ${d.recordsWritten.length} written (${d.tombstonesAdded} tombstones); log records: ${d.logsDropped} dropped, ${d.logsWritten} written`,
+    `records: ${d.recordsDropped.length} dropped (${count(d.tombstonesDropped, 'tombstone')}), ${d.recordsWritten.length} written (${count(d.tombstonesAdded, 'tombstone')}); log records: ${d.logsDropped} dropped, ${d.logsWritten} written`,
   );
   for (const r of d.recordsDropped)
     L.push(`  dropped ${r.kind} ${displayName(r.name)} (update_index ${r.updateIndex}, ${r.table})`);
@@ -100,6 +106,10 @@ function run(ctx: Context): number {
   const inputs = [a, b].map((x) => ({ kind: x.input.kind, description: x.input.description }));
   if (ctx.json) writeJson(diffDoc(d, inputs));
   else process.stdout.write(diffText(d));
+  if (d.unrelated)
+    process.stderr.write(
+      `refscope: warning: ${displayName(ctx.positionals[0])} and ${displayName(ctx.positionals[1])} look unrelated: ${displayName(d.unrelated)}\n`,
+    );
   const err = firstError(a) ?? firstError(b);
   if (err) {
     process.stderr.write(`refscope: ${displayName(err.message)}\n`);

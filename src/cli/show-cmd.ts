@@ -81,22 +81,35 @@ export function historyText(h: RefHistory): string {
   const name = displayName(h.name);
   const lines: string[] = [];
   const w = h.records[0];
-  if (!w) lines.push(`${name}: no record in any of the ${h.tablesRead} tables`);
+  if (!w)
+    lines.push(
+      h.tablesRead === 1
+        ? `${name}: no record in the one table`
+        : `${name}: no record in any of the ${h.tablesRead} tables`,
+    );
   else if (w.kind === 'tombstone') lines.push(`${name}: deleted (the tombstone in ${w.table} wins)`);
   else lines.push(`${name}: ${kindText(w)} (from ${w.table})`);
   if (h.records.length) {
-    lines.push('', `records, newest first (${h.records.length} of ${h.tablesRead} tables hold one):`);
+    lines.push(
+      '',
+      `records, newest first (${h.records.length} of ${h.tablesRead} ${h.tablesRead === 1 ? 'table' : 'tables'} ${h.records.length === 1 ? 'holds' : 'hold'} one):`,
+    );
     for (const r of h.records) {
       const state = r.wins
         ? r.hides.length
-          ? `wins, shadows ${r.hides.length} older`
+          ? `wins, shadows ${r.hides.length} older ${r.hides.length === 1 ? 'record' : 'records'}`
           : 'wins'
         : `shadowed by ${r.shadowedBy}`;
       lines.push(`  ${String(r.updateIndex).padStart(6)}  ${r.kind.padEnd(9)}  ${r.table}  ${state}`);
       if (r.kind !== 'tombstone') lines.push(`          ${kindText(r)}`);
     }
   }
-  lines.push('', h.logs.length ? `reflog, newest first (${h.logs.length} entries):` : 'reflog: no entries');
+  lines.push(
+    '',
+    h.logs.length
+      ? `reflog, newest first (${h.logs.length} ${h.logs.length === 1 ? 'entry' : 'entries'}):`
+      : 'reflog: no entries',
+  );
   for (const l of h.logs) lines.push(logText(l));
   return lines.join('\n') + '\n';
 }

@@ -12,7 +12,12 @@
  * - refs created, updated and deleted in the merged view git reads (newest record wins, a winning
  *   tombstone hides the name); for packed-refs / files input from the live lists;
  * - bytes and compaction debt before and after, and whether the change was a compaction (an
- *   added table merged removed ones) or a write (update indexes past the old stack's maximum).
+ *   added table merged removed ones) or a write (update indexes past the old stack's maximum);
+ * - whether the two stacks look unrelated (two repositories, or the snapshots given in the wrong
+ *   order): git only removes a table by compacting it into one that covers its range, numbers new
+ *   transactions past the stack's maximum (reftable/stack.c `reftable_stack_next_update_index`),
+ *   and a compaction copies the records that win unchanged (`stack_write_compact`). When either
+ *   fails the diff claims no compaction and says why.
  * Pure engine code.
  */
 import { toHex } from './basics.ts';
@@ -80,8 +85,10 @@ export interface StackDiff {
   tablesRemoved: DiffTable[];
   tablesKept: number;
   merges: DiffMerge[];
-  /** An added table merged removed ones. */
+  /** An added table merged removed ones (never when the stacks look unrelated). */
   compaction: boolean;
+  /** Why the two stacks do not look like two states of one stack; null when they do. */
+  unrelated: string | null;
   /** The after side holds update indexes past the before side's maximum (new transactions). */
   writes: boolean;
   refsCreated: DiffRef[];
@@ -182,6 +189,70 @@ function recordKeys(ts: Table[]): Map<string, DiffRecord> {
   return out;
 }
 
+/** A ref record's value as the diff compares it: kind and object id or symref target. */
+function recordValue(t: Table, i: number): string {
+  const c = t.refs;
+  const type = c.types[i];
+  if (type === 3) return `ref: ${c.targets.get(i)!}`;
+  if (type === 0) return 'tombstone';
+  const hs = t.header.hashSize;
+  return `${type} ${toHex(c.oids, i * hs, (i + 1) * hs)}`;
+}
+
+/**
+ * The first record of a merge's inputs that its output lacks: for each name, the newest record
+ * of the inputs (newest table wins) must be in the output with the same update_index and value.
+ * Tombstones are left out (a compaction at the base drops them). When the output also covers
+ * transactions written after the inputs, a name may carry a newer record there, or none (a later
+ * deletion whose tombstone the compaction dropped).
+ */
+function lostWinner(into: Table, from: Table[]): string | null {
+  const win = new Map<string, [number, string]>();
+  for (const t of from)
+    for (let i = 0; i < t.refs.count; i++) {
+      const n = t.refs.name(i);
+      const u = t.refs.updateIndex[i];
+      const w = win.get(n);
+      if (!w || u >= w[0]) win.set(n, [u, recordValue(t, i)]);
+    }
+  const have = new Map<string, [number, string]>();
+  for (let i = 0; i < into.refs.count; i++)
+    have.set(into.refs.name(i), [into.refs.updateIndex[i], recordValue(into, i)]);
+  const fromMax = Math.max(...from.map((t) => t.header.maxUpdateIndex));
+  const later = into.header.maxUpdateIndex > fromMax;
+  for (const [n, [u, v]] of win) {
+    if (v === 'tombstone') continue;
+    const h = have.get(n);
+    if (later && (!h || h[0] > fromMax)) continue;
+    if (!h || h[0] !== u || h[1] !== v) return n;
+  }
+  return null;
+}
+
+/** Why the after stack cannot have come from the before stack by git's writes and compactions. */
+function unrelatedReason(ta: Table[], tb: Table[], removed: Table[], added: Table[], merges: Table[][]): string | null {
+  if (!ta.length || !tb.length) return null;
+  const maxA = Math.max(...ta.map((t) => t.header.maxUpdateIndex));
+  const minA = Math.min(...ta.map((t) => t.header.minUpdateIndex));
+  const minB = Math.min(...tb.map((t) => t.header.minUpdateIndex));
+  const common = ta.length - removed.length;
+  if (!common && minA !== minB)
+    return `no table in common, and the after stack starts at update_index ${minB} where the before stack starts at ${minA}`;
+  const covered = new Set(merges.flatMap((m) => m.slice(1)));
+  const orphan = removed.find((t) => !covered.has(t));
+  if (orphan)
+    return `table ${orphan.name} (update_index ${orphan.header.minUpdateIndex}–${orphan.header.maxUpdateIndex}) left the stack, but no new table covers its range`;
+  const early = added.find((t) => !merges.some((m) => m[0] === t) && t.header.minUpdateIndex <= maxA);
+  if (early)
+    return `new table ${early.name} starts at update_index ${early.header.minUpdateIndex}, not past the before stack's maximum ${maxA}`;
+  for (const [into, ...from] of merges) {
+    const n = lostWinner(into, from);
+    if (n !== null)
+      return `table ${into.name} would have merged ${from.map((t) => t.name).join(', ')}, but it does not hold their record of ${n}`;
+  }
+  return null;
+}
+
 /** Log record counts of tables not carried over, by key (name, update_index). */
 function logKeys(ts: Table[], readLogKeys: (t: Table) => string[]): Set<string> {
   const s = new Set<string>();
@@ -220,13 +291,17 @@ export function diffAnalyses(a: Analysis, b: Analysis, readLogKeys?: (t: Table) 
   const namesB = new Set(tb.map((t) => t.name));
   const removed = ta.filter((t) => !namesB.has(t.name));
   const added = tb.filter((t) => !namesA.has(t.name));
-  const merges: DiffMerge[] = [];
+  const found: Table[][] = [];
   for (const t of added) {
     const lo = t.header.minUpdateIndex,
       hi = t.header.maxUpdateIndex;
     const from = removed.filter((r) => r.header.minUpdateIndex >= lo && r.header.maxUpdateIndex <= hi);
-    if (from.length) merges.push({ table: dtable(t), from: from.map(dtable) });
+    if (from.length) found.push([t, ...from]);
   }
+  const unrelated = unrelatedReason(ta, tb, removed, added, found);
+  const merges: DiffMerge[] = unrelated
+    ? []
+    : found.map(([t, ...from]) => ({ table: dtable(t), from: from.map(dtable) }));
   const ra = recordKeys(removed);
   const rb = recordKeys(added);
   const dropped: DiffRecord[] = [];
@@ -251,6 +326,7 @@ export function diffAnalyses(a: Analysis, b: Analysis, readLogKeys?: (t: Table) 
     tablesKept: tb.length - added.length,
     merges,
     compaction: merges.length > 0,
+    unrelated,
     writes: a.stack && b.stack ? maxB > maxA : created.length + updated.length + deleted.length > 0,
     refsCreated: created,
     refsUpdated: updated,

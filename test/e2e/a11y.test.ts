@@ -1,9 +1,11 @@
 /**
  * End-to-end: accessibility. axe-core (the rules of WCAG 2.x A/AA and axe's best practices) on
- * every view — Overview, Stack, Tables, a block's detail, Refs, Compaction, Simulator, Share —
- * and on the error page, in the light and the dark theme (its colour rules), with three samples (a small stack, the
+ * every view — Overview, Stack, Tables, a block's detail, Refs, Compaction, Simulator, Share,
+ * Compare (before a side is kept), Watch — and on the error page, in the light and the dark
+ * theme (its colour rules), with three samples (a small stack, the
  * 50,000-tombstone stack, git.git's packed-refs). No critical and no serious violation may be
- * found; the landmark and heading rules (moderate) are held to zero too.
+ * found; the landmark and heading rules (moderate) are held to zero too. Compare with two sides
+ * and the fleet view are checked by workbench.test.ts and fleet.test.ts.
  * The production build in headless Chromium; skipped without Chromium.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
@@ -27,6 +29,8 @@ const VIEWS: { name: string; hash: string; ready: string }[] = [
   { name: 'compaction', hash: '#/compaction', ready: '[data-testid=tab-compaction][aria-selected=true]' },
   { name: 'simulator', hash: '#/simulator', ready: '[data-testid=tab-simulator][aria-selected=true]' },
   { name: 'share', hash: '#/share', ready: '[data-testid=tab-share][aria-selected=true]' },
+  { name: 'compare', hash: '#/compare', ready: '[data-testid=compare-keep]' },
+  { name: 'watch', hash: '#/watch', ready: '[data-testid=tab-watch][aria-selected=true]' },
 ];
 /** Moderate rules held to zero as well: a main landmark, one h1, all content inside landmarks. */
 const ALSO = new Set(['landmark-one-main', 'page-has-heading-one', 'region']);

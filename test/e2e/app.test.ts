@@ -128,8 +128,23 @@ describe.skipIf(!haveChromium)('web app (headless Chromium)', () => {
     server?.close();
   });
 
-  it('opens with the default sample (the 50,000-tombstone stack) and shows the CLI numbers', async () => {
+  it('opens with the default sample (the 1,000-tombstone stack), then the 50,000 one, with the CLI numbers', async () => {
     await page.goto(url);
+    await waitLoad(0);
+    const small = expected(cliReport(collectInput(path.join(FX, 'recreate-1000/reftable'))));
+    const gitTables = (await import('node:fs'))
+      .readFileSync(path.join(FX, 'recreate-1000/truth/tables.txt'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '));
+    const first = await shown();
+    expect(first).toEqual(small);
+    // git's own listing of the stack: its tables.list order and file sizes.
+    expect(first.rows).toEqual(gitTables.map(([n]) => n));
+    expect(first.totalBytes).toBe(gitTables.reduce((x, [, b]) => x + Number(b), 0));
+    expect(new URL(page.url()).hash).toMatch(/^#\/overview\?sample=recreate-1000$/);
+    await page.goto('about:blank');
+    await page.goto(`${url}#/overview?sample=tombstones-50k`);
     await waitLoad(0);
     const want = expected(cliReport(collectInput(path.join(FX, 'tombstones-50k/reftable'))));
     expect(await shown()).toEqual(want);

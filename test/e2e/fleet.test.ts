@@ -7,6 +7,7 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { seriousViolations } from './axe-run.ts';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -139,7 +140,48 @@ describe.skipIf(!haveChromium)('fleet view', () => {
     await page.getByTestId('fleet-sort-refs').click();
     const most = rows.reduce((a, b) => (Number(b.refs ?? -1) > Number(a.refs ?? -1) ? b : a));
     expect(await page.locator('[data-testid=fleet-table] tbody tr td').first().textContent()).toBe(most.path);
+    // axe-core on the fleet view, both themes.
+    const bad: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      bad.push(...(await seriousViolations(page, `fleet ${scheme}`)));
+    }
+    expect(bad).toEqual([]);
     expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('every row of a large scan file can be reached: the table draws the rows in view', async () => {
+    // 2,000 rows: four times the 500 the table once stopped at.
+    const n = 2000;
+    const paths = Array.from({ length: n }, (_, i) => `group/r${String(i).padStart(4, '0')}.git`);
+    const text = paths
+      .map((p, i) => JSON.stringify({ root: '/srv/git', path: p, backend: 'reftable', tables: 1 + (i % 5), refs: i }))
+      .join('\n');
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(url + '#/overview?sample=none');
+    await drop(page, 'big.jsonl', new TextEncoder().encode(text + '\n'));
+    await page.getByTestId('fleet-table').waitFor({ timeout: 30_000 });
+    expect(await value(page, 'fleet-count')).toBe(n);
+    await page.getByTestId('fleet-sort-path').click();
+    const drawn = await page.locator('[data-testid=fleet-table] tbody tr:not(.fleet-spacer)').count();
+    expect(drawn).toBeGreaterThan(0);
+    expect(drawn).toBeLessThan(200);
+    await page.getByTestId('fleet-scroll').evaluate((el) => (el.scrollTop = el.scrollHeight));
+    const lastPath = [...paths].sort()[n - 1];
+    await expect
+      .poll(async () => page.locator('[data-testid=fleet-table] tbody tr:not(.fleet-spacer) td').last().count())
+      .toBe(1);
+    await expect
+      .poll(() =>
+        page
+          .locator('[data-testid=fleet-table] tbody tr:not(.fleet-spacer)')
+          .last()
+          .locator('td')
+          .first()
+          .textContent(),
+      )
+      .toBe(lastPath);
     await page.close();
   });
 

@@ -320,7 +320,7 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     await page.reload();
     await waitLoad(page, 0);
     expect(await page.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
-    expect(await shown(page)).toEqual(want(fx('tombstones-50k')));
+    expect(await shown(page)).toEqual(want(fx('recreate-1000')));
     // Once the cache has it, the notice does not come back.
     expect(await page.locator('[data-testid=pwa-offline-ready]').count()).toBe(0);
 
@@ -511,7 +511,7 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     await Promise.all([other.waitForEvent('load'), other.click('[data-testid=pwa-reload]')]);
     await waitLoad(other, 0);
     expect(await shellScript(other)).toMatch(new RegExp(`^${BASE}assets/`));
-    expect(await shown(other)).toEqual(want(fx('tombstones-50k')));
+    expect(await shown(other)).toEqual(want(fx('recreate-1000')));
 
     await page.waitForSelector('[data-testid=pwa-update][data-state=prompt]', { timeout: 15_000 });
     expect(await page.textContent('[data-testid=pwa-update]')).toMatch(/activated in another window/);

@@ -23,6 +23,8 @@ import path from 'node:path';
 import type { Server } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { realGits, gitSkipReason, gitRepo, run, type GitRepo } from '../lib/realgit.ts';
+import { seriousViolations } from './axe-run.ts';
+import { decodeCompareShare } from '../../src/engine/share/compare-link.ts';
 import { buildInto, dropPaths, haveChromium, launchBrowser, loadId, serveBuild, waitLoad } from './helpers.ts';
 
 const BASE = '/refscope/wb/';
@@ -137,6 +139,56 @@ describe.skipIf(!haveChromium || !!gitSkipReason)('workbench: history and watch 
     expect(Number(await page.locator('[data-testid=compare-records]').getAttribute('data-dropped'))).toBe(
       dropped.length,
     );
+    // axe-core on the compared state, both themes.
+    const bad: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      bad.push(...(await seriousViolations(page, `compare ${scheme}`)));
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(bad).toEqual([]);
+
+    // The comparison link: shapes only (no ref name in its data); opened in a fresh page with no
+    // input, it shows git's merge by update_index ranges (git names a table after its range,
+    // reftable.adoc "Layout") and the records git's dumps lose.
+    const link = (await page.locator('[data-testid=compare-share-link]').getAttribute('href'))!;
+    expect(link).toMatch(/#\/compare\?c=1\./);
+    expect(JSON.stringify(decodeCompareShare(link))).not.toMatch(/refs\/|HEAD/);
+    const rangeOf = (n: string) => {
+      const m = /^0x([0-9a-f]+)-0x([0-9a-f]+)-/.exec(n)!;
+      return `${parseInt(m[1], 16)}-${parseInt(m[2], 16)}`;
+    };
+    const other = await page.context().newPage();
+    other.on('pageerror', (e) => pageErrors.push(String(e)));
+    await other.goto(link);
+    const sm = other.locator('[data-testid=compare-merge]');
+    await sm.first().waitFor({ timeout: 20_000 });
+    expect(await sm.count()).toBe(1);
+    expect(await sm.getAttribute('data-from-ranges')).toBe(gone.map(rangeOf).join(','));
+    expect(await sm.getAttribute('data-into-range')).toBe(rangeOf(fresh[0]));
+    const res = other.locator('[data-testid=compare-result]');
+    expect(await res.getAttribute('data-shared')).toBe('1');
+    expect(await res.getAttribute('data-compaction')).toBe('1');
+    expect(Number(await other.locator('[data-testid=compare-records]').getAttribute('data-dropped'))).toBe(
+      dropped.length,
+    );
+    expect(await other.locator('[data-testid=compare-after-tables]').textContent()).toBe(String(listOf(after).length));
+    expect(await loadId(other)).toBe(0);
+    const sharedBad: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await other.emulateMedia({ colorScheme: scheme });
+      sharedBad.push(...(await seriousViolations(other, `shared compare ${scheme}`)));
+    }
+    expect(sharedBad).toEqual([]);
+    await other.close();
+    // Opting in puts the names in.
+    await page.locator('[data-testid=compare-share-names]').check();
+    await expect
+      .poll(
+        async () =>
+          decodeCompareShare((await page.locator('[data-testid=compare-share-link]').getAttribute('href'))!).names,
+      )
+      .toEqual({ created: [], updated: [], deleted: [] });
   });
 
   it('the Watch view shows each tables.list state git writes, in order, including an auto-compaction', async () => {

@@ -4,7 +4,8 @@
  * tables per stack, predicted time). "Open…" on a row asks for that repository's folder (the page
  * cannot read a path on its own) and opens it in the other views.
  */
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
+import { useFixedRows } from '../lib/fixedrows.ts';
 import { useFleet } from './store.ts';
 import {
   filterRows,
@@ -20,8 +21,8 @@ import {
 import type { FleetRow } from './scanfile.ts';
 import './fleet.css';
 
-/** Rows drawn at once (the rest are counted: filter or sort to see them). */
-const SHOWN = 500;
+/** A table row's height in pixels (fleet.css gives the rows this height): the table is virtual. */
+const ROW_HEIGHT = 28;
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
 
@@ -200,9 +201,37 @@ export function FleetView({ onOpenRepository }: { onOpenRepository: (row: FleetR
         </label>
         <span className="muted" data-testid="fleet-count" data-value={shown.length}>
           {fmt(shown.length)} of {fmt(rows.length)} repositories
-          {shown.length > SHOWN ? `, the first ${fmt(SHOWN)} shown` : ''}
         </span>
       </div>
+      <FleetTable shown={shown} sort={sort} setSort={setSort} onOpenRepository={onOpenRepository} />
+    </div>
+  );
+}
+
+/**
+ * The repositories table, virtual: only the rows in view (and a few around) are drawn, between
+ * two spacer rows that keep the scroll height, so every row of a scan file of any size can be
+ * reached by scrolling (src/app/lib/fixedrows.ts).
+ */
+function FleetTable({
+  shown,
+  sort,
+  setSort,
+  onOpenRepository,
+}: {
+  shown: FleetRow[];
+  sort: { col: string; desc: boolean };
+  setSort: (s: { col: string; desc: boolean }) => void;
+  onOpenRepository: (row: FleetRow) => void;
+}) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const v = useFixedRows(scroller, shown.length, ROW_HEIGHT);
+  const first = v.rows[0];
+  const last = v.rows[v.rows.length - 1];
+  const before = first ? first.top : 0;
+  const after = last ? Math.max(0, v.totalHeight - last.top - ROW_HEIGHT) : 0;
+  return (
+    <div className="fleet-scroll" ref={scroller} data-testid="fleet-scroll" tabIndex={0} aria-label="Repositories">
       <table className="fleet-table" data-testid="fleet-table">
         <thead>
           <tr>
@@ -225,27 +254,31 @@ export function FleetView({ onOpenRepository }: { onOpenRepository: (row: FleetR
           </tr>
         </thead>
         <tbody>
-          {shown.slice(0, SHOWN).map((r) => (
-            <tr
-              key={`${String(r.root)}\0${String(r.path)}`}
-              className={r.gitReadable === false ? 'unreadable' : undefined}
-            >
-              {COLUMNS.map((c) => (
-                <td
-                  key={c.key}
-                  className={c.num ? 'num' : undefined}
-                  title={c.key === 'path' ? `${String(r.root)}/${String(r.path)}` : undefined}
-                >
-                  {c.show(r)}
+          {before > 0 && <tr aria-hidden="true" className="fleet-spacer" style={{ height: before }} />}
+          {v.rows
+            .map(({ index }) => shown[index])
+            .map((r) => (
+              <tr
+                key={`${String(r.root)}\0${String(r.path)}`}
+                className={r.gitReadable === false ? 'unreadable' : undefined}
+              >
+                {COLUMNS.map((c) => (
+                  <td
+                    key={c.key}
+                    className={c.num ? 'num' : undefined}
+                    title={c.key === 'path' ? `${String(r.root)}/${String(r.path)}` : undefined}
+                  >
+                    {c.show(r)}
+                  </td>
+                ))}
+                <td>
+                  <button onClick={() => onOpenRepository(r)} title="choose this repository's folder to open it">
+                    Open…
+                  </button>
                 </td>
-              ))}
-              <td>
-                <button onClick={() => onOpenRepository(r)} title="choose this repository's folder to open it">
-                  Open…
-                </button>
-              </td>
-            </tr>
-          ))}
+              </tr>
+            ))}
+          {after > 0 && <tr aria-hidden="true" className="fleet-spacer" style={{ height: after }} />}
         </tbody>
       </table>
     </div>

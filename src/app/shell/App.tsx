@@ -1,7 +1,6 @@
 import {
   Component,
   Suspense,
-  lazy,
   useCallback,
   useEffect,
   useRef,
@@ -10,7 +9,6 @@ import {
 } from 'react';
 import { useApp, startUp, watchHash } from './store.ts';
 import { VIEWS, type ViewId } from './route.ts';
-import { FleetView } from '../fleet/FleetView.tsx';
 import { isScanDrop, useFleet } from '../fleet/store.ts';
 import { inputsFromFiles, pickFiles, pickFolder, pickersSupported, takeDrop, walkDrop } from './input.ts';
 import type { WorkerInput } from './engine.ts';
@@ -19,21 +17,62 @@ import { isTyping } from '../lib/util.ts';
 import { consumeLaunches } from './pwa.ts';
 import { PwaNotices } from './PwaNotices.tsx';
 import { Shortcuts } from './Shortcuts.tsx';
+import { lazyView } from '../lib/lazyview.tsx';
 import { CliEquivalent } from './CliEquivalent.tsx';
 import { OverviewView } from '../views/OverviewView.tsx';
-import { StackView } from '../views/StackView.tsx';
-import { TableView } from '../views/TableView.tsx';
-import { RefsView } from '../views/RefsView.tsx';
-import { WatchView } from '../views/WatchView.tsx';
-import { CompareView } from '../views/CompareView.tsx';
-import { ShareView } from '../share/ShareView.tsx';
 import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from '../share/share-open.tsx';
-// The Compaction and Simulator views (and their charts and engines' page-side code) load when
-// first opened: most visits never open them. The service worker precaches their chunks too.
-const CompactionView = lazy(() =>
-  import('../compaction/CompactionView.tsx').then((m) => ({ default: m.CompactionView })),
-);
-const SimulatorView = lazy(() => import('../simulator/SimulatorView.tsx').then((m) => ({ default: m.SimulatorView })));
+// Every view but the Overview (the first one drawn) is its own chunk: the page paints with the
+// shell and the Overview only, then fetches the other views (`preloadViews`), so a
+// tab opened later draws at once. The service worker precaches the chunks too.
+const StackView = lazyView(() => import('../views/StackView.tsx').then((m) => m.StackView));
+const TableView = lazyView(() => import('../views/TableView.tsx').then((m) => m.TableView));
+const RefsView = lazyView(() => import('../views/RefsView.tsx').then((m) => m.RefsView));
+const WatchView = lazyView(() => import('../views/WatchView.tsx').then((m) => m.WatchView));
+const CompareView = lazyView(() => import('../views/CompareView.tsx').then((m) => m.CompareView));
+const ShareView = lazyView(() => import('../share/ShareView.tsx').then((m) => m.ShareView));
+const FleetView = lazyView(() => import('../fleet/FleetView.tsx').then((m) => m.FleetView));
+const CompactionView = lazyView(() => import('../compaction/CompactionView.tsx').then((m) => m.CompactionView));
+const SimulatorView = lazyView(() => import('../simulator/SimulatorView.tsx').then((m) => m.SimulatorView));
+const LAZY_VIEWS = [
+  StackView,
+  TableView,
+  RefsView,
+  WatchView,
+  CompareView,
+  ShareView,
+  FleetView,
+  CompactionView,
+  SimulatorView,
+];
+
+/**
+ * Fetch every view's chunk once the first analysis is on screen (or the start-up failed), while
+ * the page is idle, or after 5 s: earlier, the chunks would share a slow link and the main thread
+ * with the first analysis and delay it.
+ */
+function preloadViews(): () => void {
+  let done = false;
+  const go = () => {
+    if (done) return;
+    done = true;
+    stop();
+    LAZY_VIEWS.forEach((v) => void v.preload().catch(() => undefined));
+  };
+  const idle = (globalThis as { requestIdleCallback?: (f: () => void, o?: { timeout: number }) => void })
+    .requestIdleCallback;
+  const unsubscribe = useApp.subscribe((s) => {
+    if (!s.loaded && !s.appError) return;
+    unsubscribe();
+    if (idle) idle(go, { timeout: 500 });
+    else setTimeout(go, 0);
+  });
+  const timer = setTimeout(go, 5000);
+  function stop() {
+    unsubscribe();
+    clearTimeout(timer);
+  }
+  return stop;
+}
 
 const TAB_LABEL: Record<ViewId, string> = {
   overview: 'Overview',
@@ -114,6 +153,7 @@ export function App() {
 
   // Share links (`#s=…`): opened at start-up and when the fragment changes to one (share-open.tsx).
   useEffect(() => watchShareLinks(), []);
+  useEffect(() => preloadViews(), []);
 
   // Files the installed app was opened with from the OS (manifest file_handlers): like a drop.
   useEffect(() => {
@@ -326,12 +366,23 @@ export function App() {
         data-load-id={loaded?.id ?? 0}
         aria-busy={status === 'loading'}
       >
-        {loaded && <h1 className="sr-only">refscope · {TAB_LABEL[view]}</h1>}
+        {(loaded || view === 'watch' || (view === 'compare' && route.c)) && (
+          <h1 className="sr-only">refscope · {TAB_LABEL[view]}</h1>
+        )}
         {fleetStatus !== 'idle' ? (
-          <FleetView onOpenRepository={() => void openFolder()} />
+          <Suspense fallback={<LazyFallback />}>
+            <FleetView onOpenRepository={() => void openFolder()} />
+          </Suspense>
         ) : view === 'watch' ? (
           // Watching needs no loaded input: it reads its own folder.
-          <WatchView />
+          <Suspense fallback={<LazyFallback />}>
+            <WatchView />
+          </Suspense>
+        ) : view === 'compare' && route.c ? (
+          // A shared comparison needs no loaded input either.
+          <Suspense fallback={<LazyFallback />}>
+            <CompareView />
+          </Suspense>
         ) : !loaded ? (
           <Welcome onOpenFiles={openFiles} onOpenFolder={openFolder} />
         ) : needsFiles(loaded, view) ? (
@@ -341,24 +392,24 @@ export function App() {
           <ViewBoundary key={`${view}:${loaded.id}`} view={TAB_LABEL[view]}>
             {view === 'overview' ? (
               <OverviewView />
-            ) : view === 'stack' ? (
-              <StackView />
-            ) : view === 'table' ? (
-              <TableView />
-            ) : view === 'refs' ? (
-              <RefsView />
-            ) : view === 'compaction' ? (
-              <Suspense fallback={<LazyFallback />}>
-                <CompactionView />
-              </Suspense>
-            ) : view === 'simulator' ? (
-              <Suspense fallback={<LazyFallback />}>
-                <SimulatorView />
-              </Suspense>
-            ) : view === 'compare' ? (
-              <CompareView />
             ) : (
-              <ShareView />
+              <Suspense fallback={<LazyFallback />}>
+                {view === 'stack' ? (
+                  <StackView />
+                ) : view === 'table' ? (
+                  <TableView />
+                ) : view === 'refs' ? (
+                  <RefsView />
+                ) : view === 'compaction' ? (
+                  <CompactionView />
+                ) : view === 'simulator' ? (
+                  <SimulatorView />
+                ) : view === 'compare' ? (
+                  <CompareView />
+                ) : (
+                  <ShareView />
+                )}
+              </Suspense>
             )}
           </ViewBoundary>
         )}
@@ -438,7 +489,7 @@ function ProgressBar() {
     >
       <div
         className={p ? 'progress-fill' : 'progress-fill indeterminate'}
-        style={{ width: p ? `${Math.max(2, frac * 100)}%` : undefined }}
+        style={{ transform: p ? `scaleX(${Math.max(0.02, frac)})` : undefined }}
       />
       <div className="progress-text">{text}</div>
     </div>

@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { initPwa } from './pwa.ts';
+import { useApp } from './store.ts';
 import './styles.css';
 
 createRoot(document.getElementById('root')!).render(
@@ -10,5 +11,22 @@ createRoot(document.getElementById('root')!).render(
   </StrictMode>,
 );
 
-// The service worker: offline use, updates on the user's say-so (see pwa.ts).
-initPwa();
+// The service worker: offline use, updates on the user's say-so (see pwa.ts). A page it already
+// controls registers at once (updates are found as soon as possible). On a first visit its
+// install fetches every asset and sample, which on a slow link would compete with the first
+// analysis: it registers once that analysis is on screen (or the start-up failed), while the page
+// is idle, and after 3 s at the latest (a page opened with nothing to load).
+if (typeof navigator !== 'undefined' && navigator.serviceWorker?.controller) initPwa();
+else {
+  const idle = (f: () => void) =>
+    'requestIdleCallback' in window ? requestIdleCallback(f, { timeout: 1000 }) : setTimeout(f, 0);
+  const unsubscribe = useApp.subscribe((s) => {
+    if (!s.loaded && !s.appError) return;
+    unsubscribe();
+    idle(initPwa);
+  });
+  setTimeout(() => {
+    unsubscribe();
+    initPwa();
+  }, 3000);
+}

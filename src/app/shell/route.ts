@@ -45,6 +45,8 @@ export interface Route {
    * stays a share link: `#s=<value>&view=stack&t=1`. Absent / null otherwise.
    */
   share?: string | null;
+  /** Compare view: a shared comparison's `c=` value (`<version>.<data>`), or absent / null. */
+  c?: string | null;
 }
 
 export const DEFAULT_ROUTE: Route = {
@@ -105,6 +107,7 @@ export function parseRoute(hash: string): Route {
     sample: p.get('sample'),
     ...(p.has('w') && v === 'simulator' ? { w: p.get('w') } : {}),
     ...(p.has('ref') && v === 'refs' ? { ref: p.get('ref') } : {}),
+    ...(p.has('c') && v === 'compare' ? { c: p.get('c') } : {}),
     ...(p.has('s') ? { share: p.get('s') } : {}),
   };
 }
@@ -130,6 +133,7 @@ export function formatRoute(r: Route): string {
     if (r.ref) p.set('ref', r.ref);
   }
   if (r.view === 'simulator' && r.w) p.set('w', r.w);
+  if (r.view === 'compare' && r.c) p.set('c', r.c);
   if (r.sample) p.set('sample', r.sample);
   const qs = p.toString();
   return `#/${r.view}${qs ? '?' + qs : ''}`;

@@ -177,18 +177,26 @@ export function watchHash(): () => void {
 export async function startUp(): Promise<void> {
   const st = useApp.getState();
   try {
-    const [samples, capabilities] = await Promise.all([fetchSamples(), engine().capabilities()]);
-    useApp.setState({ samples, capabilities });
-    if (!isRouteHash(location.hash)) return;
+    // The worker starts while the sample list and the sample's files are fetched: a sample that
+    // needs no particular capability does not wait for the worker's first answer.
+    const caps = engine()
+      .capabilities()
+      .then((capabilities) => useApp.setState({ capabilities }));
+    const samples = await fetchSamples();
+    useApp.setState({ samples });
+    if (!isRouteHash(location.hash)) return await caps;
     const want = st.route.sample;
-    if (want === 'none') return;
-    if (useApp.getState().loaded || useApp.getState().status === 'loading') return;
+    if (want === 'none') return await caps;
+    // A shared comparison (`#/compare?c=…`) shows without any input.
+    if (st.route.view === 'compare' && st.route.c) return await caps;
+    if (useApp.getState().loaded || useApp.getState().status === 'loading') return await caps;
     const pick = want ? samples.find((s) => s.name === want) : (samples.find((s) => s.default) ?? samples[0]);
     if (!pick) {
       if (want) useApp.setState({ appError: `No built-in sample named “${want}”.` });
-      return;
+      return await caps;
     }
-    await useApp.getState().loadSample(pick.name);
+    if (pick.requires) await caps;
+    await Promise.all([useApp.getState().loadSample(pick.name), caps]);
   } catch (e) {
     useApp.setState({ appError: `Start-up failed: ${(e as Error).message}` });
   }
