@@ -9,6 +9,22 @@ function n(x: number): string {
 }
 const bytes = sizeText;
 
+/**
+ * The last position of the run of copies starting at `i`: consecutive positions naming the same
+ * earlier file (`copyOf`) with the same merge figures. `i` itself when there is no run of two.
+ */
+function copyRunEnd(r: Report, i: number): number {
+  const t = r.tables[i];
+  if (t.copyOf === undefined || t.error) return i;
+  let j = i;
+  while (j + 1 < r.tables.length) {
+    const u = r.tables[j + 1];
+    if (u.copyOf !== t.copyOf || u.shadowed !== t.shadowed || u.winners !== t.winners || u.error) break;
+    j++;
+  }
+  return j;
+}
+
 /** Render a report as plain text for a terminal (80 columns). */
 export function formatReport(r: Report): string {
   const out: string[] = [];
@@ -28,13 +44,24 @@ export function formatReport(r: Report): string {
     out.push(
       '  #  table                                         bytes    refs  tomb  shadowed  logs  blocks  upd-index',
     );
-    r.tables.forEach((t, i) => {
+    for (let i = 0; i < r.tables.length; i++) {
+      const t = r.tables[i];
       const rec = t.records;
+      // A run of consecutive lines naming the same earlier file with the same figures is one
+      // line: the report grows with the runs, not with the lines of tables.list.
+      const end = copyRunEnd(r, i);
+      if (end > i) {
+        out.push(
+          `${String(i).padStart(3)}  positions ${n(i)}–${n(end)} (${n(end - i + 1)}): same file as #${t.copyOf}, shadowed ${n(t.shadowed)} each`,
+        );
+        i = end;
+        continue;
+      }
       out.push(
         `${String(i).padStart(3)}  ${oneLine(t.name).padEnd(44).slice(0, 44)} ${String(t.fileSize).padStart(8)} ${String(rec.ref + rec.peeled + rec.symref).padStart(7)} ${String(rec.tombstone).padStart(5)} ${String(t.shadowed).padStart(9)} ${String(rec.log + rec.logDeletion).padStart(5)} ${String(blocksOf(r, i).length).padStart(7)}  ${t.error ? 'ERROR' : `${t.minUpdateIndex}..${t.maxUpdateIndex}`}${t.copyOf !== undefined ? ` (same file as #${t.copyOf})` : ''}`,
       );
       if (t.error) out.push(`     error: offset ${t.error.offset}: expected ${oneLine(t.error.expected)}`);
-    });
+    }
     const ns = Object.entries(s.namespaces).sort((a, b) => b[1] - a[1]);
     if (ns.length) {
       out.push('');
@@ -51,8 +78,23 @@ export function formatReport(r: Report): string {
         );
     }
     const bad = s.continuity.filter((c) => c.status !== 'ok');
-    for (const c of bad)
-      out.push(`update-index ${c.status} before table ${c.table}: expected min ${c.expectedMin}, found ${c.actualMin}`);
+    // Consecutive tables with the same break (the copies of one file) are one line.
+    for (let k = 0; k < bad.length; k++) {
+      const c = bad[k];
+      let e = k;
+      while (
+        e + 1 < bad.length &&
+        bad[e + 1].table === bad[e].table + 1 &&
+        bad[e + 1].status === c.status &&
+        bad[e + 1].expectedMin === c.expectedMin &&
+        bad[e + 1].actualMin === c.actualMin
+      )
+        e++;
+      out.push(
+        `update-index ${c.status} before table${e > k ? `s ${c.table}–${bad[e].table}` : ` ${c.table}`}: expected min ${c.expectedMin}, found ${c.actualMin}`,
+      );
+      k = e;
+    }
   }
   const pr = r.packedRefs as { namespaces?: Record<string, number> } | undefined;
   if (!r.stack && pr?.namespaces) {

@@ -9,7 +9,7 @@
  *
  * Pure TypeScript: no DOM, no Node APIs.
  */
-import { blocksOf, type Report, type TableReport } from './report.ts';
+import { blocksOf, reportJson, type Report, type TableReport } from './report.ts';
 import type { CompactionReport } from './extensions.ts';
 import {
   shapePlan,
@@ -30,7 +30,8 @@ import {
 
 /** The report as `refscope.report/1` JSON (the document `refscope analyze --json` prints). */
 export function exportJson(report: Report): string {
-  return JSON.stringify(report, null, 2) + '\n';
+  // A copy (`copyOf`) is written with its own figures only (docs/report.md).
+  return reportJson(report) + '\n';
 }
 
 // ---------------------------------------------------------------------------------------------
