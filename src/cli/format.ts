@@ -1,29 +1,13 @@
 /**
  * The readable terminal form of a report (`refscope analyze` without --json).
  */
-import { blocksOf, type Report } from '../engine/report.ts';
+import { blocksOf, copyRunEnd, type Report } from '../engine/report.ts';
 import { oneLine, sizeText } from '../engine/basics.ts';
 
 function n(x: number): string {
   return x.toLocaleString('en-US');
 }
 const bytes = sizeText;
-
-/**
- * The last position of the run of copies starting at `i`: consecutive positions naming the same
- * earlier file (`copyOf`) with the same merge figures. `i` itself when there is no run of two.
- */
-function copyRunEnd(r: Report, i: number): number {
-  const t = r.tables[i];
-  if (t.copyOf === undefined || t.error) return i;
-  let j = i;
-  while (j + 1 < r.tables.length) {
-    const u = r.tables[j + 1];
-    if (u.copyOf !== t.copyOf || u.shadowed !== t.shadowed || u.winners !== t.winners || u.error) break;
-    j++;
-  }
-  return j;
-}
 
 /** Render a report as plain text for a terminal (80 columns). */
 export function formatReport(r: Report): string {

@@ -257,6 +257,29 @@ export function tableOf(r: Pick<Report, 'tables'>, i: number): TableReport | und
   return o ? { ...o, ...t, blocks: NO_BLOCKS } : t;
 }
 
+/**
+ * The last position of the run of copies starting at `i`: consecutive positions naming the same
+ * earlier file (`copyOf`) with the same merge figures. `i` itself when there is no run of two.
+ */
+export function copyRunEnd(r: Pick<Report, 'tables'>, i: number): number {
+  const t = r.tables[i];
+  if (t.copyOf === undefined || t.error) return i;
+  let j = i;
+  while (j + 1 < r.tables.length) {
+    const u = r.tables[j + 1];
+    if (
+      u.copyOf !== t.copyOf ||
+      u.shadowed !== t.shadowed ||
+      u.hiddenByTombstone !== t.hiddenByTombstone ||
+      u.winners !== t.winners ||
+      u.error
+    )
+      break;
+    j++;
+  }
+  return j;
+}
+
 /** Most rows of `prefixes`. */
 export const PREFIX_ROWS = 50;
 
