@@ -69,6 +69,8 @@ export function formatReport(r: Report): string {
       while (
         e + 1 < bad.length &&
         bad[e + 1].table === bad[e].table + 1 &&
+        r.tables[bad[e + 1].table]?.copyOf !== undefined &&
+        r.tables[bad[e + 1].table]?.copyOf === r.tables[bad[e].table]?.copyOf &&
         bad[e + 1].status === c.status &&
         bad[e + 1].expectedMin === c.expectedMin &&
         bad[e + 1].actualMin === c.actualMin

@@ -164,7 +164,7 @@ export function reportJson(report: Report, indent = 2): string {
           c[k] = { ...v, reasons: foldReasons((v as { reasons: unknown[] }).reasons, report.tables) };
       compaction = c;
     }
-    stack = { ...st, continuity: foldContinuity(st.continuity), compaction };
+    stack = { ...st, continuity: foldContinuity(st.continuity, report.tables), compaction };
   }
   return JSON.stringify({ ...report, tables, stack }, null, indent);
 }
@@ -229,12 +229,14 @@ export function reasonRuleOf(reasons: (string | number)[], i: number): string {
  * `stack.continuity` with a run of consecutive tables that break the same way (the copies of one
  * file) written once, with `through`: the last table of the run.
  */
-function foldContinuity(c: NonNullable<Report['stack']>['continuity']): unknown[] {
+function foldContinuity(c: NonNullable<Report['stack']>['continuity'], tables: TableReport[]): unknown[] {
   const out: (NonNullable<Report['stack']>['continuity'][number] & { through?: number })[] = [];
   for (const x of c) {
     const last = out[out.length - 1];
     if (
       last &&
+      tables[x.table]?.copyOf !== undefined &&
+      tables[x.table]?.copyOf === tables[x.table - 1]?.copyOf &&
       (last.through ?? last.table) + 1 === x.table &&
       last.status === x.status &&
       last.expectedMin === x.expectedMin &&
