@@ -103,6 +103,20 @@ for (const n of ['direct/reftable', 'out/reftable', 'packed-refs'])
   for (const c of ['loop2/.git', 'linkroot/.git', 'symshadow/reftable', 'symlist/reftable'])
     dirCase(`fs/${c}`, path.join(fsDir, c));
 }
+// Generated (too large to store): one small table named on 100,000 lines of tables.list (git's
+// basic-sha1 fixture's first table). Each copy must cost a small constant, not a table's worth.
+{
+  const dir = path.join(tmp, 'generated/list-100k-same/reftable');
+  fs.mkdirSync(dir, { recursive: true });
+  const src = path.join(ROOT, 'test/fixtures/reftable/basic-sha1/reftable');
+  const name = fs
+    .readdirSync(src)
+    .filter((f) => f.endsWith('.ref'))
+    .sort()[0];
+  fs.copyFileSync(path.join(src, name), path.join(dir, name));
+  fs.writeFileSync(path.join(dir, 'tables.list'), `${name}\n`.repeat(100_000));
+  dirCase('generated/list-100k-same', dir);
+}
 // Fuzz crashers, as dropped (manifest.json) and as a path.
 for (const fam of ['fuzz', 'fuzz-found']) {
   for (const n of fs.readdirSync(path.join(HOSTILE, fam)).sort()) {

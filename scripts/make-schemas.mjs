@@ -115,7 +115,7 @@ const table = obj(
       'Every block in file order; empty at a position with copyOf (the same file is listed at its first position only).',
     ),
     copyOf: int(
-      "Present when tables.list names the same file on an earlier line: the index of the first such position, whose blocks are this one's. The other fields are this position's own.",
+      'Present in memory (the library, the web app) when tables.list names the same file on an earlier line: the index of the first such position. In this JSON document such an entry is a copy entry instead (its own figures only).',
     ),
     records: obj(
       {
@@ -158,6 +158,32 @@ const table = obj(
   { optional: ['incomplete', 'copyOf'] },
 );
 table.properties.error.type = ['object', 'null'];
+// A position whose file is named on an earlier line of tables.list: only its own merge figures;
+// every other field is that of `tables[copyOf]` (same file, same bytes).
+const copyEntry = obj(
+  {
+    copyOf: int(
+      "Index of the first position naming the same file in tables.list (never itself a copy); its fields (name, sizes, records, blocks, error) are this position's.",
+    ),
+    shadowed: table.properties.shadowed,
+    hiddenByTombstone: table.properties.hiddenByTombstone,
+    tombstonesHiding: table.properties.tombstonesHiding,
+    winners: table.properties.winners,
+    incomplete: table.properties.incomplete,
+  },
+  "A repeated tables.list position: the position's own merge figures; the rest is tables[copyOf]'s.",
+  { open: false, optional: ['incomplete'] },
+);
+const tableOrCopy = {
+  oneOf: [{ ...table, not: { required: ['copyOf'] } }, copyEntry],
+  description: 'A table (its first position in tables.list) or a copy entry (a later line naming it again).',
+};
+/** Per-table reasons as written: a text, or the index of an earlier entry (a run of copies). */
+const reasonsOf = (description) =>
+  arr(
+    { type: ['string', 'integer'], minimum: 0 },
+    `${description} An integer k in place of a text: position i is a copy of the same file as position i − 1 and its reason is entry k's (k starts the run), with this position's own numbers (its values).`,
+  );
 
 const after = nul(
   obj(
@@ -188,7 +214,7 @@ const compaction = {
     bySize: obj(
       {
         values: arr({ type: 'integer' }, 'Net sizes git compares, oldest first: file size − 91 (v1) or − 99 (v2).'),
-        reasons: arr({ type: 'string' }, 'Per table: why it is in or out of the segment, with the numbers compared.'),
+        reasons: reasonsOf('Per table: why it is in or out of the segment, with the numbers compared.'),
       },
       'The rule as git applies it, on byte sizes; its segment is `segment`.',
     ),
@@ -200,7 +226,7 @@ const compaction = {
           description:
             'The segment the same rule picks on record counts (git never compares counts; what lookups pay for).',
         },
-        reasons: arr({ type: 'string' }, 'Per table: why it is in or out.'),
+        reasons: reasonsOf('Per table: why it is in or out.'),
       },
       'The same geometric rule applied to record counts.',
     ),
@@ -217,7 +243,7 @@ const compaction = {
           ...segment,
           description: "The segment JGit's rule (Gerrit) picks: adjacent tables with equal ⌊log2(size − 91)⌋.",
         },
-        reasons: arr({ type: 'string' }, 'Per table: why it is in or out.'),
+        reasons: reasonsOf('Per table: why it is in or out.'),
         error: str('Present when JGit would throw (a net size ≤ 0); segment is then null.'),
       },
       "JGit's auto-compaction rule (FileReftableStack).",
@@ -275,9 +301,12 @@ const stack = obj(
           expectedMin: int("The previous table's max_update_index + 1."),
           actualMin: int("This table's min_update_index."),
           status: { enum: ['ok', 'gap', 'overlap'], description: 'ok when actualMin = expectedMin.' },
+          through: int(
+            'Present when the tables table..through (consecutive) all break the same way (the copies of one file): one entry for the run.',
+          ),
         },
-        'One readable table after the first.',
-        { open: false },
+        'One readable table after the first, or a run of them (through).',
+        { open: false, optional: ['through'] },
       ),
       'Update-index continuity between neighbouring tables.',
     ),
@@ -387,7 +416,10 @@ const report = doc(
     schema: schemaConst('refscope.report/1'),
     generator,
     input,
-    tables: arr(table, 'Tables, oldest first (tables.list order); empty for packed-refs and files-backend input.'),
+    tables: arr(
+      tableOrCopy,
+      'Tables, oldest first (tables.list order), one entry per line; empty for packed-refs and files-backend input.',
+    ),
     stack,
     packedRefs,
     findings: arr(finding, 'What was found wrong or notable, errors first as they were met.'),

@@ -13,7 +13,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EngineSession } from '../src/engine/session/index.ts';
 import { groupDigits, memorySource } from '../src/engine/basics.ts';
-import { blocksOf, type Report } from '../src/engine/report.ts';
+import { blocksOf, tableOf, type Report } from '../src/engine/report.ts';
+import { formatReport } from '../src/cli/format.ts';
 import {
   ShareLinkError,
   buildSharePayload,
@@ -77,9 +78,22 @@ describe('a table repeated on every line of tables.list', () => {
     expect(r400.tables[0].shadowed).toBe(r1.tables[0].winners);
   });
 
-  it('the report validates against schemas/report.schema.json', () => {
-    expect(schemaErrors('report', r400)).toEqual([]);
-    expect(schemaErrors('report', { ...r400, tables: [{ ...r400.tables[1], copyOf: -1 }] })).not.toEqual([]);
+  it('the JSON document validates against schemas/report.schema.json; a copy holds its own figures only', () => {
+    const doc = JSON.parse(s400.exportAs('json').text) as Report;
+    expect(schemaErrors('report', doc)).toEqual([]);
+    expect(Object.keys(doc.tables[5]).sort()).toEqual(
+      ['copyOf', 'hiddenByTombstone', 'shadowed', 'tombstonesHiding', 'winners'].sort(),
+    );
+    // the other fields are the first position's
+    expect(tableOf(doc, 5)!.name).toBe(NAME);
+    expect(tableOf(doc, 5)!.fileSize).toBe(BYTES.length);
+    expect(tableOf(doc, 399)!.winners).toBe(r400.tables[399].winners);
+    const bad = structuredClone(doc);
+    (bad.tables[5] as { copyOf: number }).copyOf = -1;
+    expect(schemaErrors('report', bad)).not.toEqual([]);
+    const extra = structuredClone(doc);
+    (extra.tables[5] as { fileSize?: number }).fileSize = 1;
+    expect(schemaErrors('report', extra)).not.toEqual([]);
   });
 
   it('the JSON export and the structured clone grow by a small constant per line, not by the blocks', () => {
@@ -93,12 +107,17 @@ describe('a table repeated on every line of tables.list', () => {
     expect(blockSummaries(cloned)).toBe(GIT_BLOCKS);
   });
 
-  it('the Markdown export says which position each copy repeats and counts its blocks', () => {
+  it('the Markdown export says which positions repeat which, a run of copies in one row', () => {
     const md = exportMarkdown(r400);
+    // positions 1–398 are shadowed alike (the newest copy, 399, wins every key): one row
+    expect(md).toContain('| 1–398 | 398 positions: same file as #0 |');
     expect(md).toContain(`| 399 | \`${NAME}\` (same file as #0) |`);
     expect(
       md.split('\n').filter((l) => l.includes('(same file as #0)') && l.endsWith(` | ${GIT_BLOCKS} |`)).length,
-    ).toBe(399);
+    ).toBe(1);
+    const text = formatReport(r400);
+    expect(text).toContain('positions 1–398 (398): same file as #0');
+    expect(text).toContain('update-index overlap before tables 1–399');
   });
 
   it('a share link marks the copies; the report it opens to lists the blocks once', () => {
@@ -144,6 +163,41 @@ describe('a table repeated on every line of tables.list', () => {
     // the payload bytes alone (no link around them) decode to the same marks
     const body = encodeSharePayload(p);
     expect(decodeSharePayload(body).tables[1].copyOf).toBe(0);
+  });
+});
+
+describe('a small table named on 100,000 lines of tables.list (generated here, not stored)', () => {
+  const LINES = 100_000;
+  const s = session(LINES);
+  const r = s.report()!;
+
+  it('keeps every position, in order, each copy pointing at the first', () => {
+    expect(r.tables.length).toBe(LINES);
+    expect(r.tables[0].copyOf).toBeUndefined();
+    expect(r.tables.slice(1).every((t) => t.copyOf === 0)).toBe(true);
+    // one table's blocks in all (git's count), whatever the number of lines
+    expect(blockSummaries(r)).toBe(GIT_BLOCKS);
+  });
+
+  it('a copy costs a constant in the JSON document, not a table', () => {
+    const one = session(1).exportAs('json').text.length;
+    const all = s.exportAs('json').text.length;
+    // a copy entry (copyOf and four figures, 7 indented lines), its net size and record count,
+    // three folded reasons (an index each): under 256 bytes
+    expect((all - one) / (LINES - 1)).toBeLessThan(256);
+    expect(schemaErrors('report', JSON.parse(s.exportAs('json').text))).toEqual([]);
+  });
+
+  it('the text report and the Markdown export fold the run of copies into a line', () => {
+    expect(formatReport(r).split('\n').length).toBeLessThan(40);
+    expect(exportMarkdown(r).split('\n').length).toBeLessThan(100);
+    expect(formatReport(r)).toContain(`positions 1–99,998 (99,998): same file as #0`);
+  });
+
+  it('a share link is refused by the count of lines, with the one error type', () => {
+    expect(() => s.share({ withNames: false, base: 'http://127.0.0.1:4173/' })).toThrow(
+      /100,000 tables, at most 5,000/,
+    );
   });
 });
 

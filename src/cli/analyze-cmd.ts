@@ -4,16 +4,16 @@
  * still gets its report (of what could be read) on stdout, then one error line and exit 3.
  */
 import { displayName } from '../engine/basics.ts';
-import { buildReport } from '../engine/report.ts';
+import { buildReport, reportJson } from '../engine/report.ts';
 import { formatReport } from './format.ts';
-import { factorOption, writeJson, FACTOR_OPTION, type CommandSpec, type Context } from './common.ts';
+import { factorOption, FACTOR_OPTION, type CommandSpec, type Context } from './common.ts';
 import { loadPath, firstError } from './load.ts';
 
 function run(ctx: Context): number {
   const factor = factorOption(ctx);
   const a = loadPath(ctx.positionals[0], ctx);
   const report = buildReport(a, { factor });
-  if (ctx.json) writeJson(report);
+  if (ctx.json) process.stdout.write(reportJson(report) + '\n');
   else process.stdout.write(formatReport(report));
   const err = firstError(a);
   if (err) {

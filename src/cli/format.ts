@@ -1,7 +1,7 @@
 /**
  * The readable terminal form of a report (`refscope analyze` without --json).
  */
-import { blocksOf, type Report } from '../engine/report.ts';
+import { blocksOf, copyRunEnd, type Report } from '../engine/report.ts';
 import { oneLine, sizeText } from '../engine/basics.ts';
 
 function n(x: number): string {
@@ -28,13 +28,24 @@ export function formatReport(r: Report): string {
     out.push(
       '  #  table                                         bytes    refs  tomb  shadowed  logs  blocks  upd-index',
     );
-    r.tables.forEach((t, i) => {
+    for (let i = 0; i < r.tables.length; i++) {
+      const t = r.tables[i];
       const rec = t.records;
+      // A run of consecutive lines naming the same earlier file with the same figures is one
+      // line: the report grows with the runs, not with the lines of tables.list.
+      const end = copyRunEnd(r, i);
+      if (end > i) {
+        out.push(
+          `${String(i).padStart(3)}  positions ${n(i)}–${n(end)} (${n(end - i + 1)}): same file as #${t.copyOf}, shadowed ${n(t.shadowed)} each`,
+        );
+        i = end;
+        continue;
+      }
       out.push(
         `${String(i).padStart(3)}  ${oneLine(t.name).padEnd(44).slice(0, 44)} ${String(t.fileSize).padStart(8)} ${String(rec.ref + rec.peeled + rec.symref).padStart(7)} ${String(rec.tombstone).padStart(5)} ${String(t.shadowed).padStart(9)} ${String(rec.log + rec.logDeletion).padStart(5)} ${String(blocksOf(r, i).length).padStart(7)}  ${t.error ? 'ERROR' : `${t.minUpdateIndex}..${t.maxUpdateIndex}`}${t.copyOf !== undefined ? ` (same file as #${t.copyOf})` : ''}`,
       );
       if (t.error) out.push(`     error: offset ${t.error.offset}: expected ${oneLine(t.error.expected)}`);
-    });
+    }
     const ns = Object.entries(s.namespaces).sort((a, b) => b[1] - a[1]);
     if (ns.length) {
       out.push('');
@@ -51,8 +62,25 @@ export function formatReport(r: Report): string {
         );
     }
     const bad = s.continuity.filter((c) => c.status !== 'ok');
-    for (const c of bad)
-      out.push(`update-index ${c.status} before table ${c.table}: expected min ${c.expectedMin}, found ${c.actualMin}`);
+    // Consecutive tables with the same break (the copies of one file) are one line.
+    for (let k = 0; k < bad.length; k++) {
+      const c = bad[k];
+      let e = k;
+      while (
+        e + 1 < bad.length &&
+        bad[e + 1].table === bad[e].table + 1 &&
+        r.tables[bad[e + 1].table]?.copyOf !== undefined &&
+        r.tables[bad[e + 1].table]?.copyOf === r.tables[bad[e].table]?.copyOf &&
+        bad[e + 1].status === c.status &&
+        bad[e + 1].expectedMin === c.expectedMin &&
+        bad[e + 1].actualMin === c.actualMin
+      )
+        e++;
+      out.push(
+        `update-index ${c.status} before table${e > k ? `s ${c.table}–${bad[e].table}` : ` ${c.table}`}: expected min ${c.expectedMin}, found ${c.actualMin}`,
+      );
+      k = e;
+    }
   }
   const pr = r.packedRefs as { namespaces?: Record<string, number> } | undefined;
   if (!r.stack && pr?.namespaces) {

@@ -36,6 +36,8 @@ import {
   DEFAULT_SHARE_BASE,
   simulationFromDocument,
   MAX_LINK_INPUT,
+  MAX_SHARE_TABLES,
+  tooManyTables,
   type SharePayload,
   type SimShare,
 } from '../engine/share/index.ts';
@@ -107,6 +109,13 @@ export const shareCommand: CommandSpec = {
     if (p === '-' && simFile === '-')
       throw new UsageError('standard input is read once: <path> and --simulation cannot both be -');
     const a = loadPath(p, ctx);
+    // Counted before the report is built: a link holds at most MAX_SHARE_TABLES positions.
+    if (a.stack && a.stack.names.length > MAX_SHARE_TABLES) {
+      process.stderr.write(
+        `refscope: ${displayName(p)}: offset 0: expected a stack whose shape fits a link (${oneLine(tooManyTables(a.stack.names.length).message)})\n`,
+      );
+      return 3;
+    }
     const report = buildReport(a, { factor });
     let simulation: SimShare | null = null;
     if (simFile !== undefined) {

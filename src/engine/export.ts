@@ -9,7 +9,7 @@
  *
  * Pure TypeScript: no DOM, no Node APIs.
  */
-import { blocksOf, type Report, type TableReport } from './report.ts';
+import { blocksOf, copyRunEnd, reportJson, type Report, type TableReport } from './report.ts';
 import type { CompactionReport } from './extensions.ts';
 import {
   shapePlan,
@@ -30,7 +30,8 @@ import {
 
 /** The report as `refscope.report/1` JSON (the document `refscope analyze --json` prints). */
 export function exportJson(report: Report): string {
-  return JSON.stringify(report, null, 2) + '\n';
+  // A copy (`copyOf`) is written with its own figures only (docs/report.md).
+  return reportJson(report) + '\n';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -147,7 +148,17 @@ export function exportMarkdown(report: Report): string {
       '| # | table | bytes | format | block size | update indexes | refs | peeled | symrefs | tombstones | logs | shadowed | hidden by tombstones | blocks |',
     );
     out.push('|---:|---|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-    report.tables.forEach((t: TableReport, i) => {
+    for (let i = 0; i < report.tables.length; i++) {
+      const t: TableReport = report.tables[i];
+      // A run of consecutive copies of one file with the same figures is one row.
+      const end = copyRunEnd(report, i);
+      if (end > i) {
+        out.push(
+          `| ${i}–${end} | ${n(end - i + 1)} positions: same file as #${t.copyOf} | | | | | | | | | | ${n(t.shadowed)} each | ${n(t.hiddenByTombstone)} each | |`,
+        );
+        i = end;
+        continue;
+      }
       const r = t.records;
       const fmtv = t.error
         ? `unreadable: ${mdCode(t.error.expected)}`
@@ -155,7 +166,7 @@ export function exportMarkdown(report: Report): string {
       out.push(
         `| ${i} | ${mdCode(t.name)}${t.copyOf !== undefined ? ` (same file as #${t.copyOf})` : ''} | ${n(t.fileSize)} | ${fmtv} | ${n(t.blockSize)} | ${t.minUpdateIndex ?? '–'}..${t.maxUpdateIndex ?? '–'} | ${n(r.ref)} | ${n(r.peeled)} | ${n(r.symref)} | ${n(r.tombstone)} | ${n(r.log + r.logDeletion)} | ${n(t.shadowed)} | ${n(t.hiddenByTombstone)} | ${n(blocksOf(report, i).length)} |`,
       );
-    });
+    }
     out.push('');
   }
   if (st && Object.keys(st.namespaces).length) {
@@ -174,11 +185,23 @@ export function exportMarkdown(report: Report): string {
     out.push('| # | net bytes | git (bytes) | records | by records | live records |', '|---:|---:|---|---:|---|---:|');
     const inSeg = (s: { start: number; end: number } | null, i: number) =>
       s && i >= s.start && i <= s.end ? 'merged' : '';
-    report.tables.forEach((_, i) => {
-      out.push(
-        `| ${i} | ${n(c.bySize.values?.[i])} | ${inSeg(c.segment, i)} | ${n(c.byRecords?.values?.[i])} | ${inSeg(c.byRecords?.segment ?? null, i)} | ${n(c.byLive?.values?.[i])} |`,
-      );
-    });
+    const row = (i: number) =>
+      `${n(c.bySize.values?.[i])} | ${inSeg(c.segment, i)} | ${n(c.byRecords?.values?.[i])} | ${inSeg(c.byRecords?.segment ?? null, i)} | ${n(c.byLive?.values?.[i])} |`;
+    for (let i = 0; i < report.tables.length; i++) {
+      // Consecutive copies of one file with the same row are one row.
+      let end = i;
+      const here = row(i);
+      const t = report.tables[i];
+      while (
+        t.copyOf !== undefined &&
+        end + 1 < report.tables.length &&
+        report.tables[end + 1].copyOf === t.copyOf &&
+        row(end + 1) === here
+      )
+        end++;
+      out.push(`| ${end > i ? `${i}–${end}` : i} | ${here}`);
+      i = end;
+    }
     out.push('');
   }
   if (report.findings.length) {

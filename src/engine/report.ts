@@ -124,6 +124,164 @@ export interface Report {
   diagnosis: string;
 }
 
+/** The `blocks` of every copy (`copyOf`): one frozen empty list. */
+const NO_BLOCKS: BlockReport[] = Object.freeze([]) as unknown as BlockReport[];
+
+/**
+ * The fields a copy (`copyOf`) has in the JSON document: the rest are its first position's
+ * (`tables[copyOf]`), left out so that a line of tables.list repeating a name costs a few bytes.
+ */
+export const COPY_FIELDS = [
+  'copyOf',
+  'shadowed',
+  'hiddenByTombstone',
+  'tombstonesHiding',
+  'winners',
+  'incomplete',
+] as const;
+
+/**
+ * The report as `refscope.report/1` JSON text: every field as in memory, but a copy's entry
+ * (`copyOf`) holds only `COPY_FIELDS` (read the others with `tableOf`).
+ */
+export function reportJson(report: Report, indent = 2): string {
+  // A shallow copy with the folded parts replaced (a replacer function would be called for
+  // every value of the document, millions for a long stack).
+  const tables = report.tables.map((t) => {
+    if (t.copyOf === undefined) return t;
+    const o: Record<string, unknown> = {};
+    for (const k of COPY_FIELDS) if (t[k] !== undefined) o[k] = t[k];
+    return o;
+  });
+  let stack: unknown = report.stack;
+  if (report.stack) {
+    const st = report.stack;
+    let compaction = st.compaction;
+    if (compaction && typeof compaction === 'object') {
+      const c: Record<string, unknown> = { ...(compaction as Record<string, unknown>) };
+      for (const [k, v] of Object.entries(c))
+        if (v && typeof v === 'object' && Array.isArray((v as { reasons?: unknown }).reasons))
+          c[k] = { ...v, reasons: foldReasons((v as { reasons: unknown[] }).reasons, report.tables) };
+      compaction = c;
+    }
+    stack = { ...st, continuity: foldContinuity(st.continuity, report.tables), compaction };
+  }
+  return JSON.stringify({ ...report, tables, stack }, null, indent);
+}
+
+/**
+ * Per-table reasons with a run of copies written once. Entry `i` is the index `k` of its run's
+ * first entry when position `i` is a copy (`copyOf`) of the same file as position `i - 1` and its
+ * reason is entry `i - 1`'s with other numbers (or the same text): "the rule of entry `k`, at
+ * this position's own figures" (the `values` beside it), so 100,000 copies of one file cost a
+ * number each, not a sentence each.
+ */
+function foldReasons(reasons: unknown[], tables: TableReport[]): unknown[] {
+  let start = 0;
+  return reasons.map((x, i) => {
+    const t = tables[i],
+      u = tables[i - 1];
+    const prev = reasons[i - 1];
+    if (
+      t?.copyOf !== undefined &&
+      u !== undefined &&
+      (u.copyOf ?? i - 1) === t.copyOf &&
+      !t.error &&
+      !u.error &&
+      typeof x === 'string' &&
+      typeof prev === 'string' &&
+      sameShape(x, prev)
+    )
+      return start;
+    start = i;
+    return x;
+  });
+}
+
+const isNumberChar = (c: number) => (c >= 0x30 && c <= 0x39) || c === 0x2c || c === 0x2e;
+
+/** Whether two texts differ in their numbers only (digits, ',' and '.' runs), without allocating. */
+function sameShape(a: string, b: string): boolean {
+  let i = 0,
+    j = 0;
+  while (i < a.length && j < b.length) {
+    const c = a.charCodeAt(i),
+      d = b.charCodeAt(j);
+    if (c >= 0x30 && c <= 0x39 && d >= 0x30 && d <= 0x39) {
+      while (i < a.length && isNumberChar(a.charCodeAt(i))) i++;
+      while (j < b.length && isNumberChar(b.charCodeAt(j))) j++;
+      continue;
+    }
+    if (c !== d) return false;
+    i++;
+    j++;
+  }
+  return i === a.length && j === b.length;
+}
+
+/** Per position, the entry of a JSON document's reasons whose text gives its rule (see `foldReasons`). */
+export function reasonRuleOf(reasons: (string | number)[], i: number): string {
+  const x = reasons[i];
+  return typeof x === 'number' ? String(reasons[x]) : x;
+}
+
+/**
+ * `stack.continuity` with a run of consecutive tables that break the same way (the copies of one
+ * file) written once, with `through`: the last table of the run.
+ */
+function foldContinuity(c: NonNullable<Report['stack']>['continuity'], tables: TableReport[]): unknown[] {
+  const out: (NonNullable<Report['stack']>['continuity'][number] & { through?: number })[] = [];
+  for (const x of c) {
+    const last = out[out.length - 1];
+    if (
+      last &&
+      tables[x.table]?.copyOf !== undefined &&
+      tables[x.table]?.copyOf === tables[x.table - 1]?.copyOf &&
+      (last.through ?? last.table) + 1 === x.table &&
+      last.status === x.status &&
+      last.expectedMin === x.expectedMin &&
+      last.actualMin === x.actualMin
+    )
+      last.through = x.table;
+    else out.push({ ...x });
+  }
+  return out;
+}
+
+/**
+ * A table entry with every field, from a report in memory or read back from its JSON (where a
+ * copy holds only `COPY_FIELDS`): a copy's own figures over its first position's fields.
+ */
+export function tableOf(r: Pick<Report, 'tables'>, i: number): TableReport | undefined {
+  const t = r.tables[i];
+  if (!t || t.copyOf === undefined) return t;
+  const o = r.tables[t.copyOf];
+  return o ? { ...o, ...t, blocks: NO_BLOCKS } : t;
+}
+
+/**
+ * The last position of the run of copies starting at `i`: consecutive positions naming the same
+ * earlier file (`copyOf`) with the same merge figures. `i` itself when there is no run of two.
+ */
+export function copyRunEnd(r: Pick<Report, 'tables'>, i: number): number {
+  const t = r.tables[i];
+  if (t.copyOf === undefined || t.error) return i;
+  let j = i;
+  while (j + 1 < r.tables.length) {
+    const u = r.tables[j + 1];
+    if (
+      u.copyOf !== t.copyOf ||
+      u.shadowed !== t.shadowed ||
+      u.hiddenByTombstone !== t.hiddenByTombstone ||
+      u.winners !== t.winners ||
+      u.error
+    )
+      break;
+    j++;
+  }
+  return j;
+}
+
 /** Most rows of `prefixes`. */
 export const PREFIX_ROWS = 50;
 
@@ -241,11 +399,36 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
     // its position's merge figures, but its blocks only once: the report grows with the distinct
     // tables' blocks, not with the lines.
     const first = firstPositions(s.names);
-    r.tables = s.names.map((name, i) => {
+    r.tables = [];
+    s.names.forEach((name, i) => {
       const t = s.tables[i];
-      const tr = t ? tableReport(t, i, m, first[i] >= 0) : brokenReport(name, i, first[i] >= 0);
-      if (first[i] >= 0) tr.copyOf = first[i];
-      return tr;
+      const f = first[i];
+      let tr: TableReport;
+      if (f >= 0) {
+        // A copy shares its first position's unchanging parts (one object each, however many
+        // lines): only its merge figures are its own.
+        const o = r.tables[f];
+        tr = {
+          name: o.name,
+          fileSize: o.fileSize,
+          version: o.version,
+          hashId: o.hashId,
+          blockSize: o.blockSize,
+          minUpdateIndex: o.minUpdateIndex,
+          maxUpdateIndex: o.maxUpdateIndex,
+          blocks: NO_BLOCKS,
+          copyOf: f,
+          records: o.records,
+          sectionBytes: o.sectionBytes,
+          refIndexLevels: o.refIndexLevels,
+          shadowed: t ? m.shadowed[i] : 0,
+          hiddenByTombstone: t ? m.hiddenByTombstone[i] : 0,
+          tombstonesHiding: t ? m.tombstonesHidingBy[i] : 0,
+          winners: t ? m.winners[i] : 0,
+          error: o.error,
+        };
+      } else tr = t ? tableReport(t, i, m) : brokenReport(name, i, false);
+      r.tables.push(tr);
     });
     function brokenReport(name: string, i: number, copy: boolean): TableReport {
       const b = broken.get(name)!;

@@ -80,18 +80,21 @@ function suggest(v: number[], factor: number, unit: string): { segment: Segment 
   reasons[end] = `segment end: the table below it (${g(v[end - 1])} ${unit}) is < ${factor} × ${g(v[end])}`;
   let sum = v[end];
   let start = end;
-  const cmp: string[] = new Array(n).fill('');
+  // The sums compared, kept as numbers: each reason is made once, when the start is known (a
+  // stack of 100,000 tables makes 100,000 of them per rule).
+  const above = new Float64Array(n);
   for (let j = end - 1; j >= 0; j--) {
-    const curr = sum;
+    above[j] = sum;
     sum += v[j];
-    const lt = v[j] < curr * factor;
-    if (lt) start = j;
-    cmp[j] = `${g(v[j])} ${unit} ${lt ? '<' : '≥'} ${factor} × ${g(curr)} (the tables above it up to the segment end)`;
+    if (v[j] < above[j] * factor) start = j;
   }
+  const cmpAt = (j: number) =>
+    `${g(v[j])} ${unit} ${v[j] < above[j] * factor ? '<' : '≥'} ${factor} × ${g(above[j])} (the tables above it up to the segment end)`;
   for (let j = end - 1; j >= 0; j--) {
-    if (j === start) reasons[j] = `segment start: ${cmp[j]}`;
-    else if (j > start) reasons[j] = `in: ${cmp[j]}; an older table starts the segment`;
-    else reasons[j] = `out: older than the segment start; ${cmp[j]}`;
+    const cmpj = cmpAt(j);
+    if (j === start) reasons[j] = `segment start: ${cmpj}`;
+    else if (j > start) reasons[j] = `in: ${cmpj}; an older table starts the segment`;
+    else reasons[j] = `out: older than the segment start; ${cmpj}`;
   }
   return { segment: { start, end }, reasons };
 }

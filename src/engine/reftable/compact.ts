@@ -299,11 +299,27 @@ export function compactSegment(stack: Stack, segment: Segment, opts: CompactOpti
   for (const t of seg) refsIn += t.refs.count;
 
   // ---- logs: newest record per (name, update index) ----
+  // A file named on several lines of tables.list is one parsed Table: its log records are the
+  // same at every position, and the newest position wins each of their keys. So each distinct
+  // Table is decoded once, tagged with its newest position; its older positions only add to the
+  // counts (records in, shadowed). The work grows with the distinct tables, not the lines.
   const tagged: { rec: LogRecordIn; table: number }[] = [];
+  const newest = new Map<Table, number>();
+  const copies = new Map<Table, number>();
   seg.forEach((t, ti) => {
-    if (t.counts.log + t.counts.logDeletion === 0 && !t.blocks.some((b) => b.type === 'log')) return;
-    for (const rec of tableLogRecords(t)) tagged.push({ rec, table: ti });
+    newest.set(t, ti);
+    copies.set(t, (copies.get(t) ?? 0) + 1);
   });
+  let logsIn = 0,
+    olderCopyLogs = 0;
+  for (const [t, ti] of newest) {
+    if (t.counts.log + t.counts.logDeletion === 0 && !t.blocks.some((b) => b.type === 'log')) continue;
+    const recs = tableLogRecords(t);
+    for (const rec of recs) tagged.push({ rec, table: ti });
+    const k = copies.get(t)!;
+    logsIn += k * recs.length;
+    olderCopyLogs += (k - 1) * recs.length;
+  }
   tagged.sort((a, b) => cmpLog(a.rec, b.rec) || b.table - a.table);
   let lowerLogKeys: Set<string> | null = null;
   const logKey = (l: LogRecordIn): string => `${l.name}\0${l.updateIndex}`;
@@ -311,12 +327,12 @@ export function compactSegment(stack: Stack, segment: Segment, opts: CompactOpti
     if (lower.some((t) => !t)) return true;
     if (!lowerLogKeys) {
       lowerLogKeys = new Set();
-      for (const t of lower) for (const x of tableLogRecords(t!)) lowerLogKeys.add(logKey(x));
+      for (const t of new Set(lower)) for (const x of tableLogRecords(t!)) lowerLogKeys.add(logKey(x));
     }
     return lowerLogKeys.has(logKey(l));
   };
   const logs: LogRecordIn[] = [];
-  let shadowedLogs = 0,
+  let shadowedLogs = olderCopyLogs,
     logDeletionsDropped = 0,
     logDeletionsKept = 0,
     specLogDel = 0;
@@ -385,7 +401,7 @@ export function compactSegment(stack: Stack, segment: Segment, opts: CompactOpti
       tablesIn: seg.length,
       bytesIn: seg.reduce((s, t) => s + t.fileSize, 0),
       refsIn,
-      logsIn: tagged.length,
+      logsIn,
       shadowedRefs: m.shadowed.reduce((s, x) => s + x, 0),
       shadowedLogs,
       tombstonesDropped,

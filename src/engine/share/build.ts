@@ -18,6 +18,8 @@ import {
   MAX_SHARED_DIAGNOSIS,
   DEFAULT_EXAMPLE_NAMES,
   MAX_SHARED_REPORT_WINNERS,
+  MAX_SHARE_TABLES,
+  ShareLinkError,
   SHARE_SCHEMA,
   SHARE_VERSION,
   sharedWinners,
@@ -109,6 +111,10 @@ interface NameRedaction {
  * in the payload unless `opts.withNames`.
  */
 export function buildSharePayload(a: Analysis, report: Report, opts: ShareOptions = {}): SharePayload {
+  // Refused by the count of positions before anything is built per position (the decoder refuses
+  // such a link anyway).
+  const lines = a.stack?.names.length ?? 0;
+  if (lines > MAX_SHARE_TABLES) throw tooManyTables(lines);
   const withNames = !!opts.withNames;
   const kind = report.input.kind === 'files' || report.input.kind === 'packed-refs' ? report.input.kind : 'reftable';
   const compaction = report.stack?.compaction as { factor?: number } | undefined;
@@ -507,4 +513,13 @@ function fitNamespaces(real: string[]): string[] {
 /** Example names a link can carry (at most `MAX_EXAMPLE_BYTES` bytes: a longer name is left out). */
 function fitExamples(names: string[]): string[] {
   return names.filter((x) => x.length <= MAX_EXAMPLE_BYTES);
+}
+
+/** A stack with more positions in tables.list than a link may hold (`MAX_SHARE_TABLES`). */
+export function tooManyTables(n: number): ShareLinkError {
+  return new ShareLinkError(
+    'too-large',
+    `link is too large: ${n.toLocaleString('en-US')} tables, at most ${MAX_SHARE_TABLES.toLocaleString('en-US')} (use the file export: refscope export --format json)`,
+    SHARE_VERSION,
+  );
 }
