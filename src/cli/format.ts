@@ -57,7 +57,7 @@ export function formatReport(r: Report): string {
       out.push('records under a prefix (a scan of it steps over them all):');
       for (const p of tomb)
         out.push(
-          `  ${oneLine(p.prefix)}  ${n(p.records)} records, ${n(p.tombstones)} tombstones, ${n(p.live)} live` +
+          `  ${oneLine(p.prefix)}  ${n(p.records)} record${p.records === 1 ? '' : 's'}, ${n(p.tombstones)} tombstone${p.tombstones === 1 ? '' : 's'}, ${n(p.live)} live` +
             (p.live ? ` (${n(Math.round(p.records / p.live))} records per live ref)` : ''),
         );
     }
