@@ -93,7 +93,10 @@ export function watchShareLinks(): () => void {
 
 /** Build a synthetic stack of the shared report's shape in the worker and analyse it like files. */
 export async function loadSyntheticStack(): Promise<void> {
-  const share = useApp.getState().loaded?.share ?? null;
+  const from = useApp.getState().loaded;
+  const share = from?.share ?? null;
+  // The sharer's results travel with the rebuilt stack (a rebuild of a rebuild keeps them).
+  const sharerSimulation = sharedReport(from)?.shared.simulation ?? from?.sharerSimulation ?? null;
   const id = beginLoad();
   useApp.setState({
     status: 'loading',
@@ -116,7 +119,7 @@ export async function loadSyntheticStack(): Promise<void> {
     useApp.setState({
       status: 'ready',
       progress: null,
-      loaded: { id, result, label: 'synthetic stack', sample: null, origin: 'synthetic', share },
+      loaded: { id, result, label: 'synthetic stack', sample: null, origin: 'synthetic', share, sharerSimulation },
     });
   } catch (e) {
     if (!isLatestLoad(id)) return;

@@ -20,6 +20,12 @@ export interface Loaded {
   origin?: 'files' | 'shared' | 'synthetic';
   /** The share link's `s=` value while a shared report (or its synthetic stack) is shown: kept in the URL. */
   share?: string | null;
+  /**
+   * On a synthetic stack: the sharer's simulation results carried by the link it was rebuilt from
+   * (shown next to a live run). Kept on the load itself, not gathered by a store subscription,
+   * because the simulator's code may load only after the shared report is already on screen.
+   */
+  sharerSimulation?: unknown;
 }
 
 export interface AppState {

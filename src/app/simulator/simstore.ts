@@ -343,23 +343,10 @@ export function lastRunFor(s: SimState, loaded: Loaded | null): SimRun | null {
   return loaded && s.last && s.last.loadedId === loaded.id ? s.last : null;
 }
 
-/**
- * The sharer's simulation results of links opened in this page, by link (`s=` value), so that
- * they can still be shown next to a run on the synthetic stack rebuilt from that link.
- */
-const sharerSims = new Map<string, unknown>();
-
-useApp.subscribe((st, prev) => {
-  if (st.loaded === prev.loaded) return;
-  const l = st.loaded;
-  const r = sharedReport(l);
-  if (l?.share && r && r.shared.simulation != null) sharerSims.set(l.share, r.shared.simulation);
-});
-
 /** The sharer's simulation value for the link a load comes from, if any. */
 export function sharerSimulation(loaded: Loaded | null): unknown {
   if (!loaded?.share) return null;
   const r = sharedReport(loaded);
   if (r) return r.shared.simulation ?? null;
-  return sharerSims.get(loaded.share) ?? null;
+  return loaded.sharerSimulation ?? null;
 }
