@@ -480,7 +480,9 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     await page.evaluate(async () => {
       await (await navigator.serviceWorker.getRegistration())!.update();
     });
-    await page.waitForSelector('[data-testid=pwa-update][data-state=prompt]', { timeout: 30_000 });
+    // Installing B precaches every file of the build: on a busy machine that takes a while (a bound
+    // against a hang, not a speed check).
+    await page.waitForSelector('[data-testid=pwa-update][data-state=prompt]', { timeout: 150_000 });
     expect(await page.textContent('[data-testid=pwa-update]')).toMatch(/new version of refscope is available/);
     expect(await page.textContent('[data-testid=pwa-reload]')).toBe('Update available — reload');
     // The user's own files are loaded: the prompt says a reload closes them.
