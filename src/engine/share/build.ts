@@ -448,6 +448,13 @@ export function shareLink(a: Analysis, report: Report, opts: ShareOptions & { ba
   let p = buildSharePayload(a, report, opts);
   const all = p.examples;
   let examples = all.length;
+  // The smallest link this payload can give (no example names, no measured figures: where the
+  // loop below ends) is tried first. When even that is too long, so is every larger try, and a
+  // stack of thousands of tables would otherwise be encoded and compressed once per try.
+  if (examples > 0 || p.measured) {
+    const least = encodeShare({ ...p, examples: pickExamples(all, 0), measured: null }, opts.base);
+    if (!least.ok) return least;
+  }
   for (;;) {
     const r = encodeShare(p, opts.base);
     if (r.ok) return r;

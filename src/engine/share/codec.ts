@@ -4,7 +4,7 @@
  * docs/share.md describes. Decoding trusts nothing: every count and index is checked against a
  * named bound before anything loops on it, and any failure is a `ShareLinkError`.
  */
-import { crc32, encodeVarint, getVarint, cursor, textToKey, displayName, type Finding } from '../basics.ts';
+import { crc32, encodeVarint, putVarint, getVarint, cursor, textToKey, displayName, type Finding } from '../basics.ts';
 import { type SectionName } from '../reftable/table.ts';
 import {
   MAX_EXAMPLES,
@@ -52,10 +52,10 @@ class ByteWriter {
   }
   varint(v: number): void {
     if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`share payload: a non-negative integer, got ${v}`);
-    const e = encodeVarint(v);
-    this.ensure(e.length);
-    this.buf.set(e, this.n);
-    this.n += e.length;
+    // In place (at most 9 bytes for a safe integer): a link of thousands of tables writes
+    // hundreds of thousands of varints.
+    this.ensure(9);
+    this.n = putVarint(this.buf, this.n, v);
   }
   /** A byte string (one char per byte). */
   str(s: string): void {
