@@ -103,10 +103,12 @@ for (const n of ['direct/reftable', 'out/reftable', 'packed-refs'])
   for (const c of ['loop2/.git', 'linkroot/.git', 'symshadow/reftable', 'symlist/reftable'])
     dirCase(`fs/${c}`, path.join(fsDir, c));
 }
-// Generated (too large to store): one small table named on 100,000 lines of tables.list (git's
-// basic-sha1 fixture's first table). Each copy must cost a small constant, not a table's worth.
-{
-  const dir = path.join(tmp, 'generated/list-100k-same/reftable');
+// Generated (too large to store): one small table named on 4,000, 20,000 and 100,000 lines of
+// tables.list (git's basic-sha1 fixture's first table). Each copy must cost a small constant, not
+// a table's worth.
+for (const lines of [4_000, 20_000, 100_000]) {
+  const label = `generated/list-${lines / 1000}k-same`;
+  const dir = path.join(tmp, label, 'reftable');
   fs.mkdirSync(dir, { recursive: true });
   const src = path.join(ROOT, 'test/fixtures/reftable/basic-sha1/reftable');
   const name = fs
@@ -114,8 +116,8 @@ for (const n of ['direct/reftable', 'out/reftable', 'packed-refs'])
     .filter((f) => f.endsWith('.ref'))
     .sort()[0];
   fs.copyFileSync(path.join(src, name), path.join(dir, name));
-  fs.writeFileSync(path.join(dir, 'tables.list'), `${name}\n`.repeat(100_000));
-  dirCase('generated/list-100k-same', dir);
+  fs.writeFileSync(path.join(dir, 'tables.list'), `${name}\n`.repeat(lines));
+  dirCase(label, dir);
 }
 // Fuzz crashers, as dropped (manifest.json) and as a path.
 for (const fam of ['fuzz', 'fuzz-found']) {
