@@ -11,7 +11,7 @@ import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { analyzeFiles, buildReport, memorySource, type InputFile } from '../src/engine/index.ts';
-import { buildSharePayload, shareWork } from '../src/engine/share/build.ts';
+import { buildSharePayload, shareLink, shareWork } from '../src/engine/share/build.ts';
 
 const DIR = path.join(__dirname, 'fixtures/reftable/smallblocks/reftable');
 const NAME = '0x000000000001-0x000000000003-64b5d19d.ref';
@@ -63,5 +63,21 @@ describe('share payload of a repeated table', () => {
     for (const e of many.p.nsRecords) records.set(e.table, (records.get(e.table) ?? 0) + e.records);
     expect(records.size).toBe(280);
     expect([...records.values()].every((n) => n === 5002)).toBe(true);
+  });
+
+  it('a link too long even at its smallest is refused after one encoding, not one per retry', () => {
+    // 4,000 positions of smallblocks' table: far more than a link holds (the decoder's limit is
+    // MAX_LINK_CHARS), whatever example names or measured figures are dropped.
+    const a = analyzeFiles(stackOf(4000));
+    const r = buildReport(a);
+    const before = shareWork.encodes;
+    const link = shareLink(a, r, { withNames: true });
+    expect(link.ok).toBe(false);
+    expect(shareWork.encodes - before).toBe(1);
+    // A link that fits is made at the first try that fits, as before.
+    const small = analyzeFiles(stackOf(1));
+    const at = shareWork.encodes;
+    expect(shareLink(small, buildReport(small), { withNames: true }).ok).toBe(true);
+    expect(shareWork.encodes - at).toBeLessThanOrEqual(2);
   });
 });

@@ -94,11 +94,11 @@ export function estimateRestartInterval(blocks: { recordCount: number; restartCo
 }
 
 /**
- * Records and blocks `buildSharePayload` has visited since the process started (tests read the
- * difference around one call to check that the work is bounded by the input, not by positions
- * in tables.list).
+ * Records and blocks `buildSharePayload` has visited, and links `shareLink` has encoded, since the
+ * process started (tests read the difference around one call to check that the work is bounded
+ * by the input, not by positions in tables.list or by retries).
  */
-export const shareWork = { records: 0 };
+export const shareWork = { records: 0, encodes: 0 };
 
 interface NameRedaction {
   /** Path components beyond the namespace of every ref name (to keep them out of simulation labels). */
@@ -452,10 +452,12 @@ export function shareLink(a: Analysis, report: Report, opts: ShareOptions & { ba
   // loop below ends) is tried first. When even that is too long, so is every larger try, and a
   // stack of thousands of tables would otherwise be encoded and compressed once per try.
   if (examples > 0 || p.measured) {
+    shareWork.encodes++;
     const least = encodeShare({ ...p, examples: pickExamples(all, 0), measured: null }, opts.base);
     if (!least.ok) return least;
   }
   for (;;) {
+    shareWork.encodes++;
     const r = encodeShare(p, opts.base);
     if (r.ok) return r;
     if (opts.withNames && examples > 0) {
