@@ -23,7 +23,7 @@ import {
   RESTART_ENTRY_SIZE,
   type SectionName,
 } from './constants.ts';
-import { KEY_OK, RecordReader, isLogKey, type LogValue } from './record.ts';
+import { KEY_OK, RecordReader, isLogKey, newLogValue, type LogValue } from './record.ts';
 import type { BlockInfo, Table } from './table.ts';
 
 /** Offset of the first record within a block's bytes: after the file header for the first block. */
@@ -467,18 +467,7 @@ export function eachLogRecord(
 ): void {
   const hs = t.header.hashSize;
   const rec = new RecordReader();
-  const v: LogValue = {
-    oldAt: 0,
-    newAt: 0,
-    nameAt: 0,
-    nameLen: 0,
-    emailAt: 0,
-    emailLen: 0,
-    time: 0,
-    tz: 0,
-    messageAt: 0,
-    messageLen: 0,
-  };
+  const v = newLogValue();
   const logEnd = t.fileSize - t.header.footerSize;
   for (const b of t.blocks) {
     if (b.type !== 'log' || (only && !only(b))) continue;

@@ -330,18 +330,23 @@ export class RecordReader {
 }
 
 const scratchRef: RefValue = { updateIndexDelta: 0, oidAt: -1, peeledAt: -1, targetAt: -1, targetLen: 0 };
-const scratchLog: LogValue = {
-  oldAt: 0,
-  newAt: 0,
-  nameAt: 0,
-  nameLen: 0,
-  emailAt: 0,
-  emailLen: 0,
-  time: 0,
-  tz: 0,
-  messageAt: 0,
-  messageLen: 0,
-};
+/** A log value to decode into (a caller that keeps one across records reuses it). */
+export function newLogValue(): LogValue {
+  return {
+    oldAt: 0,
+    newAt: 0,
+    nameAt: 0,
+    nameLen: 0,
+    emailAt: 0,
+    emailLen: 0,
+    time: 0,
+    tz: 0,
+    messageAt: 0,
+    messageLen: 0,
+  };
+}
+
+const scratchLog: LogValue = newLogValue();
 
 /** Bytes of the varint at `pos` (it is known to decode). */
 function varintBytes(b: Uint8Array, pos: number): number {
