@@ -10,7 +10,7 @@ import { VIEWS, type Route } from './route.ts';
 import { engine } from './engine.ts';
 import { fmtHex, plural } from '../lib/format.ts';
 import { shortTableName } from '../lib/util.ts';
-import { trapTab } from './HelpOverlay.tsx';
+import { Modal } from './HelpOverlay.tsx';
 
 export const VIEW_TITLES: Record<(typeof VIEWS)[number], string> = {
   overview: 'Overview',
@@ -157,72 +157,58 @@ export function CommandPalette({ onClose }: { onClose: () => void }) {
   };
 
   return (
-    <div className="overlay" data-testid="palette" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div
-        className="dialog palette"
-        role="dialog"
-        aria-modal="true"
-        aria-label="Command palette"
-        ref={box}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.stopPropagation();
-            onClose();
-          } else trapTab(e, box.current);
+    <Modal testId="palette" className="palette" label="Command palette" box={box} onClose={onClose}>
+      <input
+        ref={input}
+        className="palette-input"
+        type="text"
+        role="combobox"
+        aria-expanded="true"
+        aria-controls="palette-list"
+        aria-autocomplete="list"
+        aria-activedescendant={shown[cur] ? `pal-${cur}` : undefined}
+        aria-label="Jump to a view, table, block or ref"
+        placeholder="Jump to a view, table, block or ref…"
+        spellCheck={false}
+        autoComplete="off"
+        value={q}
+        data-testid="palette-input"
+        onChange={(e) => {
+          setQ(e.currentTarget.value);
+          setActive(0);
         }}
-      >
-        <input
-          ref={input}
-          className="palette-input"
-          type="text"
-          role="combobox"
-          aria-expanded="true"
-          aria-controls="palette-list"
-          aria-autocomplete="list"
-          aria-activedescendant={shown[cur] ? `pal-${cur}` : undefined}
-          aria-label="Jump to a view, table, block or ref"
-          placeholder="Jump to a view, table, block or ref…"
-          spellCheck={false}
-          autoComplete="off"
-          value={q}
-          data-testid="palette-input"
-          onChange={(e) => {
-            setQ(e.currentTarget.value);
-            setActive(0);
-          }}
-          onKeyDown={(e) => {
-            if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-              e.preventDefault();
-              const n = shown.length;
-              if (n) setActive((cur + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
-            } else if (e.key === 'Enter') {
-              e.preventDefault();
-              go(shown[cur]);
-            }
-          }}
-        />
-        <ul className="palette-list" id="palette-list" role="listbox" aria-label="Places">
-          {shown.map((it, i) => (
-            <li
-              key={it.id}
-              id={`pal-${i}`}
-              role="option"
-              aria-selected={i === cur}
-              className={i === cur ? 'palette-item active' : 'palette-item'}
-              data-testid="palette-item"
-              data-group={it.group}
-              onMouseMove={() => i !== cur && setActive(i)}
-              onClick={() => go(it)}
-              ref={i === cur ? (el) => el?.scrollIntoView({ block: 'nearest' }) : undefined}
-            >
-              <span className="palette-group">{it.group}</span>
-              <span className="palette-label mono">{it.label}</span>
-              <span className="palette-hint">{it.hint}</span>
-            </li>
-          ))}
-          {!shown.length && <li className="palette-empty">Nothing matches “{q}”.</li>}
-        </ul>
-      </div>
-    </div>
+        onKeyDown={(e) => {
+          if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+            e.preventDefault();
+            const n = shown.length;
+            if (n) setActive((cur + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
+          } else if (e.key === 'Enter') {
+            e.preventDefault();
+            go(shown[cur]);
+          }
+        }}
+      />
+      <ul className="palette-list" id="palette-list" role="listbox" aria-label="Places">
+        {shown.map((it, i) => (
+          <li
+            key={it.id}
+            id={`pal-${i}`}
+            role="option"
+            aria-selected={i === cur}
+            className={i === cur ? 'palette-item active' : 'palette-item'}
+            data-testid="palette-item"
+            data-group={it.group}
+            onMouseMove={() => i !== cur && setActive(i)}
+            onClick={() => go(it)}
+            ref={i === cur ? (el) => el?.scrollIntoView({ block: 'nearest' }) : undefined}
+          >
+            <span className="palette-group">{it.group}</span>
+            <span className="palette-label mono">{it.label}</span>
+            <span className="palette-hint">{it.hint}</span>
+          </li>
+        ))}
+        {!shown.length && <li className="palette-empty">Nothing matches “{q}”.</li>}
+      </ul>
+    </Modal>
   );
 }

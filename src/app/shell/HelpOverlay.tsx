@@ -2,7 +2,7 @@
  * `?`: every keyboard shortcut of the app in one overlay (as Perfetto UI and speedscope do).
  * Escape, the close button or a click outside closes it; focus goes back where it was.
  */
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type ReactNode, type RefObject } from 'react';
 
 /** Every shortcut, by where it works. Keep in step with the handlers (App.tsx and the views). */
 export const SHORTCUTS: { where: string; keys: { keys: string[]; what: string }[] }[] = [
@@ -49,6 +49,42 @@ export const SHORTCUTS: { where: string; keys: { keys: string[]; what: string }[
   },
 ];
 
+/**
+ * A modal dialog over the page: a click on the backdrop or Escape closes it, Tab stays inside.
+ * `label` names it (`aria-label`), or `labelledBy` points at its heading.
+ */
+export function Modal(props: {
+  testId: string;
+  className: string;
+  box: RefObject<HTMLDivElement | null>;
+  onClose: () => void;
+  label?: string;
+  labelledBy?: string;
+  children: ReactNode;
+}) {
+  const { onClose, box } = props;
+  return (
+    <div className="overlay" data-testid={props.testId} onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+      <div
+        className={`dialog ${props.className}`}
+        role="dialog"
+        aria-modal="true"
+        aria-label={props.label}
+        aria-labelledby={props.labelledBy}
+        ref={box}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.stopPropagation();
+            onClose();
+          } else trapTab(e, box.current);
+        }}
+      >
+        {props.children}
+      </div>
+    </div>
+  );
+}
+
 /** Focus inside `el` cycles (Tab / Shift+Tab) while a modal dialog is open. */
 export function trapTab(e: React.KeyboardEvent, el: HTMLElement | null): void {
   if (e.key !== 'Tab' || !el) return;
@@ -73,46 +109,32 @@ export function HelpOverlay({ onClose }: { onClose: () => void }) {
     return () => back?.focus?.();
   }, []);
   return (
-    <div className="overlay" data-testid="help-overlay" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div
-        className="dialog help"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="help-title"
-        ref={box}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.stopPropagation();
-            onClose();
-          } else trapTab(e, box.current);
-        }}
-      >
-        <div className="dialog-head">
-          <h2 id="help-title">Keyboard shortcuts</h2>
-          <button type="button" className="btn small" onClick={onClose} data-testid="help-close">
-            Close
-          </button>
-        </div>
-        <div className="help-groups">
-          {SHORTCUTS.map((g) => (
-            <section key={g.where} aria-labelledby={`help-${g.where.replace(/\W+/g, '-')}`}>
-              <h3 id={`help-${g.where.replace(/\W+/g, '-')}`}>{g.where}</h3>
-              <dl className="help-keys">
-                {g.keys.map((k) => (
-                  <div key={k.what} data-testid="shortcut">
-                    <dt>
-                      {k.keys.map((x, i) => (
-                        <kbd key={i}>{x}</kbd>
-                      ))}
-                    </dt>
-                    <dd>{k.what}</dd>
-                  </div>
-                ))}
-              </dl>
-            </section>
-          ))}
-        </div>
+    <Modal testId="help-overlay" className="help" labelledBy="help-title" box={box} onClose={onClose}>
+      <div className="dialog-head">
+        <h2 id="help-title">Keyboard shortcuts</h2>
+        <button type="button" className="btn small" onClick={onClose} data-testid="help-close">
+          Close
+        </button>
       </div>
-    </div>
+      <div className="help-groups">
+        {SHORTCUTS.map((g) => (
+          <section key={g.where} aria-labelledby={`help-${g.where.replace(/\W+/g, '-')}`}>
+            <h3 id={`help-${g.where.replace(/\W+/g, '-')}`}>{g.where}</h3>
+            <dl className="help-keys">
+              {g.keys.map((k) => (
+                <div key={k.what} data-testid="shortcut">
+                  <dt>
+                    {k.keys.map((x, i) => (
+                      <kbd key={i}>{x}</kbd>
+                    ))}
+                  </dt>
+                  <dd>{k.what}</dd>
+                </div>
+              ))}
+            </dl>
+          </section>
+        ))}
+      </div>
+    </Modal>
   );
 }
