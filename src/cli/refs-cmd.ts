@@ -13,7 +13,6 @@ import {
   tableRefsLines,
   memorySource,
   GENERATOR,
-  type InputFile,
   type Table,
 } from '../engine/index.ts';
 import { writeOut, writeJson, type CommandSpec, type Context } from './common.ts';
@@ -40,11 +39,6 @@ const READ_AHEAD = 1 << 20;
 /** Largest table the one-table path reads into memory whole (see `oneTable`). */
 const WHOLE_TABLE = 1 << 30;
 
-/** The one name of a one-line `tables.list` (checked by `oneTable`). */
-function names1(list: InputFile): string {
-  return parseTablesList(list.path, list.source.read(0, list.source.size))[0];
-}
-
 /**
  * The table of a stack of exactly one table (what `git pack-refs` and `git gc` leave), opened
  * without ref columns; null for anything else (several tables, a worktree, packed-refs,
@@ -60,9 +54,9 @@ function oneTable(ctx: Context): Table | null {
   const input = classifyInput(files);
   if (input.kind !== 'reftable' || input.worktree) return null;
   const list = input.tablesList;
+  let names: string[] = [];
   if (list) {
     if (list.source.size > 1 << 16) return null;
-    let names: string[];
     try {
       names = parseTablesList(list.path, list.source.read(0, list.source.size));
     } catch {
@@ -73,7 +67,7 @@ function oneTable(ctx: Context): Table | null {
   // Without columns nothing large sits beside the file's bytes: a table up to `WHOLE_TABLE` is
   // read with one read and both passes work on that buffer (as git maps the file); a larger
   // one is read a window at a time.
-  const table = input.tableFiles.find((f) => !list || f.path.split('/').pop() === names1(list));
+  const table = input.tableFiles.find((f) => !list || f.path.split('/').pop() === names[0]);
   const whole = !!table && table.source.size <= WHOLE_TABLE;
   const tableFiles = input.tableFiles.map((f) =>
     whole && f === table ? { path: f.path, source: memorySource(f.source.read(0, f.source.size)) } : f,
