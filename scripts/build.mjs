@@ -6,9 +6,12 @@
 // `--pack` (what `prepack` runs): the app's large sample tables get synthetic object ids, which
 // keeps the package small (see `shrinkSamples`).
 //
-//   dist/cli/refscope.mjs (+ .map)   the command line tool, one ES module for Node (esbuild); the
-//                                    map (shipped, without the sources' text) names the source
-//                                    file and line of each stack frame under --enable-source-maps
+//   dist/cli/refscope.mjs (+ .map)   the command line tool, ES modules for Node (esbuild): the
+//                                    entry and, beside it, a chunk per command and chunks of
+//                                    shared code (`<name>-<hash>.mjs`), so a command loads only
+//                                    its own code; the maps (shipped, without the sources' text)
+//                                    name the source file and line of each stack frame under
+//                                    --enable-source-maps
 //   dist/lib/index.mjs               `import … from 'refscope'`: the engine plus path helpers (Node)
 //   dist/engine/index.mjs            `import … from 'refscope/engine'`: the pure engine, any runtime
 //   dist/types/                      .d.ts files for both entries (tsc --emitDeclarationOnly)
@@ -68,11 +71,21 @@ function packagePaths(f) {
   return { path: f.path, contents: Buffer.from(JSON.stringify(m)) };
 }
 
-async function esbuildOne(entry, outfile, platform, { sourcemap = true, plugins = [] } = {}) {
+async function esbuildOne(entry, outfile, platform, { sourcemap = true, plugins = [], split = false } = {}) {
   const esbuild = await import('esbuild');
+  const out = path.join(ROOT, outfile);
   const r = await esbuild.build({
-    entryPoints: [path.join(ROOT, entry)],
-    outfile: path.join(ROOT, outfile),
+    // Split (the CLI): the entry, plus one chunk per command and chunks of the code they share,
+    // all beside the entry (`[name]-[hash].mjs`); a command's chunk is imported only when it runs.
+    ...(split
+      ? {
+          entryPoints: { [path.basename(out, '.mjs')]: path.join(ROOT, entry) },
+          outdir: path.dirname(out),
+          splitting: true,
+          chunkNames: '[name]-[hash]',
+          outExtension: { '.js': '.mjs' },
+        }
+      : { entryPoints: [path.join(ROOT, entry)], outfile: out }),
     bundle: true,
     format: 'esm',
     platform,
@@ -92,14 +105,38 @@ async function esbuildOne(entry, outfile, platform, { sourcemap = true, plugins 
     ...(platform === 'node' ? { packages: 'bundle', external: ['sirv'] } : {}),
   });
   writeAtomically(r.outputFiles.map(packagePaths));
+  if (split) removeStaleChunks(path.dirname(out), r.outputFiles);
   return r.outputFiles
-    .filter((f) => f.path.endsWith('.mjs'))
+    .filter((f) => f.path === out)
     .map((f) => ({ file: path.relative(ROOT, f.path), bytes: f.contents.length }));
 }
 
-/** The command line tool. */
+/** Chunks of an earlier build are kept this long: a process started on that build may still import one. */
+const STALE_CHUNK_MS = 10 * 60 * 1000;
+
+/**
+ * Remove the chunks (and maps) of earlier builds from `dir`: the hashed names change with the
+ * code, so each build would otherwise add files. A process that started on an earlier build and
+ * has not yet imported its command's chunk needs it for a moment: only files older than
+ * `STALE_CHUNK_MS` go, except under `REFSCOPE_BUILD_CLEAN=1` (the package build), where all do.
+ */
+function removeStaleChunks(dir, outputFiles) {
+  const keep = new Set(outputFiles.map((f) => path.basename(f.path)));
+  const all = process.env.REFSCOPE_BUILD_CLEAN === '1';
+  for (const name of fs.readdirSync(dir)) {
+    if (keep.has(name) || !/-[A-Z0-9]{8}\.mjs(?:\.map)?$/.test(name)) continue;
+    const p = path.join(dir, name);
+    try {
+      if (all || Date.now() - fs.statSync(p).mtimeMs > STALE_CHUNK_MS) fs.rmSync(p, { force: true });
+    } catch {
+      // Removed by a concurrent build.
+    }
+  }
+}
+
+/** The command line tool: dist/cli/refscope.mjs and its chunks. */
 export function buildCli() {
-  return esbuildOne('src/cli/main.ts', 'dist/cli/refscope.mjs', 'node');
+  return esbuildOne('src/cli/main.ts', 'dist/cli/refscope.mjs', 'node', { split: true });
 }
 
 /** The two library entries. */
@@ -261,6 +298,8 @@ async function main(argv) {
   const quiet = argv.includes('--quiet');
   const pack = argv.includes('--pack');
   if (pack) {
+    // The package gets this build's chunks only (see `removeStaleChunks`).
+    process.env.REFSCOPE_BUILD_CLEAN = '1';
     // Under `npm pack --json` (prepack) stdout must carry npm's JSON document alone: whatever a
     // build step or a Vite plugin prints goes to stderr.
     const toStderr = process.stderr.write.bind(process.stderr);

@@ -41,7 +41,8 @@ export function workerLoop(): Promise<number> {
 function workerEntry(): { main: string; tsx: string | null } {
   const here = import.meta.url;
   if (here.endsWith('.ts')) return { main: new URL('../main.ts', here).href, tsx: import.meta.resolve('tsx/esm/api') };
-  return { main: here, tsx: null };
+  // In the bundle this module is a chunk beside the entry (scripts/build.mjs), which exports `main`.
+  return { main: new URL('./refscope.mjs', here).href, tsx: null };
 }
 
 const BOOT = `
