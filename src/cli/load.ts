@@ -9,7 +9,9 @@ import {
   analyzeFiles,
   classifyInput,
   memorySource,
+  parseTablesList,
   type Analysis,
+  type ClassifiedInput,
   type InputFile,
 } from '../engine/index.ts';
 import { collectInput, readInputCapped } from './node-input.ts';
@@ -58,11 +60,43 @@ export function inputFiles(p: string | undefined): InputFile[] {
 export const CLI_WHOLE_READ = 8 * 1048576;
 
 /**
+ * Bytes a table over `CLI_WHOLE_READ` is read at a time (`OpenOptions.readAhead`): a million-ref
+ * table is 26 reads, not one per block (some 19,000).
+ */
+export const CLI_READ_AHEAD = 1 << 20;
+
+/**
+ * The one table file of a reftable stack of exactly one table (what `git pack-refs` and `git gc`
+ * leave: `tables.list` names one table, or a lone `.ref` file), or null for anything else
+ * (several tables, a worktree, packed-refs, a `tables.list` that does not parse: the general
+ * path words its errors).
+ */
+export function oneTableOf(input: ClassifiedInput): InputFile | null {
+  if (input.kind !== 'reftable' || input.worktree) return null;
+  const list = input.tablesList;
+  if (!list) return input.tableFiles.length === 1 ? input.tableFiles[0] : null;
+  if (list.source.size > 1 << 16) return null;
+  let names: string[];
+  try {
+    names = parseTablesList(list.path, list.source.read(0, list.source.size));
+  } catch {
+    return null;
+  }
+  if (names.length !== 1) return null;
+  return input.tableFiles.find((f) => f.path.split('/').pop() === names[0]) ?? null;
+}
+
+/**
  * Load and analyse a path (or `-`); throws FormatError (including the deadline's BudgetError) or
  * UsageError. With a context, the analysis stops at its deadline and shows progress; `open.logs`
- * false leaves log blocks unread (what `refs` needs, as git for-each-ref reads no reflog).
+ * false leaves log blocks unread (what `refs` needs, as git for-each-ref reads no reflog);
+ * `open.ids` says from the input whether the ref columns need object ids (`OpenOptions.ids`).
  */
-export function loadPath(p: string | undefined, ctx?: Context, open: { logs?: boolean } = {}): Analysis {
+export function loadPath(
+  p: string | undefined,
+  ctx?: Context,
+  open: { logs?: boolean; ids?: (input: ClassifiedInput) => boolean } = {},
+): Analysis {
   const files = inputFiles(p);
   if (classifyInput(files).kind === 'empty' && !files.some((f) => f.path.split('/').pop() === 'config')) {
     throw new FormatError(
@@ -76,7 +110,9 @@ export function loadPath(p: string | undefined, ctx?: Context, open: { logs?: bo
   try {
     return analyzeFiles(watched.files, {
       wholeReadLimit: CLI_WHOLE_READ,
-      ...open,
+      readAhead: CLI_READ_AHEAD,
+      logs: open.logs,
+      ids: open.ids ? open.ids(classifyInput(watched.files)) : true,
       deadline: ctx.deadline,
       onProgress: watched.onBytes,
     });

@@ -4,19 +4,9 @@
  * on the same repository (symrefs show their target's id; dangling symrefs are left out).
  * `--json`: `refscope.refs/1`, the same list as objects (docs/cli.md).
  */
-import {
-  analysisRefs,
-  classifyInput,
-  loadStack,
-  parseTablesList,
-  refsLines,
-  tableRefsLines,
-  memorySource,
-  GENERATOR,
-  type Table,
-} from '../engine/index.ts';
+import { analysisRefs, classifyInput, loadStack, refsLines, oneTableLines, GENERATOR } from '../engine/index.ts';
 import { writeOut, writeJson, type CommandSpec, type Context } from './common.ts';
-import { CLI_WHOLE_READ, inputFiles, loadPath } from './load.ts';
+import { inputFiles, loadPath, oneTableOf, CLI_READ_AHEAD } from './load.ts';
 import { watchTables } from './progress.ts';
 
 export const REFS_SCHEMA = 'refscope.refs/1';
@@ -34,68 +24,56 @@ export function jsonName(name: string): { name: string; nameHex?: string } {
   }
 }
 
-/** Bytes the parser reads of a table at a time on the one-table path (see `oneTable`). */
-const READ_AHEAD = 1 << 20;
-/** Largest table the one-table path reads into memory whole (see `oneTable`). */
-const WHOLE_TABLE = 1 << 30;
+/** Output the one-table path may always hold (bytes; see `oneTable`). */
+const MIN_HELD = 8 * 1048576;
 
 /**
- * The table of a stack of exactly one table (what `git pack-refs` and `git gc` leave), opened
- * without ref columns; null for anything else (several tables, a worktree, packed-refs,
- * standard input), which takes the general path. The table is checked whole before a line is
- * printed, as on the general path (a damaged table lists nothing); then its ref blocks are read
- * a second time to write the listing (refs.ts `tableRefsLines`), so nothing per ref is held: the
- * merged view of a single table is the table itself.
+ * The listing of a stack of exactly one table (what `git pack-refs` and `git gc` leave); null
+ * for anything else (several tables, a worktree, packed-refs, standard input), which takes the
+ * general path. One pass over the file, a window of `CLI_READ_AHEAD` bytes at a time, checks the
+ * table as the general path does and writes the lines of each ref block as it goes
+ * (refs.ts `oneTableLines`), holding them until the whole table is accepted: a damaged table
+ * lists nothing, as git refuses a damaged stack. At most 3× the table's size (or `MIN_HELD`) is
+ * held (the listing of a million refs is 2.6× its table); a listing longer than that is finished by reading
+ * the remaining ref blocks again. Nothing per ref is kept beyond the lines: the merged view of a
+ * single table is the table itself.
  */
-function oneTable(ctx: Context): Table | null {
+function oneTable(ctx: Context): { next(): Uint8Array | null } | null {
   const p = ctx.positionals[0];
   if (!p || p === '-') return null;
-  const files = inputFiles(p);
-  const input = classifyInput(files);
-  if (input.kind !== 'reftable' || input.worktree) return null;
+  const input = classifyInput(inputFiles(p));
+  const table = oneTableOf(input);
+  if (!table) return null;
   const list = input.tablesList;
-  let names: string[] = [];
-  if (list) {
-    if (list.source.size > 1 << 16) return null;
-    try {
-      names = parseTablesList(list.path, list.source.read(0, list.source.size));
-    } catch {
-      return null; // the general path words the error
-    }
-    if (names.length !== 1) return null;
-  } else if (input.tableFiles.length !== 1) return null;
-  // Without columns nothing large sits beside the file's bytes: a table up to `WHOLE_TABLE` is
-  // read with one read and both passes work on that buffer (as git maps the file); a larger
-  // one is read a window at a time.
-  const table = input.tableFiles.find((f) => !list || f.path.split('/').pop() === names[0]);
-  const whole = !!table && table.source.size <= WHOLE_TABLE;
-  const tableFiles = input.tableFiles.map((f) =>
-    whole && f === table ? { path: f.path, source: memorySource(f.source.read(0, f.source.size)) } : f,
-  );
-  const watched = watchTables(tableFiles, ctx.progress);
-  let stack;
+  const watched = watchTables(input.tableFiles, ctx.progress);
   try {
-    stack = loadStack(list, watched.files, {
-      logs: false,
-      refColumns: false,
-      wholeReadLimit: whole ? WHOLE_TABLE : CLI_WHOLE_READ,
-      readAhead: READ_AHEAD,
-      deadline: ctx.deadline,
-      onProgress: watched.onBytes,
-    });
+    return oneTableLines(
+      (onRefBlock) => {
+        const stack = loadStack(list, watched.files, {
+          logs: false,
+          refColumns: false,
+          onRefBlock,
+          wholeReadLimit: 0,
+          readAhead: CLI_READ_AHEAD,
+          deadline: ctx.deadline,
+          onProgress: watched.onBytes,
+        });
+        const err = stack.broken[0]?.error;
+        if (err) throw err;
+        if (stack.tables.length !== 1 || !stack.tables[0]) throw new Error('one table expected');
+        return stack.tables[0];
+      },
+      { bufferBytes: Math.max(MIN_HELD, 3 * table.source.size), reuse: true },
+    );
   } finally {
     ctx.progress.done();
   }
-  const err = stack.broken[0]?.error;
-  if (err) throw err;
-  return stack.tables.length === 1 ? stack.tables[0] : null;
 }
 
 async function run(ctx: Context): Promise<number> {
   if (!ctx.json) {
-    const t = oneTable(ctx);
-    if (t) {
-      const it = tableRefsLines(t, { reuse: true });
+    const it = oneTable(ctx);
+    if (it) {
       for (let c = it.next(); c; c = it.next()) await writeOut(c);
       return 0;
     }

@@ -13,7 +13,7 @@ import { firstRecordOffset } from './reftable/block.ts';
 import { KEY_OK, RecordReader, type RefValue } from './reftable/record.ts';
 import { readRefRecord } from './reftable/seek.ts';
 import { checkRefnameBytes, checkRefnameFormat, refnameIsSafe } from './files/refname.ts';
-import { keyString, type BlockInfo, type Table } from './reftable/table.ts';
+import { keyString, type BlockInfo, type RefBlockRecords, type Table } from './reftable/table.ts';
 import type { MergedView } from './reftable/merged.ts';
 
 const IRREGULAR_ROOT_REFS = new Set([
@@ -291,11 +291,12 @@ export const REFS_READ_AHEAD = 1 << 20;
  */
 export function tableRefsLines(
   t: Table,
-  opts: { chunkBytes?: number; reuse?: boolean } = {},
+  opts: { chunkBytes?: number; reuse?: boolean; fromBlock?: number } = {},
 ): { next(): Uint8Array | null } {
   const chunkBytes = opts.chunkBytes ?? REFS_CHUNK;
   const st = new TableLister(t, new Uint8Array(2 * chunkBytes));
-  let bi = 0;
+  /** The next ref block to list (`fromBlock`: the ref blocks before it are listed already). */
+  let bi = opts.fromBlock ?? 0;
   return {
     next(): Uint8Array | null {
       if (!opts.reuse || st.out.length > 2 * chunkBytes) st.out = new Uint8Array(2 * chunkBytes);
@@ -306,6 +307,174 @@ export function tableRefsLines(
       return st.o ? st.out.subarray(0, st.o) : null;
     },
   };
+}
+
+/**
+ * The id a symref of table `t` whose target is `target` resolves to, by point reads in the table
+ * (the symref itself is the first of `SYMREF_MAXDEPTH` levels), or null: a missing target, a
+ * tombstone or a chain too deep (see `resolveEntry`).
+ */
+function resolveInTable(t: Table, target: string): { bytes: Uint8Array; at: number } | null {
+  for (let depth = 1; depth <= SYMREF_MAXDEPTH; depth++) {
+    const r = readRefRecord(t, target);
+    if (!r || r.type === 0) return null;
+    if (r.type !== 3) return { bytes: r.bytes, at: r.value.oidAt };
+    target = keyString(r.bytes, r.value.targetAt, r.value.targetAt + r.value.targetLen);
+  }
+  return null;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * The `refs` listing of a stack of one table, exactly what `tableRefsLines` prints, made in the
+ * same pass that checks the table: `open(onRefBlock)` must open it (`openTable` or `loadStack`
+ * with `refColumns: false` and `onRefBlock`) and return it, or throw. Each ref block's lines are
+ * written from the records the parser decoded into held chunks, none of which is handed out
+ * before `open` returns: a table refused anywhere lists nothing, as when it is checked whole
+ * first. A symref's line gets its id once the table is open (point reads, `resolveInTable`), or
+ * is left out. Held output is bounded by `bufferBytes`: from the
+ * first block whose lines would pass it, the parser only checks, and those blocks are listed
+ * afterwards by a second read (`tableRefsLines` from that block). Chunks as `refsLines`.
+ */
+export function oneTableLines(
+  open: (onRefBlock: (records: RefBlockRecords) => void) => Table,
+  opts: { bufferBytes: number; chunkBytes?: number; reuse?: boolean },
+): { next(): Uint8Array | null } {
+  const held = new HeldLines(opts.chunkBytes ?? REFS_CHUNK, opts.bufferBytes);
+  const t = open((r) => held.block(r));
+  const pieces = held.finish(t);
+  let k = 0;
+  let rest: { next(): Uint8Array | null } | null = null;
+  return {
+    next(): Uint8Array | null {
+      if (k < pieces.length) {
+        // Handed out once: the consumer's copy is the last reference.
+        const p = pieces[k];
+        pieces[k++] = EMPTY;
+        return p;
+      }
+      if (held.resumeAt < 0) return null;
+      rest ??= tableRefsLines(t, { chunkBytes: opts.chunkBytes, reuse: opts.reuse, fromBlock: held.resumeAt });
+      return rest.next();
+    },
+  };
+}
+
+/** The held output of `oneTableLines`: chunks of lines, and the symref lines to finish. */
+class HeldLines {
+  chunks: Uint8Array[] = [];
+  /** The chunk being filled, its view for four-byte stores, and the bytes in it. */
+  out: Uint8Array = new Uint8Array(0);
+  dv: DataView = new DataView(new ArrayBuffer(0));
+  o = 0;
+  /** Bytes in the chunks before `out`. */
+  before = 0;
+  /** Ref blocks seen, and the first one not listed here (-1: all are). */
+  blocks = 0;
+  resumeAt = -1;
+  /** Symref lines: chunk, offset of the line, its length, its target. */
+  symrefs: { chunk: number; at: number; len: number; target: string }[] = [];
+  readonly h4 = hex4Table();
+  constructor(
+    readonly chunkBytes: number,
+    readonly limit: number,
+  ) {}
+
+  /** The lines of one ref block (see `TableLister.block`, which lists the same lines). */
+  block(r: RefBlockRecords): void {
+    const bi = this.blocks++;
+    if (this.resumeAt >= 0) return;
+    const n = r.count,
+      hs = r.hashSize;
+    const keys = r.keys,
+      ks = r.keyStart,
+      types = r.types,
+      lcp = r.lcp,
+      oids = r.oids;
+    // At most one line per record: room for all of them, in this chunk or a new one.
+    const most = n * (2 * hs + 2) + (ks[n] - ks[0]);
+    if (this.before + this.o + most > this.limit) {
+      this.resumeAt = bi;
+      return;
+    }
+    if (this.o + most > this.out.length) {
+      if (this.o) this.chunks.push(this.out.subarray(0, this.o));
+      this.before += this.o;
+      this.out = new Uint8Array(Math.max(this.chunkBytes, most));
+      this.dv = new DataView(this.out.buffer);
+      this.o = 0;
+    }
+    const out = this.out,
+      dv = this.dv,
+      H4 = this.h4;
+    const kdv = new DataView(keys.buffer, keys.byteOffset, keys.length);
+    let o = this.o;
+    let prevOk = false;
+    for (let i = 0; i < n; i++) {
+      const type = types[i];
+      const st = ks[i],
+        en = ks[i + 1];
+      if (type === 0 || (!startsWithRefs(keys, st, en) && !isRootRef(keyString(keys, st, en)))) {
+        prevOk = false;
+        continue;
+      }
+      const shared = lcp[i];
+      prevOk = prevOk && shared > 0 ? checkRefnameAfter(keys, st, en, shared) : checkRefnameBytes(keys, st, en);
+      if (!prevOk) continue;
+      const line = o;
+      if (type === 3) {
+        // Its id is known once the table is open: hex zeros until then.
+        for (let j = 0; j < hs; j += 2, o += 4) dv.setUint32(o, H4[0]);
+        this.symrefs.push({ chunk: this.chunks.length, at: line, len: 0, target: r.targets.get(i)! });
+      } else {
+        for (let j = i * hs, e = j + hs; j < e; j += 2, o += 4) dv.setUint32(o, H4[(oids[j] << 8) | oids[j + 1]]);
+      }
+      out[o++] = 0x20;
+      let j = st;
+      for (; j + 4 <= en; j += 4, o += 4) dv.setUint32(o, kdv.getUint32(j));
+      for (; j < en; j++) out[o++] = keys[j];
+      out[o++] = 0x0a;
+      if (type === 3) this.symrefs[this.symrefs.length - 1].len = o - line;
+    }
+    this.o = o;
+  }
+
+  /**
+   * After the table is open: the symref lines get their ids (or are cut out), and the held
+   * output is returned as pieces in order.
+   */
+  finish(t: Table): Uint8Array[] {
+    if (this.o) this.chunks.push(this.out.subarray(0, this.o));
+    this.out = new Uint8Array(0);
+    const hs = t.header.hashSize,
+      H4 = this.h4;
+    const cut = new Map<number, { at: number; len: number }[]>();
+    for (const s of this.symrefs) {
+      const id = resolveInTable(t, s.target);
+      const c = this.chunks[s.chunk];
+      if (id) {
+        const dv = new DataView(c.buffer, c.byteOffset, c.length);
+        for (let j = id.at, o = s.at, e = j + hs; j < e; j += 2, o += 4)
+          dv.setUint32(o, H4[(id.bytes[j] << 8) | id.bytes[j + 1]]);
+      } else {
+        const l = cut.get(s.chunk) ?? [];
+        l.push({ at: s.at, len: s.len });
+        cut.set(s.chunk, l);
+      }
+    }
+    const pieces: Uint8Array[] = [];
+    this.chunks.forEach((c, k) => {
+      let from = 0;
+      for (const x of cut.get(k) ?? []) {
+        if (x.at > from) pieces.push(c.subarray(from, x.at));
+        from = x.at + x.len;
+      }
+      if (from < c.length) pieces.push(c.subarray(from));
+    });
+    this.chunks = [];
+    return pieces;
+  }
 }
 
 /** The state of `tableRefsLines`: the reader, the file window and the output buffer. */
@@ -346,14 +515,7 @@ class TableLister {
 
   /** The id a symref resolves to in this table, or null (see `resolveEntry`). */
   resolve(blk: Uint8Array, v: RefValue): { bytes: Uint8Array; at: number } | null {
-    let target = keyString(blk, v.targetAt, v.targetAt + v.targetLen);
-    for (let depth = 1; depth <= SYMREF_MAXDEPTH; depth++) {
-      const r = readRefRecord(this.t, target);
-      if (!r || r.type === 0) return null;
-      if (r.type !== 3) return { bytes: r.bytes, at: r.value.oidAt };
-      target = keyString(r.bytes, r.value.targetAt, r.value.targetAt + r.value.targetLen);
-    }
-    return null;
+    return resolveInTable(this.t, keyString(blk, v.targetAt, v.targetAt + v.targetLen));
   }
 
   /** Every line of ref block `b`, appended to `out`. */

@@ -153,6 +153,23 @@ export interface RefColumns {
   lcp?: Uint8Array;
 }
 
+/**
+ * One ref block's records as `OpenOptions.onRefBlock` sees them: record `i` (0 ≤ i < count) has
+ * key `keys[keyStart[i], keyStart[i + 1])`, value type `types[i]`, object id
+ * `oids[i * hashSize, (i + 1) * hashSize)` (types 1 and 2), symref target `targets.get(i)`
+ * (type 3) and `lcp[i]` as `RefColumns.lcp`. Views of buffers the next block reuses.
+ */
+export interface RefBlockRecords {
+  readonly count: number;
+  readonly hashSize: number;
+  readonly keys: Uint8Array;
+  readonly keyStart: Uint32Array;
+  readonly types: Uint8Array;
+  readonly oids: Uint8Array;
+  readonly targets: Map<number, string>;
+  readonly lcp: Uint8Array;
+}
+
 /** Bytes per section, summing `fileBytes` of its blocks. */
 export type SectionBytes = Record<SectionName, number>;
 
@@ -288,6 +305,22 @@ export interface OpenOptions {
    * listing of a one-table stack: `refs.ts tableRefsLines`) and must not hold ~60 bytes per ref.
    */
   refColumns?: boolean;
+  /**
+   * With `refColumns` false: called after each ref block is decoded and checked, in file order,
+   * with that block's records (object ids included), which the next block replaces. The table
+   * is not accepted yet when it is called: a later block may still be refused, so whatever the
+   * caller makes of them stays unused until `openTable` returns (the one-pass listing of
+   * `refs.ts oneTableLines`).
+   */
+  onRefBlock?: (records: RefBlockRecords) => void;
+  /**
+   * Keep each ref's object id, peeled id, update index and block in the columns. Default true.
+   * False leaves `refs.oids`, `refs.updateIndex` and `refs.block` empty and `refs.peeled` without
+   * entries (every record is still checked and counted; keys, types, `lcp` and symref targets
+   * are kept): for a caller that needs names and kinds only, such as the report of a one-table
+   * stack (`refscope analyze`), 33 bytes per ref less.
+   */
+  ids?: boolean;
   /**
    * Time budget: a `Date.now()` time in ms. Past it, the analysis stops with a `BudgetError`
    * (a `FormatError`: file, offset where it stopped, "the analysis to finish before its
@@ -561,23 +594,28 @@ class RefBuilder {
   /** Peeled ids are views into shared chunks (one ArrayBuffer per 4,096 ids, not one per id). */
   peeledChunk = new Uint8Array(0);
   peeledAt = 0;
-  /** `capacity`: records to allocate up front (at least 16). */
+  /**
+   * `capacity`: records to allocate up front (at least 16). `ids` false: no id, update index or
+   * block columns (`OpenOptions.ids`); they stay empty.
+   */
   constructor(
     public hashSize: number,
     capacity: number,
+    readonly ids = true,
   ) {
     const cap = Math.max(16, capacity);
+    const idCap = ids ? cap : 0;
     this.types = new Uint8Array(cap);
     this.keyStart = new Uint32Array(cap + 1);
     this.keys = new Uint8Array(Math.max(1024, cap * 16));
-    this.upd = new Float64Array(cap);
-    this.block = new Uint32Array(cap);
+    this.upd = new Float64Array(idCap);
+    this.block = new Uint32Array(idCap);
     this.lcp = new Uint8Array(cap);
-    this.oids = new Uint8Array(cap * hashSize);
+    this.oids = new Uint8Array(idCap * hashSize);
   }
   /** Bytes the record columns take per record (the key arena aside). */
   get recordBytes(): number {
-    return 1 + 4 + 8 + 4 + 1 + this.hashSize;
+    return 1 + 4 + 1 + (this.ids ? 8 + 4 + this.hashSize : 0);
   }
   /**
    * Grow the record columns, to `predicted` records (the parser's estimate from the part of the
@@ -597,15 +635,16 @@ class RefBuilder {
     const ks = new Uint32Array(cap + 1);
     ks.set(this.keyStart.subarray(0, n + 1));
     this.keyStart = ks;
+    const lc = new Uint8Array(cap);
+    lc.set(this.lcp.subarray(0, n));
+    this.lcp = lc;
+    if (!this.ids) return;
     const u = new Float64Array(cap);
     u.set(this.upd.subarray(0, n));
     this.upd = u;
     const bl = new Uint32Array(cap);
     bl.set(this.block.subarray(0, n));
     this.block = bl;
-    const lc = new Uint8Array(cap);
-    lc.set(this.lcp.subarray(0, n));
-    this.lcp = lc;
     const o = new Uint8Array(cap * this.hashSize);
     o.set(this.oids.subarray(0, n * this.hashSize));
     this.oids = o;
@@ -648,10 +687,12 @@ class RefBuilder {
     if (this.types.length - n > this.types.length >> 3) {
       this.types = this.types.slice(0, n);
       this.keyStart = this.keyStart.slice(0, n + 1);
-      this.upd = this.upd.slice(0, n);
-      this.block = this.block.slice(0, n);
+      if (this.ids) {
+        this.upd = this.upd.slice(0, n);
+        this.block = this.block.slice(0, n);
+        this.oids = this.oids.slice(0, n * hs);
+      }
       this.lcp = this.lcp.slice(0, n);
-      this.oids = this.oids.slice(0, n * hs);
     }
     if (this.keys.length - this.keyLen > this.keys.length >> 2) this.keys = this.keys.slice(0, this.keyLen);
   }
@@ -966,7 +1007,11 @@ class Parser {
     if (refSection) {
       // At most 4,096 records up front (one per 8 bytes of a smaller ref section: a tiny table
       // listed 200,000 times must not allocate 200,000 × 4,096 records).
-      this.rb = new RefBuilder(h.hashSize, Math.min(4096, Math.ceil((refSection.end - refSection.start) / 8)));
+      this.rb = new RefBuilder(
+        h.hashSize,
+        Math.min(4096, Math.ceil((refSection.end - refSection.start) / 8)),
+        this.lean || this.opts.ids !== false,
+      );
       this.refStart = refSection.start;
       this.refEnd = refSection.end;
     }
@@ -1218,6 +1263,9 @@ class Parser {
     const blockIndex = this.blocks.length;
     const rb = this.rb;
     const lean = this.lean;
+    const onRefBlock = lean ? this.opts.onRefBlock : undefined;
+    /** Ids copied to the columns: always, but in lean mode only for `onRefBlock`. */
+    const skipIds = lean ? !onRefBlock : !rb.ids;
     if (lean) {
       // One block's records at a time: the columns and key arena restart at every block.
       rb.count = 0;
@@ -1361,8 +1409,10 @@ class Parser {
       at += len;
       keyStart[i + 1] = at;
       types[i] = vtype;
-      updCol[i] = upd;
-      blockCol[i] = blockIndex;
+      if (!skipIds) {
+        updCol[i] = upd;
+        blockCol[i] = blockIndex;
+      }
       lcpCol[i] = prefix < 255 ? prefix : 255;
       if (vtype === 1 || vtype === 2) {
         if (pos + hs * vtype > rt)
@@ -1372,13 +1422,13 @@ class Parser {
             `${vtype === 2 ? 'object id and peeled id' : 'object id'} of ${hs * vtype} bytes inside the records (${rt - pos} left)`,
           );
         const o = i * words;
-        if (lean) {
+        if (skipIds) {
           // Nothing kept: the id is read again from the block by whoever needs it.
         } else if (LITTLE_ENDIAN) for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, true);
         else for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, false);
         pos += hs;
         if (vtype === 2) {
-          if (!lean) rb.addPeeled(i, blk, pos);
+          if (!skipIds && !lean) rb.addPeeled(i, blk, pos);
           pos += hs;
           nPeeled++;
         } else nRef++;
@@ -1411,6 +1461,7 @@ class Parser {
         `restart offset ${ri} at a record boundary, found ${nextRestart}`,
       );
     this.spend(n - spent, base);
+    onRefBlock?.(rb);
     const first = rb.keyStart[i - n];
     const fk = keyString(keys, first, rb.keyStart[i - n + 1]);
     return {
