@@ -55,6 +55,7 @@ const onePass = (
   bufferBytes: number,
   chunkBytes?: number,
   bytes = new Uint8Array(fs.readFileSync(file)),
+  byOffset = false,
 ): { text: string; opened: number } => {
   let opened = 0;
   const it = oneTableLines(
@@ -62,7 +63,7 @@ const onePass = (
       opened++;
       return openTable({ path: file, source: memorySource(bytes) }, { refColumns: false, onRefBlock });
     },
-    { bufferBytes, chunkBytes, reuse: true },
+    { bufferBytes, chunkBytes, reuse: true, file: byOffset ? bytes : undefined },
   );
   let text = '';
   for (let c = it.next(); c; c = it.next()) text += Buffer.from(c).toString('latin1');
@@ -88,11 +89,14 @@ describe.skipIf(gitSkipReason)('one table listed from its blocks equals git', ()
         expect(listed(t), fx).toBe(want);
         for (const n of [1, 7, 100, 4096]) expect(listed(t, n, n === 100), `${fx}, chunks of ${n}`).toBe(want);
         // The one pass, holding all of it, none of it (every block read again), or a part.
-        for (const held of [1 << 30, 0, 1, want.length >> 1, want.length - 1]) {
-          const one = onePass(onlyTable(r), held, 64);
-          expect(one.text, `${fx}, one pass holding ${held} bytes`).toBe(want);
-          expect(one.opened).toBe(1);
-        }
+        // Ids held as bytes or as offsets in the file.
+        for (const held of [1 << 30, 0, 1, want.length >> 2, want.length >> 1])
+          for (const byOffset of [false, true]) {
+            const file = onlyTable(r);
+            const one = onePass(file, held, 64, new Uint8Array(fs.readFileSync(file)), byOffset);
+            expect(one.text, `${fx}, one pass holding ${held} bytes, ids by offset: ${byOffset}`).toBe(want);
+            expect(one.opened).toBe(1);
+          }
       } finally {
         r.dispose();
       }
@@ -139,7 +143,11 @@ describe.skipIf(gitSkipReason)('one table listed from its blocks equals git', ()
         // Symrefs resolved after the pass (HEAD, the chain, the dangling one cut out), held
         // whole or in part.
         for (const held of [1 << 30, 0, 5000, res.stdout.length >> 1])
-          expect(onePass(file, held, 100).text, `holding ${held}`).toBe(res.stdout);
+          for (const byOffset of [false, true])
+            expect(
+              onePass(file, held, 100, new Uint8Array(fs.readFileSync(file)), byOffset).text,
+              `holding ${held}`,
+            ).toBe(res.stdout);
       } finally {
         r.dispose();
       }
@@ -185,7 +193,7 @@ describe('the lean open checks what the full open checks', () => {
     for (const held of [1 << 30, 0, 200]) {
       let got = 'accepted';
       try {
-        onePass('x.ref', held, 64, bad);
+        onePass('x.ref', held, 64, bad, held === 200);
       } catch (e) {
         got = (e as FormatError).message;
       }

@@ -4,7 +4,15 @@
  * on the same repository (symrefs show their target's id; dangling symrefs are left out).
  * `--json`: `refscope.refs/1`, the same list as objects (docs/cli.md).
  */
-import { analysisRefs, classifyInput, loadStack, refsLines, oneTableLines, GENERATOR } from '../engine/index.ts';
+import {
+  analysisRefs,
+  classifyInput,
+  loadStack,
+  refsLines,
+  oneTableLines,
+  memorySource,
+  GENERATOR,
+} from '../engine/index.ts';
 import { writeOut, writeJson, type CommandSpec, type Context } from './common.ts';
 import { inputFiles, loadPath, oneTableOf, CLI_READ_AHEAD } from './load.ts';
 import { watchTables } from './progress.ts';
@@ -24,19 +32,22 @@ export function jsonName(name: string): { name: string; nameHex?: string } {
   }
 }
 
-/** Output the one-table path may always hold (bytes; see `oneTable`). */
+/** Largest table the one-table path reads with one read (see `oneTable`). */
+const WHOLE_TABLE = 1 << 30;
+
+/** Bytes of records the one-table path may always hold (see `oneTable`). */
 const MIN_HELD = 8 * 1048576;
 
 /**
  * The listing of a stack of exactly one table (what `git pack-refs` and `git gc` leave); null
  * for anything else (several tables, a worktree, packed-refs, standard input), which takes the
- * general path. One pass over the file, a window of `CLI_READ_AHEAD` bytes at a time, checks the
- * table as the general path does and writes the lines of each ref block as it goes
- * (refs.ts `oneTableLines`), holding them until the whole table is accepted: a damaged table
- * lists nothing, as git refuses a damaged stack. At most 3× the table's size (or `MIN_HELD`) is
- * held (the listing of a million refs is 2.6× its table); a listing longer than that is finished by reading
- * the remaining ref blocks again. Nothing per ref is kept beyond the lines: the merged view of a
- * single table is the table itself.
+ * general path. The table is read with one read (up to `WHOLE_TABLE`, as git maps the file;
+ * a larger one a window of `CLI_READ_AHEAD` bytes at a time) and one pass over it checks it as
+ * the general path does and holds each listed record as it goes (refs.ts `oneTableLines`: its
+ * id and name), writing nothing until the whole table is accepted: a damaged table lists
+ * nothing, as git refuses a damaged stack. At most 2× the table's size (or `MIN_HELD`) is held
+ * (ids are held as offsets in the file read whole: a million refs hold 1.2× their table); past that the remaining ref blocks are listed by a
+ * second read. Nothing else per ref is kept: the merged view of a single table is the table.
  */
 function oneTable(ctx: Context): { next(): Uint8Array | null } | null {
   const p = ctx.positionals[0];
@@ -45,7 +56,10 @@ function oneTable(ctx: Context): { next(): Uint8Array | null } | null {
   const table = oneTableOf(input);
   if (!table) return null;
   const list = input.tablesList;
-  const watched = watchTables(input.tableFiles, ctx.progress);
+  const bytes = table.source.size <= WHOLE_TABLE ? table.source.read(0, table.source.size) : null;
+  const whole = bytes !== null && bytes.length === table.source.size;
+  const files = input.tableFiles.map((f) => (whole && f === table ? { path: f.path, source: memorySource(bytes) } : f));
+  const watched = watchTables(files, ctx.progress);
   try {
     return oneTableLines(
       (onRefBlock) => {
@@ -53,7 +67,7 @@ function oneTable(ctx: Context): { next(): Uint8Array | null } | null {
           logs: false,
           refColumns: false,
           onRefBlock,
-          wholeReadLimit: 0,
+          wholeReadLimit: whole ? WHOLE_TABLE : 0,
           readAhead: CLI_READ_AHEAD,
           deadline: ctx.deadline,
           onProgress: watched.onBytes,
@@ -63,7 +77,7 @@ function oneTable(ctx: Context): { next(): Uint8Array | null } | null {
         if (stack.tables.length !== 1 || !stack.tables[0]) throw new Error('one table expected');
         return stack.tables[0];
       },
-      { bufferBytes: Math.max(MIN_HELD, 3 * table.source.size), reuse: true },
+      { bufferBytes: Math.max(MIN_HELD, 2 * table.source.size), reuse: true, file: whole ? bytes : undefined },
     );
   } finally {
     ctx.progress.done();

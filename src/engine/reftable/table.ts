@@ -157,7 +157,8 @@ export interface RefColumns {
  * One ref block's records as `OpenOptions.onRefBlock` sees them: record `i` (0 ≤ i < count) has
  * key `keys[keyStart[i], keyStart[i + 1])`, value type `types[i]`, object id
  * `oids[i * hashSize, (i + 1) * hashSize)` (types 1 and 2), symref target `targets.get(i)`
- * (type 3) and `lcp[i]` as `RefColumns.lcp`. Views of buffers the next block reuses.
+ * (type 3) and `lcp[i]` as `RefColumns.lcp`; `idAt[i]` is where the id is in the file. Views
+ * of buffers the next block reuses.
  */
 export interface RefBlockRecords {
   readonly count: number;
@@ -166,6 +167,8 @@ export interface RefBlockRecords {
   readonly keyStart: Uint32Array;
   readonly types: Uint8Array;
   readonly oids: Uint8Array;
+  /** File offset of record `i`'s object id (types 1 and 2). */
+  readonly idAt: Uint32Array;
   readonly targets: Map<number, string>;
   readonly lcp: Uint8Array;
 }
@@ -602,6 +605,7 @@ class RefBuilder {
     public hashSize: number,
     capacity: number,
     readonly ids = true,
+    readonly withIdAt = false,
   ) {
     const cap = Math.max(16, capacity);
     const idCap = ids ? cap : 0;
@@ -612,7 +616,10 @@ class RefBuilder {
     this.block = new Uint32Array(idCap);
     this.lcp = new Uint8Array(cap);
     this.oids = new Uint8Array(idCap * hashSize);
+    this.idAt = new Uint32Array(withIdAt ? cap : 0);
   }
+  /** File offsets of the ids (filled for `OpenOptions.onRefBlock` only). */
+  idAt: Uint32Array;
   /** Bytes the record columns take per record (the key arena aside). */
   get recordBytes(): number {
     return 1 + 4 + 1 + (this.ids ? 8 + 4 + this.hashSize : 0);
@@ -648,6 +655,10 @@ class RefBuilder {
     const o = new Uint8Array(cap * this.hashSize);
     o.set(this.oids.subarray(0, n * this.hashSize));
     this.oids = o;
+    if (!this.withIdAt) return;
+    const ia = new Uint32Array(cap);
+    ia.set(this.idAt.subarray(0, n));
+    this.idAt = ia;
   }
   /** Grow the key arena to hold at least `need` bytes (to `predicted`, bounded as `grow` is). */
   growKeys(need: number, predicted: number, sectionBytes: number, limit = Infinity): void {
@@ -691,6 +702,7 @@ class RefBuilder {
         this.upd = this.upd.slice(0, n);
         this.block = this.block.slice(0, n);
         this.oids = this.oids.slice(0, n * hs);
+        this.idAt = this.idAt.slice(0, n);
       }
       this.lcp = this.lcp.slice(0, n);
     }
@@ -1011,6 +1023,7 @@ class Parser {
         h.hashSize,
         Math.min(4096, Math.ceil((refSection.end - refSection.start) / 8)),
         this.lean || this.opts.ids !== false,
+        this.lean && !!this.opts.onRefBlock,
       );
       this.refStart = refSection.start;
       this.refEnd = refSection.end;
@@ -1290,7 +1303,8 @@ class Parser {
       updCol = rb.upd,
       blockCol = rb.block,
       lcpCol = rb.lcp,
-      oids = rb.oids;
+      oids = rb.oids,
+      idAtCol = rb.idAt;
     const oids32 = new Uint32Array(oids.buffer, oids.byteOffset, oids.length >> 2);
     let keys = rb.keys;
     let room = lean ? Math.min(keys.length, keyBudget - prior) : keys.length;
@@ -1422,6 +1436,7 @@ class Parser {
             `${vtype === 2 ? 'object id and peeled id' : 'object id'} of ${hs * vtype} bytes inside the records (${rt - pos} left)`,
           );
         const o = i * words;
+        if (onRefBlock) idAtCol[i] = base + pos;
         if (skipIds) {
           // Nothing kept: the id is read again from the block by whoever needs it.
         } else if (LITTLE_ENDIAN) for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, true);
