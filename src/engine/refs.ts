@@ -681,6 +681,27 @@ export interface InvalidRefName {
  */
 export function invalidRefNames(tables: (Table | null)[], m: MergedView): InvalidRefName[] {
   const out: InvalidRefName[] = [];
+  const one = tables.filter((t) => t && t.refs.count > 0);
+  if (one.length === 1 && one[0]!.refs.count === m.count) {
+    // One table with records: the merged view is that table's records in order (entry i is
+    // record i), walked on its columns directly.
+    const t = one[0]!;
+    const { types, keyBytes: kb, keyStart: ks, lcp } = t.refs;
+    let prevOk = false;
+    for (let r = 0; r < m.count; r++) {
+      if (types[r] === 0) {
+        prevOk = false;
+        continue;
+      }
+      const st = ks[r],
+        en = ks[r + 1];
+      const ok: boolean =
+        lcp && prevOk && lcp[r] > 0 ? checkRefnameAfter(kb, st, en, lcp[r]) : checkRefnameBytes(kb, st, en);
+      prevOk = ok;
+      if (!ok) pushInvalid(out, t, t.refs.name(r));
+    }
+    return out;
+  }
   // The entry before, when it is the record before in the same table and its name passed: then
   // the bytes the two keys share (`lcp`) need no second look.
   let okT = -1,
@@ -701,11 +722,15 @@ export function invalidRefNames(tables: (Table | null)[], m: MergedView): Invali
     okT = ok ? ti : -1;
     okR = r;
     if (ok) continue;
-    const name = m.key(i);
-    if (!name.startsWith('refs/') && !isRootRef(name)) continue;
-    out.push({ name, table: t.name, why: refnameProblem(name) ?? 'a valid ref name', gitDies: !refnameIsSafe(name) });
+    pushInvalid(out, t, m.key(i));
   }
   return out;
+}
+
+/** Add `name` of table `t`, which failed the name check, when git lists names of its shape. */
+function pushInvalid(out: InvalidRefName[], t: Table, name: string): void {
+  if (!name.startsWith('refs/') && !isRootRef(name)) return;
+  out.push({ name, table: t.name, why: refnameProblem(name) ?? 'a valid ref name', gitDies: !refnameIsSafe(name) });
 }
 
 /**
