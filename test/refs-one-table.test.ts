@@ -19,7 +19,6 @@ import { spawnSync } from 'node:child_process';
 import {
   openTable,
   tableRefsLines,
-  oneTableLines,
   memorySource,
   checkRefnameAfter,
   FormatError,
@@ -49,27 +48,6 @@ const listed = (t: Table, chunkBytes?: number, reuse = false): string => {
   return s;
 };
 
-/** `oneTableLines` over `file` (opened lean with the hook), holding at most `bufferBytes`. */
-const onePass = (
-  file: string,
-  bufferBytes: number,
-  chunkBytes?: number,
-  bytes = new Uint8Array(fs.readFileSync(file)),
-  byOffset = false,
-): { text: string; opened: number } => {
-  let opened = 0;
-  const it = oneTableLines(
-    (onRefBlock) => {
-      opened++;
-      return openTable({ path: file, source: memorySource(bytes) }, { refColumns: false, onRefBlock });
-    },
-    { bufferBytes, chunkBytes, reuse: true, file: byOffset ? bytes : undefined },
-  );
-  let text = '';
-  for (let c = it.next(); c; c = it.next()) text += Buffer.from(c).toString('latin1');
-  return { text, opened };
-};
-
 describe.skipIf(gitSkipReason)('one table listed from its blocks equals git', () => {
   const g = realGits()[realGits().length - 1];
 
@@ -88,15 +66,6 @@ describe.skipIf(gitSkipReason)('one table listed from its blocks equals git', ()
         expect(t.refs.count, fx).toBe(0); // nothing kept per ref
         expect(listed(t), fx).toBe(want);
         for (const n of [1, 7, 100, 4096]) expect(listed(t, n, n === 100), `${fx}, chunks of ${n}`).toBe(want);
-        // The one pass, holding all of it, none of it (every block read again), or a part.
-        // Ids held as bytes or as offsets in the file.
-        for (const held of [1 << 30, 0, 1, want.length >> 2, want.length >> 1])
-          for (const byOffset of [false, true]) {
-            const file = onlyTable(r);
-            const one = onePass(file, held, 64, new Uint8Array(fs.readFileSync(file)), byOffset);
-            expect(one.text, `${fx}, one pass holding ${held} bytes, ids by offset: ${byOffset}`).toBe(want);
-            expect(one.opened).toBe(1);
-          }
       } finally {
         r.dispose();
       }
@@ -140,14 +109,6 @@ describe.skipIf(gitSkipReason)('one table listed from its blocks equals git', ()
         expect(ours.status).toBe(0);
         expect(ours.stdout.toString('latin1')).toBe(res.stdout);
         expect(listed(lean(file), 64)).toBe(res.stdout);
-        // Symrefs resolved after the pass (HEAD, the chain, the dangling one cut out), held
-        // whole or in part.
-        for (const held of [1 << 30, 0, 5000, res.stdout.length >> 1])
-          for (const byOffset of [false, true])
-            expect(
-              onePass(file, held, 100, new Uint8Array(fs.readFileSync(file)), byOffset).text,
-              `holding ${held}`,
-            ).toBe(res.stdout);
       } finally {
         r.dispose();
       }
@@ -188,17 +149,6 @@ describe('the lean open checks what the full open checks', () => {
     };
     expect(err({})).toMatch(/keys increasing/);
     expect(err({ refColumns: false })).toBe(err({}));
-    // The one-pass listing hands out nothing: the same error before a chunk, whether the lines of
-    // the blocks before the bad one were held or not.
-    for (const held of [1 << 30, 0, 200]) {
-      let got = 'accepted';
-      try {
-        onePass('x.ref', held, 64, bad, held === 200);
-      } catch (e) {
-        got = (e as FormatError).message;
-      }
-      expect(got, `holding ${held}`).toBe(err({}));
-    }
   });
 });
 

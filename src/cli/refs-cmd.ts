@@ -9,9 +9,10 @@ import {
   classifyInput,
   loadStack,
   refsLines,
-  oneTableLines,
+  tableRefsLines,
   memorySource,
   GENERATOR,
+  type Table,
 } from '../engine/index.ts';
 import { writeOut, writeJson, type CommandSpec, type Context } from './common.ts';
 import { inputFiles, loadPath, oneTableOf, CLI_READ_AHEAD } from './load.ts';
@@ -32,62 +33,57 @@ export function jsonName(name: string): { name: string; nameHex?: string } {
   }
 }
 
-/** Largest table the one-table path reads with one read (see `oneTable`). */
+/** Largest table the one-table path reads into memory whole (see `oneTable`). */
 const WHOLE_TABLE = 1 << 30;
 
-/** Bytes of records the one-table path may always hold (see `oneTable`). */
-const MIN_HELD = 8 * 1048576;
-
 /**
- * The listing of a stack of exactly one table (what `git pack-refs` and `git gc` leave); null
- * for anything else (several tables, a worktree, packed-refs, standard input), which takes the
- * general path. The table is read with one read (up to `WHOLE_TABLE`, as git maps the file;
- * a larger one a window of `CLI_READ_AHEAD` bytes at a time) and one pass over it checks it as
- * the general path does and holds each listed record as it goes (refs.ts `oneTableLines`: its
- * id and name), writing nothing until the whole table is accepted: a damaged table lists
- * nothing, as git refuses a damaged stack. At most 2× the table's size (or `MIN_HELD`) is held
- * (ids are held as offsets in the file read whole: a million refs hold 1.2× their table); past that the remaining ref blocks are listed by a
- * second read. Nothing else per ref is kept: the merged view of a single table is the table.
+ * The table of a stack of exactly one table (what `git pack-refs` and `git gc` leave), opened
+ * without ref columns; null for anything else (several tables, a worktree, packed-refs,
+ * standard input), which takes the general path. The table is checked whole before a line is
+ * printed, as on the general path (a damaged table lists nothing, as git refuses a damaged
+ * stack); then its ref blocks are read a second time to write the listing (refs.ts
+ * `tableRefsLines`), so nothing per ref is held: the merged view of a single table is the table
+ * itself. (Holding the records of the first pass instead, until the table is accepted, was
+ * measured slower: a million refs hold 34 MB, and writing and reading them back costs more
+ * than decoding the blocks again.)
  */
-function oneTable(ctx: Context): { next(): Uint8Array | null } | null {
+function oneTable(ctx: Context): Table | null {
   const p = ctx.positionals[0];
   if (!p || p === '-') return null;
   const input = classifyInput(inputFiles(p));
   const table = oneTableOf(input);
   if (!table) return null;
-  const list = input.tablesList;
-  const bytes = table.source.size <= WHOLE_TABLE ? table.source.read(0, table.source.size) : null;
-  const whole = bytes !== null && bytes.length === table.source.size;
-  const files = input.tableFiles.map((f) => (whole && f === table ? { path: f.path, source: memorySource(bytes) } : f));
-  const watched = watchTables(files, ctx.progress);
+  // Without columns nothing large sits beside the file's bytes: a table up to `WHOLE_TABLE` is
+  // read with one read and both passes work on that buffer (as git maps the file); a larger
+  // one is read a window at a time.
+  const whole = table.source.size <= WHOLE_TABLE;
+  const tableFiles = input.tableFiles.map((f) =>
+    whole && f === table ? { path: f.path, source: memorySource(f.source.read(0, f.source.size)) } : f,
+  );
+  const watched = watchTables(tableFiles, ctx.progress);
+  let stack;
   try {
-    return oneTableLines(
-      (onRefBlock) => {
-        const stack = loadStack(list, watched.files, {
-          logs: false,
-          refColumns: false,
-          onRefBlock,
-          wholeReadLimit: whole ? WHOLE_TABLE : 0,
-          readAhead: CLI_READ_AHEAD,
-          deadline: ctx.deadline,
-          onProgress: watched.onBytes,
-        });
-        const err = stack.broken[0]?.error;
-        if (err) throw err;
-        if (stack.tables.length !== 1 || !stack.tables[0]) throw new Error('one table expected');
-        return stack.tables[0];
-      },
-      { bufferBytes: Math.max(MIN_HELD, 2 * table.source.size), reuse: true, file: whole ? bytes : undefined },
-    );
+    stack = loadStack(input.tablesList, watched.files, {
+      logs: false,
+      refColumns: false,
+      wholeReadLimit: whole ? WHOLE_TABLE : 0,
+      readAhead: CLI_READ_AHEAD,
+      deadline: ctx.deadline,
+      onProgress: watched.onBytes,
+    });
   } finally {
     ctx.progress.done();
   }
+  const err = stack.broken[0]?.error;
+  if (err) throw err;
+  return stack.tables.length === 1 ? stack.tables[0] : null;
 }
 
 async function run(ctx: Context): Promise<number> {
   if (!ctx.json) {
-    const it = oneTable(ctx);
-    if (it) {
+    const t = oneTable(ctx);
+    if (t) {
+      const it = tableRefsLines(t, { reuse: true });
       for (let c = it.next(); c; c = it.next()) await writeOut(c);
       return 0;
     }

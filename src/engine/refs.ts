@@ -13,7 +13,7 @@ import { firstRecordOffset } from './reftable/block.ts';
 import { KEY_OK, RecordReader, type RefValue } from './reftable/record.ts';
 import { readRefRecord } from './reftable/seek.ts';
 import { checkRefnameBytes, checkRefnameFormat, refnameIsSafe } from './files/refname.ts';
-import { keyString, type BlockInfo, type RefBlockRecords, type Table } from './reftable/table.ts';
+import { keyString, type BlockInfo, type Table } from './reftable/table.ts';
 import type { MergedView } from './reftable/merged.ts';
 
 const IRREGULAR_ROOT_REFS = new Set([
@@ -291,12 +291,11 @@ export const REFS_READ_AHEAD = 1 << 20;
  */
 export function tableRefsLines(
   t: Table,
-  opts: { chunkBytes?: number; reuse?: boolean; fromBlock?: number } = {},
+  opts: { chunkBytes?: number; reuse?: boolean } = {},
 ): { next(): Uint8Array | null } {
   const chunkBytes = opts.chunkBytes ?? REFS_CHUNK;
   const st = new TableLister(t, new Uint8Array(2 * chunkBytes));
-  /** The next ref block to list (`fromBlock`: the ref blocks before it are listed already). */
-  let bi = opts.fromBlock ?? 0;
+  let bi = 0;
   return {
     next(): Uint8Array | null {
       if (!opts.reuse || st.out.length > 2 * chunkBytes) st.out = new Uint8Array(2 * chunkBytes);
@@ -322,213 +321,6 @@ function resolveInTable(t: Table, target: string): { bytes: Uint8Array; at: numb
     target = keyString(r.bytes, r.value.targetAt, r.value.targetAt + r.value.targetLen);
   }
   return null;
-}
-
-const EMPTY = new Uint8Array(0);
-
-/**
- * The `refs` listing of a stack of one table, exactly what `tableRefsLines` prints, made in the
- * same pass that checks the table: `open(onRefBlock)` must open it (`openTable` or `loadStack`
- * with `refColumns: false` and `onRefBlock`) and return it, or throw. Each listed record of a
- * ref block is held as it is decoded (its id's bytes and its name: two thirds of its line) and
- * nothing is handed out before `open` returns: a table refused anywhere lists nothing, as when
- * it is checked whole first. Then the held records are written out as lines, a chunk at a time;
- * a symref's id is found then (point reads, `resolveInTable`), or its line left out. The held
- * bytes are bounded by `bufferBytes`: from the first block whose records would pass it, the
- * parser only checks, and those blocks are listed afterwards by a second read
- * (`tableRefsLines` from that block). With `file`, the table's bytes in memory, an id is held as
- * its offset in them (4 bytes, not 20 or 32). Chunks as `refsLines`.
- */
-export function oneTableLines(
-  open: (onRefBlock: (records: RefBlockRecords) => void) => Table,
-  opts: { bufferBytes: number; chunkBytes?: number; reuse?: boolean; file?: Uint8Array },
-): { next(): Uint8Array | null } {
-  const chunkBytes = opts.chunkBytes ?? REFS_CHUNK;
-  const held = new HeldRefs(opts.bufferBytes, opts.file ?? null);
-  const t = open((r) => held.block(r));
-  const lines = held.lines(t, chunkBytes, !!opts.reuse);
-  let rest: { next(): Uint8Array | null } | null = null;
-  return {
-    next(): Uint8Array | null {
-      const c = lines.next();
-      if (c) return c;
-      if (held.resumeAt < 0) return null;
-      rest ??= tableRefsLines(t, { chunkBytes, reuse: opts.reuse, fromBlock: held.resumeAt });
-      return rest.next();
-    },
-  };
-}
-
-/** Bytes of each chunk of held records (`HeldRefs`; a block's records may take more). */
-const HELD_CHUNK = 1 << 20;
-
-/**
- * The records `oneTableLines` holds until its table is accepted: for each record git lists, a
- * byte saying whether it is a symref, its id (its bytes, or with `file` its offset in the file
- * as 4 bytes; zeros for a symref), the name's length (4 bytes, big-endian) and the name; symref
- * targets apart, in order.
- */
-class HeldRefs {
-  chunks: Uint8Array[] = [];
-  /** The chunk being filled, and the bytes in it. */
-  out: Uint8Array = new Uint8Array(0);
-  o = 0;
-  /** Bytes held in the chunks before `out`. */
-  before = 0;
-  hashSize = 0;
-  /** Ref blocks seen, and the first one not held (-1: all are). */
-  blocks = 0;
-  resumeAt = -1;
-  targets: string[] = [];
-  constructor(
-    readonly limit: number,
-    readonly file: Uint8Array | null,
-  ) {}
-
-  /** Bytes a held id takes. */
-  idBytes(hs: number): number {
-    return this.file ? 4 : hs;
-  }
-
-  /** The records of one ref block that git lists (the choice `TableLister.block` makes). */
-  block(r: RefBlockRecords): void {
-    const bi = this.blocks++;
-    if (this.resumeAt >= 0) return;
-    const n = r.count,
-      hs = r.hashSize;
-    this.hashSize = hs;
-    const keys = r.keys,
-      ks = r.keyStart,
-      types = r.types,
-      lcp = r.lcp,
-      oids = r.oids,
-      idAt = r.idAt;
-    const byOffset = this.file !== null;
-    // Room for every record of the block, in this chunk or a new one.
-    const ib = this.idBytes(hs);
-    const most = n * (ib + 5) + (ks[n] - ks[0]);
-    if (this.before + this.o + most > this.limit) {
-      this.resumeAt = bi;
-      return;
-    }
-    if (this.o + most > this.out.length) {
-      if (this.o) this.chunks.push(this.out.subarray(0, this.o));
-      this.before += this.o;
-      this.out = new Uint8Array(Math.max(HELD_CHUNK, most));
-      this.o = 0;
-    }
-    const out = this.out;
-    // Ids and names are copied four bytes at a time.
-    const dv = new DataView(out.buffer, out.byteOffset, out.length),
-      kdv = new DataView(keys.buffer, keys.byteOffset, keys.length),
-      idv = new DataView(oids.buffer, oids.byteOffset, oids.length);
-    let o = this.o;
-    let prevOk = false;
-    for (let i = 0; i < n; i++) {
-      const type = types[i];
-      const st = ks[i],
-        en = ks[i + 1];
-      if (type === 0 || (!startsWithRefs(keys, st, en) && !isRootRef(keyString(keys, st, en)))) {
-        prevOk = false;
-        continue;
-      }
-      const shared = lcp[i];
-      prevOk = prevOk && shared > 0 ? checkRefnameAfter(keys, st, en, shared) : checkRefnameBytes(keys, st, en);
-      if (!prevOk) continue;
-      if (type === 3) {
-        out[o++] = 1;
-        o += ib; // zeros: the id is found once the table is open
-        this.targets.push(r.targets.get(i)!);
-      } else if (byOffset) {
-        out[o++] = 0;
-        dv.setUint32(o, idAt[i]);
-        o += 4;
-      } else {
-        out[o++] = 0;
-        // (hs is 20 or 32: a multiple of four.)
-        for (let j = i * hs, e = j + hs; j < e; j += 4, o += 4) dv.setUint32(o, idv.getUint32(j));
-      }
-      dv.setUint32(o, en - st);
-      o += 4;
-      let j = st;
-      for (; j + 4 <= en; j += 4, o += 4) dv.setUint32(o, kdv.getUint32(j));
-      for (; j < en; j++) out[o++] = keys[j];
-    }
-    this.o = o;
-  }
-
-  /**
-   * The held records as lines, after the table is open, a chunk of at least `chunkBytes` at a
-   * time (fresh or, with `reuse`, one buffer refilled); each held chunk is let go once written.
-   */
-  lines(t: Table, chunkBytes: number, reuse: boolean): { next(): Uint8Array | null } {
-    if (this.o) this.chunks.push(this.out.subarray(0, this.o));
-    this.out = new Uint8Array(0);
-    const chunks = this.chunks;
-    this.chunks = [];
-    const hs = this.hashSize,
-      ib = this.idBytes(hs),
-      file = this.file,
-      H4 = hex4Table();
-    let k = 0,
-      at = 0,
-      sym = 0;
-    let buf: Uint8Array | null = null;
-    let cdv: DataView = new DataView(new ArrayBuffer(0));
-    const targets = this.targets;
-    return {
-      next(): Uint8Array | null {
-        if (k >= chunks.length) return null;
-        if (!buf || !reuse) buf = new Uint8Array(chunkBytes + 2 * hs + 2);
-        let out = buf;
-        let dv = new DataView(out.buffer);
-        let o = 0;
-        while (k < chunks.length && o < chunkBytes) {
-          const c = chunks[k];
-          if (at >= c.length) {
-            chunks[k++] = EMPTY;
-            at = 0;
-            continue;
-          }
-          if (cdv.buffer !== c.buffer) cdv = new DataView(c.buffer, c.byteOffset, c.length);
-          let id = c,
-            idAt = at + 1;
-          if (file) {
-            id = file;
-            idAt = cdv.getUint32(at + 1);
-          }
-          const kl = cdv.getUint32(at + 1 + ib);
-          const key = at + 5 + ib;
-          if (c[at] === 1) {
-            const r = resolveInTable(t, targets[sym++]);
-            if (!r) {
-              at = key + kl;
-              continue;
-            }
-            id = r.bytes;
-            idAt = r.at;
-          }
-          if (o + 2 * hs + 2 + kl > out.length) {
-            // A name longer than the chunk's room (rare): a bigger buffer for this chunk.
-            const bigger = new Uint8Array(o + 2 * hs + 2 + kl + chunkBytes);
-            bigger.set(out.subarray(0, o));
-            out = bigger;
-            if (reuse) buf = bigger;
-            dv = new DataView(out.buffer);
-          }
-          for (let j = idAt, e = idAt + hs; j < e; j += 2, o += 4) dv.setUint32(o, H4[(id[j] << 8) | id[j + 1]]);
-          out[o++] = 0x20;
-          let j = key;
-          const e = key + kl;
-          for (; j + 4 <= e; j += 4, o += 4) dv.setUint32(o, cdv.getUint32(j));
-          for (; j < e; j++) out[o++] = c[j];
-          out[o++] = 0x0a;
-          at = e;
-        }
-        return o ? out.subarray(0, o) : null;
-      },
-    };
-  }
 }
 
 /** The state of `tableRefsLines`: the reader, the file window and the output buffer. */

@@ -153,26 +153,6 @@ export interface RefColumns {
   lcp?: Uint8Array;
 }
 
-/**
- * One ref block's records as `OpenOptions.onRefBlock` sees them: record `i` (0 ≤ i < count) has
- * key `keys[keyStart[i], keyStart[i + 1])`, value type `types[i]`, object id
- * `oids[i * hashSize, (i + 1) * hashSize)` (types 1 and 2), symref target `targets.get(i)`
- * (type 3) and `lcp[i]` as `RefColumns.lcp`; `idAt[i]` is where the id is in the file. Views
- * of buffers the next block reuses.
- */
-export interface RefBlockRecords {
-  readonly count: number;
-  readonly hashSize: number;
-  readonly keys: Uint8Array;
-  readonly keyStart: Uint32Array;
-  readonly types: Uint8Array;
-  readonly oids: Uint8Array;
-  /** File offset of record `i`'s object id (types 1 and 2). */
-  readonly idAt: Uint32Array;
-  readonly targets: Map<number, string>;
-  readonly lcp: Uint8Array;
-}
-
 /** Bytes per section, summing `fileBytes` of its blocks. */
 export type SectionBytes = Record<SectionName, number>;
 
@@ -308,14 +288,6 @@ export interface OpenOptions {
    * listing of a one-table stack: `refs.ts tableRefsLines`) and must not hold ~60 bytes per ref.
    */
   refColumns?: boolean;
-  /**
-   * With `refColumns` false: called after each ref block is decoded and checked, in file order,
-   * with that block's records (object ids included), which the next block replaces. The table
-   * is not accepted yet when it is called: a later block may still be refused, so whatever the
-   * caller makes of them stays unused until `openTable` returns (the one-pass listing of
-   * `refs.ts oneTableLines`).
-   */
-  onRefBlock?: (records: RefBlockRecords) => void;
   /**
    * Keep each ref's object id, peeled id, update index and block in the columns. Default true.
    * False leaves `refs.oids`, `refs.updateIndex` and `refs.block` empty and `refs.peeled` without
@@ -605,7 +577,6 @@ class RefBuilder {
     public hashSize: number,
     capacity: number,
     readonly ids = true,
-    readonly withIdAt = false,
   ) {
     const cap = Math.max(16, capacity);
     const idCap = ids ? cap : 0;
@@ -616,10 +587,7 @@ class RefBuilder {
     this.block = new Uint32Array(idCap);
     this.lcp = new Uint8Array(cap);
     this.oids = new Uint8Array(idCap * hashSize);
-    this.idAt = new Uint32Array(withIdAt ? cap : 0);
   }
-  /** File offsets of the ids (filled for `OpenOptions.onRefBlock` only). */
-  idAt: Uint32Array;
   /** Bytes the record columns take per record (the key arena aside). */
   get recordBytes(): number {
     return 1 + 4 + 1 + (this.ids ? 8 + 4 + this.hashSize : 0);
@@ -655,10 +623,6 @@ class RefBuilder {
     const o = new Uint8Array(cap * this.hashSize);
     o.set(this.oids.subarray(0, n * this.hashSize));
     this.oids = o;
-    if (!this.withIdAt) return;
-    const ia = new Uint32Array(cap);
-    ia.set(this.idAt.subarray(0, n));
-    this.idAt = ia;
   }
   /** Grow the key arena to hold at least `need` bytes (to `predicted`, bounded as `grow` is). */
   growKeys(need: number, predicted: number, sectionBytes: number, limit = Infinity): void {
@@ -702,7 +666,6 @@ class RefBuilder {
         this.upd = this.upd.slice(0, n);
         this.block = this.block.slice(0, n);
         this.oids = this.oids.slice(0, n * hs);
-        this.idAt = this.idAt.slice(0, n);
       }
       this.lcp = this.lcp.slice(0, n);
     }
@@ -1022,8 +985,7 @@ class Parser {
       this.rb = new RefBuilder(
         h.hashSize,
         Math.min(4096, Math.ceil((refSection.end - refSection.start) / 8)),
-        this.lean || this.opts.ids !== false,
-        this.lean && !!this.opts.onRefBlock,
+        !this.lean && this.opts.ids !== false,
       );
       this.refStart = refSection.start;
       this.refEnd = refSection.end;
@@ -1276,9 +1238,8 @@ class Parser {
     const blockIndex = this.blocks.length;
     const rb = this.rb;
     const lean = this.lean;
-    const onRefBlock = lean ? this.opts.onRefBlock : undefined;
-    /** Ids copied to the columns: always, but in lean mode only for `onRefBlock`. */
-    const skipIds = lean ? !onRefBlock : !rb.ids;
+    /** No ids in the columns: in lean mode, and without `OpenOptions.ids`. */
+    const skipIds = lean || !rb.ids;
     if (lean) {
       // One block's records at a time: the columns and key arena restart at every block.
       rb.count = 0;
@@ -1303,8 +1264,7 @@ class Parser {
       updCol = rb.upd,
       blockCol = rb.block,
       lcpCol = rb.lcp,
-      oids = rb.oids,
-      idAtCol = rb.idAt;
+      oids = rb.oids;
     const oids32 = new Uint32Array(oids.buffer, oids.byteOffset, oids.length >> 2);
     let keys = rb.keys;
     let room = lean ? Math.min(keys.length, keyBudget - prior) : keys.length;
@@ -1436,14 +1396,13 @@ class Parser {
             `${vtype === 2 ? 'object id and peeled id' : 'object id'} of ${hs * vtype} bytes inside the records (${rt - pos} left)`,
           );
         const o = i * words;
-        if (onRefBlock) idAtCol[i] = base + pos;
         if (skipIds) {
           // Nothing kept: the id is read again from the block by whoever needs it.
         } else if (LITTLE_ENDIAN) for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, true);
         else for (let w = 0; w < words; w++) oids32[o + w] = bdv.getUint32(pos + 4 * w, false);
         pos += hs;
         if (vtype === 2) {
-          if (!skipIds && !lean) rb.addPeeled(i, blk, pos);
+          if (!skipIds) rb.addPeeled(i, blk, pos);
           pos += hs;
           nPeeled++;
         } else nRef++;
@@ -1476,7 +1435,6 @@ class Parser {
         `restart offset ${ri} at a record boundary, found ${nextRestart}`,
       );
     this.spend(n - spent, base);
-    onRefBlock?.(rb);
     const first = rb.keyStart[i - n];
     const fk = keyString(keys, first, rb.keyStart[i - n + 1]);
     return {
