@@ -4,16 +4,12 @@
  * it the engine); main.ts and common.ts do not, so `--version` and `--help` stay quick.
  */
 import fs from 'node:fs';
-import {
-  FormatError,
-  analyzeFiles,
-  classifyInput,
-  memorySource,
-  parseTablesList,
-  type Analysis,
-  type ClassifiedInput,
-  type InputFile,
-} from '../engine/index.ts';
+// The engine's modules themselves, not its index (which brings in the report and the simulator
+// for every command that loads a path).
+import { FormatError, memorySource, type InputFile } from '../engine/basics.ts';
+import { analyzeFiles, type Analysis } from '../engine/analyze.ts';
+import { classifyInput, type ClassifiedInput } from '../engine/input.ts';
+import { parseTablesList } from '../engine/reftable/stack.ts';
 import { collectInput, readInputCapped } from './node-input.ts';
 import { watchTables } from './progress.ts';
 import { UsageError, type Context } from './common.ts';

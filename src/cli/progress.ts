@@ -5,7 +5,7 @@
  * files and `2>&1` captures never see a progress line. `REFSCOPE_PROGRESS=0` turns it off.
  * Progress is for people, never part of a result: nothing here changes what is printed on stdout.
  */
-import type { InputFile } from '../engine/index.ts';
+import type { InputFile } from '../engine/basics.ts';
 
 /** A step shows progress once it has run this long (ms); `REFSCOPE_PROGRESS_AFTER_MS` changes it (tests). */
 export const PROGRESS_AFTER_MS = /^[0-9]+$/.test(process.env.REFSCOPE_PROGRESS_AFTER_MS ?? '')

@@ -4,16 +4,15 @@
  * on the same repository (symrefs show their target's id; dangling symrefs are left out).
  * `--json`: `refscope.refs/1`, the same list as objects (docs/cli.md).
  */
-import {
-  analysisRefs,
-  classifyInput,
-  loadStack,
-  refsLines,
-  tableRefsLines,
-  memorySource,
-  GENERATOR,
-  type Table,
-} from '../engine/index.ts';
+// The engine's modules themselves, not its index: the index brings the report, the simulator and
+// the writer into the code `refs` loads at start.
+import { memorySource } from '../engine/basics.ts';
+import { analysisRefs } from '../engine/analyze.ts';
+import { classifyInput } from '../engine/input.ts';
+import { loadStack } from '../engine/reftable/stack.ts';
+import type { Table } from '../engine/reftable/table.ts';
+import { refsLines, tableRefsLines } from '../engine/refs.ts';
+import { GENERATOR } from '../engine/version.ts';
 import { writeOut, writeJson, type CommandSpec, type Context } from './common.ts';
 import { inputFiles, loadPath, oneTableOf, CLI_READ_AHEAD } from './load.ts';
 import { watchTables } from './progress.ts';
