@@ -306,7 +306,9 @@ export function App() {
             data-testid="open-folder-input"
             aria-hidden="true"
             tabIndex={-1}
-            {...({ webkitdirectory: '', directory: '' } as Record<string, string>)}
+            // A property, not an attribute: Preact sets a prop the element has (`webkitdirectory`
+            // is a boolean property) as that property, so `''` would turn it off.
+            {...({ webkitdirectory: true, directory: '' } as Record<string, unknown>)}
             onChange={(e) => {
               const f = e.currentTarget.files;
               if (f?.length) loadInputs(inputsFromFiles(f), 'opened');
