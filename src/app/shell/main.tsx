@@ -2,8 +2,14 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { initPwa } from './pwa.ts';
-import { useApp } from './store.ts';
+import { startUp, useApp, watchHash } from './store.ts';
 import './styles.css';
+
+// Start-up before the first render: the engine worker's script, the sample list and then the
+// sample's files are fetched while the shell draws, not after its first paint (where an effect
+// of the first render would run).
+watchHash();
+void startUp();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
