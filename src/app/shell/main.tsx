@@ -11,10 +11,14 @@ import './styles.css';
 watchHash();
 void startUp();
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
+// The first render in a task of its own: Preact renders synchronously, and evaluating the
+// modules, starting the worker and drawing the shell in one task made it a long one.
+setTimeout(() =>
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  ),
 );
 
 // The service worker: offline use, updates on the user's say-so (see pwa.ts). A page it already
