@@ -561,9 +561,10 @@ function SamplesMenu() {
 
 function Welcome({ onOpenFiles, onOpenFolder }: { onOpenFiles: () => void; onOpenFolder: () => void }) {
   const status = useApp((s) => s.status);
+  const starting = useApp((s) => s.starting);
   const samples = useApp((s) => s.samples);
   const caps = useApp((s) => s.capabilities);
-  if (status === 'loading')
+  if (status === 'loading' || starting)
     return (
       <div className="welcome">
         <div className="spinner" aria-hidden="true" />
