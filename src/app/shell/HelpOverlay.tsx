@@ -2,7 +2,7 @@
  * `?`: every keyboard shortcut of the app in one overlay (as Perfetto UI and speedscope do).
  * Escape, the close button or a click outside closes it; focus goes back where it was.
  */
-import { useEffect, useRef, type ReactNode, type RefObject } from 'react';
+import { useLayoutEffect, useRef, type ReactNode, type RefObject } from 'react';
 
 /** Every shortcut, by where it works. Keep in step with the handlers (App.tsx and the views). */
 export const SHORTCUTS: { where: string; keys: { keys: string[]; what: string }[] }[] = [
@@ -103,7 +103,8 @@ export function trapTab(e: React.KeyboardEvent, el: HTMLElement | null): void {
 
 export function HelpOverlay({ onClose }: { onClose: () => void }) {
   const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  // A layout effect: focus moves as the overlay appears, not after a paint.
+  useLayoutEffect(() => {
     const back = document.activeElement as HTMLElement | null;
     box.current?.querySelector<HTMLElement>('button')?.focus();
     return () => back?.focus?.();

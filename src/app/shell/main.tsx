@@ -2,13 +2,23 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { initPwa } from './pwa.ts';
-import { useApp } from './store.ts';
+import { startUp, useApp, watchHash } from './store.ts';
 import './styles.css';
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
+// Start-up before the first render: the engine worker's script, the sample list and then the
+// sample's files are fetched while the shell draws, not after its first paint (where an effect
+// of the first render would run).
+watchHash();
+void startUp();
+
+// The first render in a task of its own: Preact renders synchronously, and evaluating the
+// modules, starting the worker and drawing the shell in one task made it a long one.
+setTimeout(() =>
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  ),
 );
 
 // The service worker: offline use, updates on the user's say-so (see pwa.ts). A page it already

@@ -41,6 +41,12 @@ export interface AppState {
   route: Route;
   /** True while files are dragged over the window. */
   dragging: boolean;
+  /**
+   * True from the page's start until `startUp` has loaded the sample the link asks for (or found
+   * that there is none to load): the page shows that it is working instead of the welcome text,
+   * which would flash and then give way (and shift) to the progress of the sample's analysis.
+   */
+  starting: boolean;
 
   load(inputs: WorkerInput[], label: string, sample?: string | null): Promise<void>;
   loadSample(name: string): Promise<void>;
@@ -70,6 +76,7 @@ export const useApp = create<AppState>((set, get) => ({
   capabilities: null,
   route: isRouteHash(location.hash) ? parseRoute(location.hash) : { ...DEFAULT_ROUTE },
   dragging: false,
+  starting: true,
 
   async load(inputs, label, sample = null) {
     const id = ++loadSeq;
@@ -176,6 +183,17 @@ export function watchHash(): () => void {
 }
 
 /**
+ * Whether the link loads a sample at start-up: not for `sample=none`, a foreign payload (e.g. a
+ * shared report `#s=…`, handled by the share feature) or a shared comparison (`#/compare?c=…`,
+ * which shows without any input).
+ */
+function willLoadSample(): boolean {
+  if (!isRouteHash(location.hash)) return false;
+  const r = parseRoute(location.hash);
+  return r.sample !== 'none' && !(r.view === 'compare' && r.c);
+}
+
+/**
  * Start-up: list the samples, ask the engine what it can do, and load the default sample unless
  * the link asks for another one (`sample=<name>`), for none (`sample=none`), or carries a foreign
  * payload (e.g. a shared report `#s=…`, handled by the share feature).
@@ -188,23 +206,31 @@ export async function startUp(): Promise<void> {
     const caps = engine()
       .capabilities()
       .then((capabilities) => useApp.setState({ capabilities }));
+    // Nothing to load: the page is ready for input at once, without waiting for the worker.
+    const none = () => {
+      useApp.setState({ starting: false });
+      return caps;
+    };
+    if (!willLoadSample()) useApp.setState({ starting: false });
     const samples = await fetchSamples();
     useApp.setState({ samples });
-    if (!isRouteHash(location.hash)) return await caps;
+    if (!isRouteHash(location.hash)) return await none();
     const want = st.route.sample;
-    if (want === 'none') return await caps;
+    if (want === 'none') return await none();
     // A shared comparison (`#/compare?c=…`) shows without any input.
-    if (st.route.view === 'compare' && st.route.c) return await caps;
-    if (useApp.getState().loaded || useApp.getState().status === 'loading') return await caps;
+    if (st.route.view === 'compare' && st.route.c) return await none();
+    if (useApp.getState().loaded || useApp.getState().status === 'loading') return await none();
     const pick = want ? samples.find((s) => s.name === want) : (samples.find((s) => s.default) ?? samples[0]);
     if (!pick) {
       if (want) useApp.setState({ appError: `No built-in sample named “${want}”.` });
-      return await caps;
+      return await none();
     }
     if (pick.requires) await caps;
     await Promise.all([useApp.getState().loadSample(pick.name), caps]);
   } catch (e) {
     useApp.setState({ appError: `Start-up failed: ${(e as Error).message}` });
+  } finally {
+    useApp.setState({ starting: false });
   }
 }
 

@@ -8,6 +8,7 @@ import { fmtBytes, fmtInt, fmtMs, fmtPct, plural } from '../lib/format.ts';
 import { baseName } from '../lib/util.ts';
 import { GitVerdict } from './GitVerdict.tsx';
 import { CopyButton } from '../lib/CopyButton.tsx';
+import { GridHead, num } from '../lib/GridHead.tsx';
 
 /** The four headline figures (also the `data-testid` hooks). */
 export function headline(result: LoadResult): { live: number; tombstones: number; tables: number; totalBytes: number } {
@@ -125,31 +126,19 @@ export function OverviewView() {
           )}
           <div className="table-scroll">
             <table className="grid tables-grid">
-              <thead>
-                <tr>
-                  <th scope="col">#</th>
-                  <th scope="col">Table</th>
-                  <th scope="col" className="num">
-                    Bytes
-                  </th>
-                  <th scope="col" className="num">
-                    Refs
-                  </th>
-                  <th scope="col" className="num">
-                    Tombstones
-                  </th>
-                  <th scope="col" className="num">
-                    Shadowed
-                  </th>
-                  <th scope="col" className="num">
-                    Logs
-                  </th>
-                  <th scope="col" className="num">
-                    Blocks
-                  </th>
-                  <th scope="col">Update index</th>
-                </tr>
-              </thead>
+              <GridHead
+                columns={[
+                  '#',
+                  'Table',
+                  num('Bytes'),
+                  num('Refs'),
+                  num('Tombstones'),
+                  num('Shadowed'),
+                  num('Logs'),
+                  num('Blocks'),
+                  'Update index',
+                ]}
+              />
               <tbody>
                 {r.tables.map((t, i) => {
                   // a repeated line's findings are its first position's: shown there
