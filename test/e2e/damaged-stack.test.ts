@@ -9,23 +9,22 @@
  * Production build in headless Chromium (/usr/bin/chromium); skipped without it.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import {
   FX,
   OUT,
   ROOT,
-  buildInto,
   dropPaths,
   haveChromium,
-  launchBrowser,
   loadId,
-  serveBuild,
   show,
   waitLoad,
+  startApp,
+  stopApp,
+  type AppUnderTest,
 } from './helpers.ts';
 import { realGits, run } from '../lib/realgit.ts';
 import { damagedStack } from '../lib/fixtures.ts';
@@ -34,9 +33,8 @@ import { collectInput } from '../../src/cli/node-input.ts';
 
 const DIST = path.join(ROOT, '.tmp/damaged-dist');
 const BASE = '/refscope/';
-let browser: Browser;
+let app: AppUnderTest | undefined;
 let page: Page;
-let server: Server;
 let url = '';
 let tmp = '';
 let stackDir = '';
@@ -47,10 +45,9 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-damaged-'));
     ({ dir: stackDir, cut: cutName } = damagedStack(path.join(tmp, 'damaged')));
-    await buildInto(DIST);
-    ({ server, url } = await serveBuild(DIST, BASE, 5400 + (process.pid % 400)));
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    app = await startApp(DIST, BASE, 5400 + (process.pid % 400));
+    ({ url } = app);
+    const context = await app.browser.newContext({ viewport: { width: 1400, height: 900 } });
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     await page.goto(`${url}#/overview?sample=none`);
@@ -63,8 +60,7 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    server?.close();
+    await stopApp(app);
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 

@@ -20,12 +20,11 @@
  * Skipped without Chromium or without the built gits (one line saying why).
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import { analyzeFiles } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
 import { Simulator, type SimulationResult } from '../../src/engine/simulate/index.ts';
@@ -36,28 +35,28 @@ import {
   CHROMIUM,
   OUT,
   ROOT,
-  buildInto,
   haveChromium,
-  launchBrowser,
   loadId,
-  serveBuild,
   show,
   waitLoad,
   waitRun,
+  newWatch,
+  startApp,
+  stopApp,
+  watchedContext,
+  type AppUnderTest,
 } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/simulator-measure-dist');
 const BASE = '/refscope/measure/';
 const skip = !haveChromium ? `no Chromium at ${CHROMIUM}` : gitSkipReason;
 
-let browser: Browser;
+let app: AppUnderTest | undefined;
 let context: BrowserContext;
 let page: Page;
-let server: Server;
 let url = '';
 let origin = '';
-const foreign: string[] = [];
-const pageErrors: string[] = [];
+const watch = newWatch();
 
 const median = (xs: number[]): number => {
   const a = [...xs].sort((x, y) => x - y);
@@ -223,21 +222,17 @@ describe.skipIf(!!skip)(
       repo.git(['update-ref', '--stdin'], lines('delete', 40));
       rtDir = path.join(repo.gitDir, 'reftable');
 
-      await buildInto(DIST);
-      ({ server, url, origin } = await serveBuild(DIST, BASE, 5800 + (process.pid % 200)));
-      browser = await launchBrowser();
-      context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
-      context.on('request', (r) => {
-        const u = r.url();
-        if (!u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:')) foreign.push(u);
+      app = await startApp(DIST, BASE, 5800 + (process.pid % 200));
+      ({ url, origin } = app);
+      context = await watchedContext(app.browser, origin, watch, {
+        viewport: { width: 1400, height: 1000 },
+        acceptDownloads: true,
       });
       page = await context.newPage();
-      page.on('pageerror', (e) => pageErrors.push(e.message));
     }, 300_000);
 
     afterAll(async () => {
-      await browser?.close();
-      server?.close();
+      await stopApp(app);
       repo?.dispose();
       if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
     });
@@ -454,8 +449,8 @@ describe.skipIf(!!skip)(
     });
 
     it('no request left the origin and no page error', () => {
-      expect(foreign).toEqual([]);
-      expect(pageErrors).toEqual([]);
+      expect(watch.foreign).toEqual([]);
+      expect(watch.errors).toEqual([]);
     });
   },
 );
