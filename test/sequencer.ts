@@ -10,8 +10,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const LONGEST_FIRST = [
   'test/e2e/links.test.ts',
-  'test/e2e/views.test.ts',
+  // Second: it makes its own build (npm pack) while the first builds the browser files' one.
   'test/package.test.ts',
+  'test/e2e/views.test.ts',
   'test/e2e/simulator.test.ts',
   'test/e2e/a11y.test.ts',
   'test/e2e/app.test.ts',
