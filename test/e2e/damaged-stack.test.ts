@@ -25,6 +25,7 @@ import {
   startApp,
   stopApp,
   type AppUnderTest,
+  HANG_MS,
 } from './helpers.ts';
 import { realGits, run } from '../lib/realgit.ts';
 import { damagedStack } from '../lib/fixtures.ts';
@@ -76,7 +77,7 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
   /** The verdict banner is shown and comes before everything else of the view. */
   async function verdictFirst(view: string, root: string): Promise<void> {
     await show(page, view);
-    await page.waitForSelector(`${root} [data-testid=git-unreadable]`, { timeout: 30_000 });
+    await page.waitForSelector(`${root} [data-testid=git-unreadable]`, { timeout: HANG_MS });
     const first = await page.evaluate(
       (sel) => document.querySelector(sel)?.firstElementChild?.getAttribute('data-testid') ?? null,
       root,
@@ -99,7 +100,7 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
 
   it('Compaction: says so first; no segment, reasons, measured compaction or forecast', async () => {
     await verdictFirst('compaction', '[data-testid=compaction-view]');
-    await page.waitForSelector('[data-testid=compaction-view][data-ready=true]', { timeout: 30_000 });
+    await page.waitForSelector('[data-testid=compaction-view][data-ready=true]', { timeout: HANG_MS });
     expect(await page.getAttribute('[data-testid=compaction-view]', 'data-git-readable')).toBe('false');
     expect(await page.locator('[data-testid=cmp-bar][data-in-segment=true]').count()).toBe(0);
     for (const id of ['segment-summary', 'cmp-reasons', 'after-panel', 'replay']) {
@@ -121,8 +122,8 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
     await page.evaluate(() => {
       location.hash = '#/table?t=1';
     });
-    await page.waitForSelector('.table-detail [data-testid=error]', { timeout: 30_000 });
-    const err = await page.locator('.table-detail [data-testid=error]').textContent({ timeout: 5000 });
+    await page.waitForSelector('.table-detail [data-testid=error]', { timeout: HANG_MS });
+    const err = await page.locator('.table-detail [data-testid=error]').textContent({ timeout: HANG_MS });
     // The file was cut 30 bytes short, inside its footer: the size it had is known.
     expect(err).toContain(`truncated: ${(M - 30).toLocaleString('en-US')} of ${M.toLocaleString('en-US')} bytes`);
     expect(err).toMatch(/Git cannot read this table/);
@@ -133,7 +134,7 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
     const gitBlocks = (truth.match(/^\s+- length:/gm) ?? []).length;
     expect(await page.locator('[data-testid=block-cell]').count()).toBe(gitBlocks);
     await page.locator('[data-testid=block-cell]').first().click();
-    await page.waitForSelector('[data-testid=hex-view]', { timeout: 30_000 });
+    await page.waitForSelector('[data-testid=hex-view]', { timeout: HANG_MS });
     expect(await page.locator('[data-testid=block-refscope-reading]').count()).toBe(1);
     const keys = await page.locator('[data-testid=record-row] .key').allTextContents();
     const g247 = realGits().find((x) => x.version.startsWith('2.47'));
@@ -152,7 +153,7 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
       location.hash = '#/refs?q=refs%2Ftags%2F&m=prefix';
     });
     const stats = page.locator('[data-testid=refs-prefix-stats]');
-    await stats.waitFor({ timeout: 30_000 });
+    await stats.waitFor({ timeout: HANG_MS });
     await page.screenshot({ path: path.join(OUT, 'damaged-refs-prefix.png') });
     const [records, tombstones, live] = await Promise.all(
       ['data-records', 'data-tombstones', 'data-live'].map(async (a) => Number(await stats.getAttribute(a))),

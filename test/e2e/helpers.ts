@@ -36,6 +36,12 @@ export const ARGS = [
   '--disable-sync',
 ];
 export const haveChromium = fs.existsSync(CHROMIUM);
+/**
+ * How long a browser test waits for something the page must come to show: a bound against a
+ * hang, never a speed check (`npm test` runs on machines busy with other work, where a step that
+ * takes a second alone can take a minute).
+ */
+export const HANG_MS = 120_000;
 
 /**
  * The run's shared Chromium (test/e2e/browser-setup.ts), connected to; or, when the run started

@@ -44,6 +44,7 @@ import {
   stopApp,
   watchedContext,
   type AppUnderTest,
+  HANG_MS,
 } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/views-dist');
@@ -78,7 +79,7 @@ async function openAt(p: Page, hash: string): Promise<void> {
 
 async function compactionReady(p: Page, factor = 2): Promise<void> {
   await p.waitForSelector(`[data-testid=compaction-view][data-ready=true][data-factor="${factor}"]`, {
-    timeout: 30_000,
+    timeout: HANG_MS,
   });
 }
 
@@ -250,7 +251,7 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
     await waitLoad(page, prev);
     await compactionReady(page);
     await page.click('[data-testid=compact-all]');
-    await page.waitForSelector('[data-testid=compact-busy]', { timeout: 5_000 });
+    await page.waitForSelector('[data-testid=compact-busy]', { timeout: HANG_MS });
     await page.waitForSelector('[data-testid=compact-result][data-mode=all]', { timeout: 60_000 });
     expect(await page.getAttribute('[data-testid=compact-result]', 'data-tables')).toBe('1');
     const rec = page.locator('[data-testid=after-row][data-new=true] td').nth(3);
