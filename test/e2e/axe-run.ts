@@ -18,8 +18,14 @@ export interface AxeViolation {
   nodes: { target: string; summary: string }[];
 }
 
-/** axe's violations on the page's document (`only`: just those rules). */
+/**
+ * axe's violations on the page's document (`only`: just those rules). Reduced motion is asked
+ * for first: the app then shows its notices without their fade-in (a CSS animation from opacity
+ * 0), which axe would otherwise catch half-transparent and report as low contrast whenever a
+ * notice happens to appear during the run (a matter of timing, more likely on a busy machine).
+ */
 export async function axeViolations(page: Page, only?: string[]): Promise<AxeViolation[]> {
+  await page.emulateMedia({ reducedMotion: 'reduce' });
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
   return page.evaluate(async (only) => {
     const w = window as unknown as {
