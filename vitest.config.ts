@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -11,6 +12,13 @@ export default defineConfig({
     // two run at once: the slow ones (real gits, browsers, CLI processes) spend much of their time
     // waiting on child processes, and the machine has two cores.
     maxWorkers: 2,
+    // A worker runs file after file in one process with one module cache: loading the engine and
+    // the test libraries (and starting a process) once per worker instead of once per file. The
+    // files share no state through modules: each makes its own directories, servers and browser
+    // contexts, and what they change in the process (the environment, stdout while the in-process
+    // CLI runs) they put back.
+    isolate: false,
+    sequence: { sequencer: LongestFirst },
     // One headless Chromium for every browser test file of the run (each file connects to it).
     globalSetup: ['./test/e2e/browser-setup.ts'],
     reporters: ['default', './test/summary-reporter.ts'],

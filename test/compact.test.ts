@@ -46,6 +46,7 @@ import {
 import { loadFilesRepo, parsePackedRefs } from '../src/engine/files.ts';
 import { classifyInput } from '../src/engine/input.ts';
 import { jgit } from './jgit.ts';
+import { refscope } from './lib/cli.ts';
 import { REFTABLE_FIXTURES, fixtureAnalysis, reftableFixtures } from './lib/fixtures.ts';
 
 const ROOT = path.join(__dirname, '..');
@@ -550,7 +551,8 @@ describe('CLI: compact and convert', () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-compact-'));
   });
   afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-  const run = (...args: string[]) => {
+  /** `node bin/refscope.mjs …` as a process: once for compact and once for convert. */
+  const spawned = (...args: string[]) => {
     const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/refscope.mjs'), ...args], {
       cwd: ROOT,
       encoding: 'latin1',
@@ -558,6 +560,8 @@ describe('CLI: compact and convert', () => {
     });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
+  /** The same CLI in this process (test/lib/cli.ts): no Node start per call. */
+  const run = (...args: string[]) => refscope(args);
   const sizes = (dir: string) =>
     fs
       .readFileSync(path.join(dir, 'tables.list'), 'utf8')
@@ -565,9 +569,9 @@ describe('CLI: compact and convert', () => {
       .split('\n')
       .map((n) => fs.statSync(path.join(dir, n)).size);
 
-  it("compact --auto nocompact-s1: git's table, the two newer tables copied, same refs", () => {
+  it("compact --auto nocompact-s1: git's table, the two newer tables copied, same refs", async () => {
     const out = path.join(tmp, 's1');
-    const r = run('compact', path.join(FX, 'nocompact-s1/reftable'), '--out', out, '--auto');
+    const r = spawned('compact', path.join(FX, 'nocompact-s1/reftable'), '--out', out, '--auto');
     expect(r.code).toBe(0);
     expect(Buffer.from(r.stdout, 'latin1').toString('utf8')).toMatch(/compacted tables 0–13/);
     expect(sizes(path.join(out, 'reftable'))).toEqual([24666, 304, 139]);
@@ -576,14 +580,14 @@ describe('CLI: compact and convert', () => {
         fs.readFileSync(path.join(FX, 'nocompact-s1/reftable', n)),
       );
     }
-    const refs = run('refs', out);
+    const refs = await run('refs', out);
     expect(refs.code).toBe(0);
     expect(refs.stdout).toBe(truthRefs(path.join(FX, 'nocompact-s1')));
   });
 
-  it('compact --auto with nothing to compact copies the stack', () => {
+  it('compact --auto with nothing to compact copies the stack', async () => {
     const out = path.join(tmp, 'basic-auto');
-    const r = run('compact', path.join(FX, 'basic-sha1'), '--out', out, '--auto');
+    const r = await run('compact', path.join(FX, 'basic-sha1'), '--out', out, '--auto');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^nothing to compact/);
     for (const n of fs.readdirSync(path.join(FX, 'basic-sha1/reftable'))) {
@@ -594,16 +598,16 @@ describe('CLI: compact and convert', () => {
   });
 
   for (const fx of ['basic-sha256', 'recreate-1000', 'nocompact-s3']) {
-    it(`compact (--all) ${fx} into <out>/reftable: one table, same refs`, () => {
+    it(`compact (--all) ${fx} into <out>/reftable: one table, same refs`, async () => {
       const out = path.join(tmp, `all-${fx}`, 'reftable');
-      const r = run('compact', path.join(FX, fx), '--out', out, '--all');
+      const r = await run('compact', path.join(FX, fx), '--out', out, '--all');
       expect(r.code).toBe(0);
       expect(fs.readFileSync(path.join(out, 'tables.list'), 'utf8').trim().split('\n')).toHaveLength(1);
-      expect(run('refs', out).stdout).toBe(truthRefs(path.join(FX, fx)));
+      expect((await run('refs', out)).stdout).toBe(truthRefs(path.join(FX, fx)));
     });
   }
 
-  it('convert packed-refs/gitgit and files/basic: refs equal truth', () => {
+  it('convert packed-refs/gitgit and files/basic: refs equal truth', async () => {
     for (const [src, truth] of [
       [
         path.join(__dirname, 'fixtures/packed-refs/gitgit/packed-refs'),
@@ -612,7 +616,7 @@ describe('CLI: compact and convert', () => {
       [path.join(__dirname, 'fixtures/files/basic'), path.join(__dirname, 'fixtures/files/basic')],
     ]) {
       const out = path.join(tmp, `convert-${path.basename(truth)}`);
-      const r = run('convert', src, '--out', out, '--block-size', '1024', '--restart-interval', '4');
+      const r = spawned('convert', src, '--out', out, '--block-size', '1024', '--restart-interval', '4');
       expect(r.code, r.stderr).toBe(0);
       const t = tableOf(
         new Uint8Array(
@@ -622,17 +626,20 @@ describe('CLI: compact and convert', () => {
         ),
       );
       expect(t.header.blockSize).toBe(1024);
-      expect(run('refs', out).stdout).toBe(fs.readFileSync(path.join(truth, 'truth/refs.txt'), 'latin1'));
+      expect((await run('refs', out)).stdout).toBe(fs.readFileSync(path.join(truth, 'truth/refs.txt'), 'latin1'));
     }
   });
 
-  it('usage errors exit 2; damaged input exits 3 with one line', () => {
-    expect(run('compact', path.join(FX, 'basic-sha1'), '--out', path.join(tmp, 'u1'), '--auto', '--all').code).toBe(2);
-    expect(run('compact', path.join(FX, 'basic-sha1')).code).toBe(2);
-    expect(run('compact', path.join(FX, 'basic-sha1'), '--out', path.join(tmp, 'u2'), '--factor', '3').code).toBe(2);
-    expect(run('compact', path.join(FX, 'basic-sha1'), '--out', path.join(FX, 'basic-sha1')).code).toBe(2); // not empty
-    expect(run('convert', path.join(FX, 'basic-sha1'), '--out', path.join(tmp, 'u3')).code).toBe(2); // already reftable
-    expect(run('compact', path.join(__dirname, 'fixtures/files/basic'), '--out', path.join(tmp, 'u4')).code).toBe(2);
+  it('usage errors exit 2; damaged input exits 3 with one line', async () => {
+    const code = async (...args: string[]) => (await run(...args)).code;
+    expect(await code('compact', path.join(FX, 'basic-sha1'), '--out', path.join(tmp, 'u1'), '--auto', '--all')).toBe(
+      2,
+    );
+    expect(await code('compact', path.join(FX, 'basic-sha1'))).toBe(2);
+    expect(await code('compact', path.join(FX, 'basic-sha1'), '--out', path.join(tmp, 'u2'), '--factor', '3')).toBe(2);
+    expect(await code('compact', path.join(FX, 'basic-sha1'), '--out', path.join(FX, 'basic-sha1'))).toBe(2); // not empty
+    expect(await code('convert', path.join(FX, 'basic-sha1'), '--out', path.join(tmp, 'u3'))).toBe(2); // already reftable
+    expect(await code('compact', path.join(__dirname, 'fixtures/files/basic'), '--out', path.join(tmp, 'u4'))).toBe(2);
     // a table with a bad footer CRC
     const dir = path.join(tmp, 'damaged', 'reftable');
     fs.mkdirSync(dir, { recursive: true });
@@ -643,7 +650,7 @@ describe('CLI: compact and convert', () => {
     const b = fs.readFileSync(path.join(dir, victim));
     b[b.length - 1] ^= 0xff;
     fs.writeFileSync(path.join(dir, victim), b);
-    const r = run('compact', dir, '--out', path.join(tmp, 'u5'));
+    const r = await run('compact', dir, '--out', path.join(tmp, 'u5'));
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^refscope: (reftable\/)?0x[0-9a-fx-]+\.ref: offset \d+: [^\n]+\n$/);
     expect(fs.existsSync(path.join(tmp, 'u5'))).toBe(false);

@@ -30,6 +30,8 @@ interface Built {
   damaged: boolean;
   tombstones: boolean;
   layout: 'gitlab-hashed' | 'wiki' | null;
+  /** The template it is a copy of. */
+  template: string;
 }
 
 let tmp: string;
@@ -48,8 +50,8 @@ function g(dir: string, args: string[], input?: string, extra: Record<string, st
 }
 
 /** The templates: each made once by git, then copied to many places. */
-function makeTemplates(dir: string): { name: string; b: Omit<Built, 'rel' | 'layout'> }[] {
-  const out: { name: string; b: Omit<Built, 'rel' | 'layout'> }[] = [];
+function makeTemplates(dir: string): { name: string; b: Omit<Built, 'rel' | 'layout' | 'template'> }[] {
+  const out: { name: string; b: Omit<Built, 'rel' | 'layout' | 'template'> }[] = [];
   const noAuto = { GIT_TEST_REFTABLE_AUTOCOMPACTION: 'false' };
   const make = (name: string, format: 'reftable' | 'files', bare: boolean, nRefs: number, deletes: number) => {
     const repo = path.join(dir, name);
@@ -122,7 +124,7 @@ function buildTree(): void {
         layout = 'wiki';
       } else rel = t.b.bare ? `group-${i % 7}/project-${n}.git` : `checkouts/c-${n}`;
       fs.cpSync(path.join(templates, t.name), path.join(tree, rel), { recursive: true, verbatimSymlinks: true });
-      built.push({ rel, layout, ...t.b });
+      built.push({ rel, layout, template: t.name, ...t.b });
     });
   }
   // A link out of the root: never followed, listed as skipped.
@@ -241,10 +243,17 @@ describe.skipIf(gitSkipReason)('refscope scan on a tree of 320 repositories', ()
   it(
     'every row agrees with refscope analyze --json on its repository',
     async () => {
+      // The 40 places of a template hold byte-identical copies, so analyze runs in the first
+      // place of each template and every row is compared with that report.
+      const reports = new Map<string, ReturnType<typeof JSON.parse>>();
       for (const row of full) {
-        const dir = path.join(tree, String(row.path));
-        const r = await refscope(['analyze', '--json', dir]);
-        const rep = JSON.parse(r.stdout);
+        const template = built.find((b) => b.rel === row.path)!.template;
+        let rep = reports.get(template);
+        if (!rep) {
+          const r = await refscope(['analyze', '--json', path.join(tree, String(row.path))]);
+          rep = JSON.parse(r.stdout);
+          reports.set(template, rep);
+        }
         expect(rep.verdict.gitReadable).toBe(row.gitReadable);
         expect(rep.findings.length).toBe(row.findings);
         if (row.backend === 'reftable') {

@@ -12,12 +12,11 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import { OUT, ROOT, buildInto, haveChromium, launchBrowser, serveBuild, waitLoad } from './helpers.ts';
+import { axeViolations } from './axe-run.ts';
 
 const DIST = path.join(ROOT, '.tmp/a11y-dist');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 const SAMPLES = ['basic-sha1', 'tombstones-50k', 'gitgit-packed-refs'];
 const VIEWS: { name: string; hash: string; ready: string }[] = [
@@ -51,35 +50,13 @@ let url = '';
 
 /** axe's rules on the page (`only`: just those rules); axe is injected once per document. */
 async function axe(page: Page, where: string, only?: string[]): Promise<Found[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE });
-  const v = await page.evaluate(async (only) => {
-    const w = window as unknown as {
-      axe: {
-        run(
-          c: Document,
-          o: object,
-        ): Promise<{
-          violations: {
-            id: string;
-            impact: string;
-            help: string;
-            nodes: { target: string[]; failureSummary: string }[];
-          }[];
-        }>;
-      };
-    };
-    const r = await w.axe.run(document, {
-      resultTypes: ['violations'],
-      ...(only ? { runOnly: { type: 'rule', values: only } } : {}),
-    });
-    return r.violations.map((x) => ({
-      id: x.id,
-      impact: x.impact,
-      help: x.help,
-      nodes: x.nodes.slice(0, 4).map((n) => `${n.target.join(' ')}: ${n.failureSummary.replace(/\s+/g, ' ')}`),
-    }));
-  }, only);
-  return v.map((x) => ({ where, ...x }));
+  return (await axeViolations(page, only)).map((x) => ({
+    where,
+    id: x.id,
+    impact: x.impact,
+    help: x.help,
+    nodes: x.nodes.map((n) => `${n.target}: ${n.summary.replace(/\s+/g, ' ')}`),
+  }));
 }
 
 describe.skipIf(!haveChromium)('axe-core on every view (headless Chromium)', () => {

@@ -9,23 +9,23 @@
  * Production build in headless Chromium (/usr/bin/chromium); skipped without it.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import {
   FX,
   OUT,
   ROOT,
-  buildInto,
   dropPaths,
   haveChromium,
-  launchBrowser,
   loadId,
-  serveBuild,
   show,
   waitLoad,
+  startApp,
+  stopApp,
+  type AppUnderTest,
+  HANG_MS,
 } from './helpers.ts';
 import { realGits, run } from '../lib/realgit.ts';
 import { damagedStack } from '../lib/fixtures.ts';
@@ -34,9 +34,8 @@ import { collectInput } from '../../src/cli/node-input.ts';
 
 const DIST = path.join(ROOT, '.tmp/damaged-dist');
 const BASE = '/refscope/';
-let browser: Browser;
+let app: AppUnderTest | undefined;
 let page: Page;
-let server: Server;
 let url = '';
 let tmp = '';
 let stackDir = '';
@@ -47,10 +46,9 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-damaged-'));
     ({ dir: stackDir, cut: cutName } = damagedStack(path.join(tmp, 'damaged')));
-    await buildInto(DIST);
-    ({ server, url } = await serveBuild(DIST, BASE, 5400 + (process.pid % 400)));
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    app = await startApp(DIST, BASE, 5400 + (process.pid % 400));
+    ({ url } = app);
+    const context = await app.browser.newContext({ viewport: { width: 1400, height: 900 } });
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     await page.goto(`${url}#/overview?sample=none`);
@@ -63,8 +61,7 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    server?.close();
+    await stopApp(app);
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -80,7 +77,7 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
   /** The verdict banner is shown and comes before everything else of the view. */
   async function verdictFirst(view: string, root: string): Promise<void> {
     await show(page, view);
-    await page.waitForSelector(`${root} [data-testid=git-unreadable]`, { timeout: 30_000 });
+    await page.waitForSelector(`${root} [data-testid=git-unreadable]`, { timeout: HANG_MS });
     const first = await page.evaluate(
       (sel) => document.querySelector(sel)?.firstElementChild?.getAttribute('data-testid') ?? null,
       root,
@@ -103,7 +100,7 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
 
   it('Compaction: says so first; no segment, reasons, measured compaction or forecast', async () => {
     await verdictFirst('compaction', '[data-testid=compaction-view]');
-    await page.waitForSelector('[data-testid=compaction-view][data-ready=true]', { timeout: 30_000 });
+    await page.waitForSelector('[data-testid=compaction-view][data-ready=true]', { timeout: HANG_MS });
     expect(await page.getAttribute('[data-testid=compaction-view]', 'data-git-readable')).toBe('false');
     expect(await page.locator('[data-testid=cmp-bar][data-in-segment=true]').count()).toBe(0);
     for (const id of ['segment-summary', 'cmp-reasons', 'after-panel', 'replay']) {
@@ -125,8 +122,8 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
     await page.evaluate(() => {
       location.hash = '#/table?t=1';
     });
-    await page.waitForSelector('.table-detail [data-testid=error]', { timeout: 30_000 });
-    const err = await page.locator('.table-detail [data-testid=error]').textContent({ timeout: 5000 });
+    await page.waitForSelector('.table-detail [data-testid=error]', { timeout: HANG_MS });
+    const err = await page.locator('.table-detail [data-testid=error]').textContent({ timeout: HANG_MS });
     // The file was cut 30 bytes short, inside its footer: the size it had is known.
     expect(err).toContain(`truncated: ${(M - 30).toLocaleString('en-US')} of ${M.toLocaleString('en-US')} bytes`);
     expect(err).toMatch(/Git cannot read this table/);
@@ -137,7 +134,7 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
     const gitBlocks = (truth.match(/^\s+- length:/gm) ?? []).length;
     expect(await page.locator('[data-testid=block-cell]').count()).toBe(gitBlocks);
     await page.locator('[data-testid=block-cell]').first().click();
-    await page.waitForSelector('[data-testid=hex-view]', { timeout: 30_000 });
+    await page.waitForSelector('[data-testid=hex-view]', { timeout: HANG_MS });
     expect(await page.locator('[data-testid=block-refscope-reading]').count()).toBe(1);
     const keys = await page.locator('[data-testid=record-row] .key').allTextContents();
     const g247 = realGits().find((x) => x.version.startsWith('2.47'));
@@ -156,7 +153,7 @@ describe.skipIf(!haveChromium)('a stack git cannot read, in every view', () => {
       location.hash = '#/refs?q=refs%2Ftags%2F&m=prefix';
     });
     const stats = page.locator('[data-testid=refs-prefix-stats]');
-    await stats.waitFor({ timeout: 30_000 });
+    await stats.waitFor({ timeout: HANG_MS });
     await page.screenshot({ path: path.join(OUT, 'damaged-refs-prefix.png') });
     const [records, tombstones, live] = await Promise.all(
       ['data-records', 'data-tombstones', 'data-live'].map(async (a) => Number(await stats.getAttribute(a))),

@@ -10,7 +10,15 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type CDPSession, type Download, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type CDPSession,
+  type Download,
+  type Page,
+} from 'playwright-core';
 import { inject } from 'vitest';
 import { analyzeFiles, buildReport, type InputFile, type Report } from '../../src/engine/index.ts';
 
@@ -28,6 +36,12 @@ export const ARGS = [
   '--disable-sync',
 ];
 export const haveChromium = fs.existsSync(CHROMIUM);
+/**
+ * How long a browser test waits for something the page must come to show: a bound against a
+ * hang, never a speed check (`npm test` runs on machines busy with other work, where a step that
+ * takes a second alone can take a minute).
+ */
+export const HANG_MS = 120_000;
 
 /**
  * The run's shared Chromium (test/e2e/browser-setup.ts), connected to; or, when the run started
@@ -38,6 +52,78 @@ export async function launchBrowser(): Promise<Browser> {
   const ws = inject('chromiumWs');
   if (ws) return chromium.connect(ws);
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+/** What the pages of watched contexts did that a test forbids or counts (see `watchedContext`). */
+export interface Watch {
+  /** Every request, in order. */
+  requests: string[];
+  /** Requests to another origin than the app's (data: and blob: URLs are the page's own). */
+  foreign: string[];
+  /** Page errors, dialogs (dismissed) and, when asked for, console errors. */
+  errors: string[];
+}
+
+export function newWatch(): Watch {
+  return { requests: [], foreign: [], errors: [] };
+}
+
+/**
+ * A browser context whose requests and pages are recorded in `watch`: `origin` is the app's
+ * (requests elsewhere are foreign); each page's errors and dialogs are recorded (dialogs
+ * dismissed), and its console errors too with `consoleErrors`.
+ */
+export async function watchedContext(
+  browser: Browser,
+  origin: string,
+  watch: Watch,
+  options: BrowserContextOptions & { consoleErrors?: boolean } = {},
+): Promise<BrowserContext> {
+  const { consoleErrors = false, ...contextOptions } = options;
+  const c = await browser.newContext({ viewport: { width: 1400, height: 900 }, ...contextOptions });
+  c.on('request', (r) => {
+    const u = r.url();
+    watch.requests.push(u);
+    if (!u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:')) watch.foreign.push(u);
+  });
+  c.on('page', (p) => {
+    p.on('pageerror', (e) => watch.errors.push(e.message));
+    if (consoleErrors)
+      p.on('console', (m) => {
+        if (m.type() === 'error') watch.errors.push(`console: ${m.text()}`);
+      });
+    p.on('dialog', (d) => {
+      watch.errors.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+  });
+  return c;
+}
+
+/** The app of a browser test file: the build copied to `dist`, served under `base`, the browser. */
+export interface AppUnderTest {
+  server: Server;
+  /** The app's URL (`origin` + `base`). */
+  url: string;
+  origin: string;
+  browser: Browser;
+}
+
+/**
+ * What every browser test file's `beforeAll` does first: the build (made once per run, see
+ * `buildInto`) copied into `dist`, served under `base` on `port` or the next free one, and the
+ * run's shared browser. `close` it in `afterAll`.
+ */
+export async function startApp(dist: string, base: string, port: number): Promise<AppUnderTest> {
+  await buildInto(dist);
+  const { server, url, origin } = await serveBuild(dist, base, port);
+  return { server, url, origin, browser: await launchBrowser() };
+}
+
+/** Close what `startApp` opened (the browser connection: this file's contexts; the server). */
+export async function stopApp(app: AppUnderTest | undefined): Promise<void> {
+  await app?.browser.close();
+  app?.server.close();
 }
 
 /** What a build of the app is made from: every file whose change can change the build. */

@@ -20,12 +20,11 @@
  * Skipped without Chromium or without the built gits (one line saying why).
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import { analyzeFiles } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
 import { Simulator, type SimulationResult } from '../../src/engine/simulate/index.ts';
@@ -36,28 +35,29 @@ import {
   CHROMIUM,
   OUT,
   ROOT,
-  buildInto,
   haveChromium,
-  launchBrowser,
   loadId,
-  serveBuild,
   show,
   waitLoad,
   waitRun,
+  newWatch,
+  startApp,
+  stopApp,
+  watchedContext,
+  type AppUnderTest,
+  HANG_MS,
 } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/simulator-measure-dist');
 const BASE = '/refscope/measure/';
 const skip = !haveChromium ? `no Chromium at ${CHROMIUM}` : gitSkipReason;
 
-let browser: Browser;
+let app: AppUnderTest | undefined;
 let context: BrowserContext;
 let page: Page;
-let server: Server;
 let url = '';
 let origin = '';
-const foreign: string[] = [];
-const pageErrors: string[] = [];
+const watch = newWatch();
 
 const median = (xs: number[]): number => {
   const a = [...xs].sort((x, y) => x - y);
@@ -223,21 +223,17 @@ describe.skipIf(!!skip)(
       repo.git(['update-ref', '--stdin'], lines('delete', 40));
       rtDir = path.join(repo.gitDir, 'reftable');
 
-      await buildInto(DIST);
-      ({ server, url, origin } = await serveBuild(DIST, BASE, 5800 + (process.pid % 200)));
-      browser = await launchBrowser();
-      context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
-      context.on('request', (r) => {
-        const u = r.url();
-        if (!u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:')) foreign.push(u);
+      app = await startApp(DIST, BASE, 5800 + (process.pid % 200));
+      ({ url, origin } = app);
+      context = await watchedContext(app.browser, origin, watch, {
+        viewport: { width: 1400, height: 1000 },
+        acceptDownloads: true,
       });
       page = await context.newPage();
-      page.on('pageerror', (e) => pageErrors.push(e.message));
     }, 300_000);
 
     afterAll(async () => {
-      await browser?.close();
-      server?.close();
+      await stopApp(app);
       repo?.dispose();
       if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
     });
@@ -246,7 +242,7 @@ describe.skipIf(!!skip)(
       // A new page load each time (a goto that changes only the fragment would not reload).
       await page.goto(`${url}#/overview?sample=none`);
       await page.reload();
-      await page.waitForSelector('[data-testid=main][data-status=idle]', { timeout: 20_000 });
+      await page.waitForSelector('[data-testid=main][data-status=idle]', { timeout: HANG_MS });
       const prev = await loadId(page);
       await page.setInputFiles(
         '[data-testid=open-files-input]',
@@ -262,18 +258,20 @@ describe.skipIf(!!skip)(
       const field = page.locator('[data-testid=sim-git-version]');
       const model = page.locator('[data-testid=sim-git-version-model]');
       await field.fill('git version 2.55.0');
-      await page.locator('[data-testid=sim-git-version-model]', { hasText: /^git-2\.55: / }).waitFor({ timeout: 5000 });
+      await page
+        .locator('[data-testid=sim-git-version-model]', { hasText: /^git-2\.55: / })
+        .waitFor({ timeout: HANG_MS });
       await page.click('[data-testid=sim-run]');
       await waitRun(page, run);
       // The fix panel's baseline is the user's git, not git ≤ 2.49.
       const want = engine({ gitVersion: 'git version 2.55.0' });
       expect(new Set(want.fixes.map((f) => f.model))).toEqual(new Set(['git-2.55']));
-      expect(await page.locator('.sim-fix-base').textContent({ timeout: 5000 })).toMatch(/\(git-2\.55, /);
-      expect(await page.locator('[data-testid=sim-git-version-note]').textContent({ timeout: 5000 })).toMatch(
+      expect(await page.locator('.sim-fix-base').textContent({ timeout: HANG_MS })).toMatch(/\(git-2\.55, /);
+      expect(await page.locator('[data-testid=sim-git-version-note]').textContent({ timeout: HANG_MS })).toMatch(
         /git version 2\.55\.0 → git-2\.55\./,
       );
       await field.fill('git version 2.55.GIT');
-      await model.filter({ hasText: /^git-2\.55 \(or git-2\.56\): / }).waitFor({ timeout: 5000 });
+      await model.filter({ hasText: /^git-2\.55 \(or git-2\.56\): / }).waitFor({ timeout: HANG_MS });
       expect(await model.textContent()).toMatch(
         /if your build contains the July 2026 fix 'reftable: fix quadratic behavior in the presence of tombstones', choose git-2\.56/,
       );
@@ -285,7 +283,7 @@ describe.skipIf(!!skip)(
       await openRepo();
       await waitRun(page);
       expect(await page.locator('[data-testid=sim-git-version]').inputValue()).toBe('git version 2.55.GIT');
-      expect(await model.textContent({ timeout: 5000 })).toMatch(/choose git-2\.56/);
+      expect(await model.textContent({ timeout: HANG_MS })).toMatch(/choose git-2\.56/);
     });
 
     it('the parts breakdown is the engine’s for the same workload; every fix’s gain is on the total', async () => {
@@ -323,7 +321,9 @@ describe.skipIf(!!skip)(
         expect(m.parts!.some((p) => p.part === 'refStore')).toBe(true);
         expect(m.parts!.some((p) => p.part !== 'refStore')).toBe(true);
       }
-      expect(await page.locator('[data-testid=sim-outside-note]').textContent({ timeout: 5000 })).toMatch(/estimate/);
+      expect(await page.locator('[data-testid=sim-outside-note]').textContent({ timeout: HANG_MS })).toMatch(
+        /estimate/,
+      );
       // Fix gains: on the whole run (baseline total ÷ total with the fix), the baseline being the
       // total of the user's model; a ref-store-only gain is never the one shown.
       const base = want.results.find((m) => m.model === 'git-2.55')!;
@@ -344,7 +344,7 @@ describe.skipIf(!!skip)(
       }
       // The chart says where the recorded real-git runs end (test/simulate-realgit.test.ts ties
       // MEASURED_UP_TO to the recorded file) and shades what lies beyond as extrapolated.
-      const note = await page.locator('[data-testid=sim-extrapolated]').textContent({ timeout: 5000 });
+      const note = await page.locator('[data-testid=sim-extrapolated]').textContent({ timeout: HANG_MS });
       for (const m of ['git-2.49', 'git-2.55', 'git-2.56'] as const)
         expect(note).toContain(`n = ${MEASURED_UP_TO[m].toLocaleString('en-US')} for ${m}`);
       expect(note).toMatch(/extrapolation of the model, not a measurement/);
@@ -358,7 +358,7 @@ describe.skipIf(!!skip)(
       const field = page.locator('[data-testid=sim-git-version]');
       await field.fill(g.versionLine);
       const [download] = await Promise.all([
-        page.waitForEvent('download', { timeout: 30_000 }),
+        page.waitForEvent('download', { timeout: HANG_MS }),
         page.click('[data-testid=sim-measure-script]'),
       ]);
       expect(download.suggestedFilename()).toBe('refscope-measure.sh');
@@ -383,7 +383,7 @@ describe.skipIf(!!skip)(
       expect(measure.prediction.before.seconds).toBeCloseTo(mine.seconds!, 12);
 
       const check = async () => {
-        await page.waitForSelector('[data-testid=sim-measure-result]', { timeout: 10_000 });
+        await page.waitForSelector('[data-testid=sim-measure-result]', { timeout: HANG_MS });
         for (const phase of ['before', 'after'] as const) {
           const runs = measure.runs.filter((x) => x.phase === phase);
           const exp = expectedRows(runs);
@@ -401,7 +401,7 @@ describe.skipIf(!!skip)(
         const cpu = (ph: string) => median(measure.runs.filter((x) => x.phase === ph).map((x) => x.user + x.sys));
         const after = measure.prediction.after.seconds;
         const factor = Math.sqrt((cpu('before') / measure.prediction.before.seconds) * (cpu('after') / after));
-        expect(await page.locator('[data-testid=sim-measure-factor]').textContent({ timeout: 5000 })).toBe(
+        expect(await page.locator('[data-testid=sim-measure-factor]').textContent({ timeout: HANG_MS })).toBe(
           `×${factor.toPrecision(3)}`,
         );
         return factor;
@@ -417,7 +417,7 @@ describe.skipIf(!!skip)(
       await dropOn(page, '[data-testid=sim-measure-drop]', broken);
       await page
         .locator('[data-testid=sim-measure-file-error]', { hasText: /broken\.json: offset \d+: expected/ })
-        .waitFor({ timeout: 10_000 });
+        .waitFor({ timeout: HANG_MS });
       expect(await page.locator('[data-testid=sim-measure-result]').count()).toBe(0);
       const dropped = path.join(tmp, 'dropped-measure.json');
       fs.copyFileSync(measureFile, dropped);
@@ -430,7 +430,7 @@ describe.skipIf(!!skip)(
       const prev = Number(await page.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
       await page.click('[data-testid=sim-measure-use]');
       const used = Number(factor.toPrecision(3));
-      expect(await page.locator('[data-testid=sim-machine-factor]').textContent({ timeout: 5000 })).toMatch(
+      expect(await page.locator('[data-testid=sim-machine-factor]').textContent({ timeout: HANG_MS })).toMatch(
         new RegExp(`×${used.toPrecision(3).replace('.', '\\.')}`),
       );
       await page.click('[data-testid=sim-run]');
@@ -447,15 +447,15 @@ describe.skipIf(!!skip)(
       // Remembered across a reload.
       await openRepo();
       await waitRun(page);
-      expect(await page.locator('[data-testid=sim-machine-factor]').textContent({ timeout: 5000 })).toMatch(
+      expect(await page.locator('[data-testid=sim-machine-factor]').textContent({ timeout: HANG_MS })).toMatch(
         new RegExp(`×${used.toPrecision(3).replace('.', '\\.')}`),
       );
       expectSeconds(await shownSeconds(page), scaled);
     });
 
     it('no request left the origin and no page error', () => {
-      expect(foreign).toEqual([]);
-      expect(pageErrors).toEqual([]);
+      expect(watch.foreign).toEqual([]);
+      expect(watch.errors).toEqual([]);
     });
   },
 );

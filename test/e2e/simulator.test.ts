@@ -19,10 +19,9 @@
  * Screenshots (light and dark) go to test-results/simulator-*.png. Skipped without Chromium.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import { analyzeFiles, FormatError } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
 import { decodeShare } from '../../src/engine/share/index.ts';
@@ -39,14 +38,16 @@ import {
   FX,
   OUT,
   ROOT,
-  buildInto,
   haveChromium,
-  launchBrowser,
   loadId,
-  serveBuild,
   show,
   waitLoad,
   waitRun,
+  newWatch,
+  startApp,
+  stopApp,
+  watchedContext,
+  type AppUnderTest,
 } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/simulator-dist');
@@ -54,38 +55,20 @@ const BASE = '/refscope/sim/';
 const REFTABLE_MODELS: ModelName[] = ['git-2.49', 'git-2.55', 'git-2.56', 'initial'];
 const OPTIONS = { models: REFTABLE_MODELS, warnAmbiguousRefs: true, autoCompaction: true, factor: 2 };
 
-let browser: Browser;
+let app: AppUnderTest | undefined;
 let context: BrowserContext;
 let page: Page;
-let server: Server;
 let url = '';
 let origin = '';
-const requests: string[] = [];
-const foreignRequests: string[] = [];
-const pageErrors: string[] = [];
+const watch = newWatch();
 
 function fxDir(name: string): string {
   return path.join(FX, name, 'reftable');
 }
 
-async function newContext(colorScheme: 'light' | 'dark' = 'light'): Promise<BrowserContext> {
-  const c = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme });
-  c.on('request', (r) => {
-    const u = r.url();
-    requests.push(u);
-    if (!u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:')) foreignRequests.push(u);
-  });
-  c.on('page', (p) => {
-    p.on('pageerror', (e) => pageErrors.push(e.message));
-    p.on('console', (m) => {
-      if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
-    });
-    p.on('dialog', (d) => {
-      pageErrors.push(`dialog: ${d.message()}`);
-      void d.dismiss();
-    });
-  });
-  return c;
+/** A context of this file: its requests, page errors and console errors go to `watch`. */
+function newContext(colorScheme: 'light' | 'dark' = 'light'): Promise<BrowserContext> {
+  return watchedContext(app!.browser, origin, watch, { colorScheme, consoleErrors: true });
 }
 
 async function shot(p: Page, name: string, fullPage = true): Promise<void> {
@@ -188,16 +171,14 @@ function plainExplanation(s: string): string {
 describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
   beforeAll(async () => {
     fs.mkdirSync(OUT, { recursive: true });
-    await buildInto(DIST);
-    ({ server, url, origin } = await serveBuild(DIST, BASE, 5400 + (process.pid % 400)));
-    browser = await launchBrowser();
+    app = await startApp(DIST, BASE, 5400 + (process.pid % 400));
+    ({ url, origin } = app);
     context = await newContext();
     page = await context.newPage();
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    server?.close();
+    await stopApp(app);
   });
 
   const DIR = fxDir('recreate-2000');
@@ -557,8 +538,8 @@ describe.skipIf(!haveChromium)('simulator view (headless Chromium)', () => {
   });
 
   it('made no request to any other origin and raised no page error', () => {
-    expect(requests.length).toBeGreaterThan(0);
-    expect(foreignRequests).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    expect(watch.requests.length).toBeGreaterThan(0);
+    expect(watch.foreign).toEqual([]);
+    expect(watch.errors).toEqual([]);
   });
 });

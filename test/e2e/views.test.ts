@@ -16,10 +16,9 @@
  * Screenshots (light and dark) go to test-results/views-*.png. Skipped without Chromium.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import { unzipSync } from 'fflate';
 import { analyzeFiles, buildReport, textToKey } from '../../src/engine/index.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
@@ -31,51 +30,40 @@ import {
   FX,
   OUT,
   ROOT,
-  buildInto,
   downloadBytes,
   cliReport,
   dropPaths,
   expected,
   haveChromium,
-  launchBrowser,
   loadId,
-  serveBuild,
   show,
   shown,
   waitLoad,
+  newWatch,
+  startApp,
+  stopApp,
+  watchedContext,
+  type AppUnderTest,
+  HANG_MS,
 } from './helpers.ts';
 
 const DIST = path.join(ROOT, '.tmp/views-dist');
 const BASE = '/refscope/app/';
 
-let browser: Browser;
+let app: AppUnderTest | undefined;
 let context: BrowserContext;
 let page: Page;
-let server: Server;
 let url = '';
 let origin = '';
-const foreignRequests: string[] = [];
-const pageErrors: string[] = [];
+const watch = newWatch();
 
 function fxDir(name: string): string {
   return path.join(FX, name, 'reftable');
 }
 
-/** A browser context that records requests to other origins and page errors. */
-async function newContext(colorScheme: 'light' | 'dark' = 'light'): Promise<BrowserContext> {
-  const c = await browser.newContext({ viewport: { width: 1400, height: 900 }, colorScheme, acceptDownloads: true });
-  c.on('request', (r) => {
-    const u = r.url();
-    if (!u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:')) foreignRequests.push(u);
-  });
-  c.on('page', (p) => {
-    p.on('pageerror', (e) => pageErrors.push(e.message));
-    p.on('dialog', (d) => {
-      pageErrors.push(`dialog: ${d.message()}`);
-      void d.dismiss();
-    });
-  });
-  return c;
+/** A context of this file: its requests and page errors go to `watch`. */
+function newContext(colorScheme: 'light' | 'dark' = 'light'): Promise<BrowserContext> {
+  return watchedContext(app!.browser, origin, watch, { colorScheme, acceptDownloads: true });
 }
 
 async function shot(p: Page, name: string, fullPage = false): Promise<void> {
@@ -91,7 +79,7 @@ async function openAt(p: Page, hash: string): Promise<void> {
 
 async function compactionReady(p: Page, factor = 2): Promise<void> {
   await p.waitForSelector(`[data-testid=compaction-view][data-ready=true][data-factor="${factor}"]`, {
-    timeout: 30_000,
+    timeout: HANG_MS,
   });
 }
 
@@ -157,16 +145,14 @@ describe('stack picture (pure SVG)', () => {
 describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)', () => {
   beforeAll(async () => {
     fs.mkdirSync(OUT, { recursive: true });
-    await buildInto(DIST);
-    ({ server, url, origin } = await serveBuild(DIST, BASE, 4900 + (process.pid % 500)));
-    browser = await launchBrowser();
+    app = await startApp(DIST, BASE, 4900 + (process.pid % 500));
+    ({ url, origin } = app);
     context = await newContext();
     page = await context.newPage();
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    server?.close();
+    await stopApp(app);
   });
 
   it('nocompact-s1: the segment is exactly what git pack-refs --auto merged; the real compaction and its zip', async () => {
@@ -265,7 +251,7 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
     await waitLoad(page, prev);
     await compactionReady(page);
     await page.click('[data-testid=compact-all]');
-    await page.waitForSelector('[data-testid=compact-busy]', { timeout: 5_000 });
+    await page.waitForSelector('[data-testid=compact-busy]', { timeout: HANG_MS });
     await page.waitForSelector('[data-testid=compact-result][data-mode=all]', { timeout: 60_000 });
     expect(await page.getAttribute('[data-testid=compact-result]', 'data-tables')).toBe('1');
     const rec = page.locator('[data-testid=after-row][data-new=true] td').nth(3);
@@ -571,8 +557,8 @@ describe.skipIf(!haveChromium)('compaction and share views (headless Chromium)',
   });
 
   it('made no request to any other origin and raised no page error', () => {
-    expect(foreignRequests).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    expect(watch.foreign).toEqual([]);
+    expect(watch.errors).toEqual([]);
   });
 });
 

@@ -7,31 +7,29 @@
  * with the figures the CLI computes. What is asserted is what the page shows, never a duration.
  */
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import {
   FX,
   ROOT,
-  buildInto,
   cliReport,
   dropPaths,
   expected,
   haveChromium,
-  launchBrowser,
   loadId,
-  serveBuild,
   shown,
   waitLoad,
+  startApp,
+  stopApp,
+  type AppUnderTest,
 } from './helpers.ts';
 import { collectInput } from '../../src/cli/node-input.ts';
 
 const DIST = path.join(ROOT, '.tmp/e2e-budget-dist');
 const STACK = path.join(FX, 'tombstones-50k/reftable');
 
-let browser: Browser;
+let app: AppUnderTest | undefined;
 let context: BrowserContext;
-let server: Server;
 let page: Page;
 let cdp: CDPSession;
 let url = '';
@@ -39,18 +37,16 @@ const pageErrors: string[] = [];
 
 describe.skipIf(!haveChromium)('a worker over its budget', () => {
   beforeAll(async () => {
-    await buildInto(DIST);
-    ({ server, url } = await serveBuild(DIST, '/', 4990 + (process.pid % 9)));
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    app = await startApp(DIST, '/', 4990 + (process.pid % 9));
+    ({ url } = app);
+    context = await app.browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     cdp = await context.newCDPSession(page);
   }, 240_000);
 
   afterAll(async () => {
-    await browser?.close();
-    server?.close();
+    await stopApp(app);
   });
 
   it('is terminated and replaced, the page says so, and the next load works', async () => {

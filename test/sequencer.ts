@@ -1,0 +1,47 @@
+/**
+ * The order test files start in: the longest first, so that on two workers the run does not end
+ * with one long file running alone while the other worker sits idle. Vitest orders by the
+ * durations of the last run it cached, but a fresh clone has none and falls back to file size,
+ * which puts short files that take long (the crafted-links file opens 60 links in a browser) at
+ * the end. The list below is those known to take longest, from a whole run's per-file times;
+ * every other file follows in vitest's own order.
+ */
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+const LONGEST_FIRST = [
+  'test/e2e/links.test.ts',
+  // Second: it makes its own build (npm pack) while the first builds the browser files' one.
+  'test/package.test.ts',
+  'test/e2e/views.test.ts',
+  'test/e2e/simulator.test.ts',
+  'test/e2e/a11y.test.ts',
+  'test/e2e/app.test.ts',
+  'test/e2e/pwa.test.ts',
+  'test/share.test.ts',
+  'test/scan.test.ts',
+  'test/compact.test.ts',
+  'test/realgit-suite.test.ts',
+  'test/realgit-properties.test.ts',
+  'test/e2e/conventions.test.ts',
+  'test/simulate-realgit.test.ts',
+  'test/writer.test.ts',
+];
+
+export default class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification): number => {
+      const rel = f.moduleId
+        .slice(this.ctx.config.root.length + 1)
+        .split('\\')
+        .join('/');
+      const i = LONGEST_FIRST.indexOf(rel);
+      return i < 0 ? LONGEST_FIRST.length : i;
+    };
+    // A stable sort: files off the list keep vitest's order among themselves.
+    return sorted
+      .map((f, i) => ({ f, i, r: rank(f) }))
+      .sort((a, b) => a.r - b.r || a.i - b.i)
+      .map((x) => x.f);
+  }
+}
