@@ -89,8 +89,22 @@ export class RefsList {
           return;
         }
         const sb = t.sectionBytes;
+        const live = m.winners[i] - tombWin[i];
+        // The same file on the line before with the same figures (a run of repeated lines of
+        // tables.list): one object for the run, so what crosses to the page grows with the runs.
+        const prev = this.splits[i - 1];
+        if (
+          prev &&
+          tables[i - 1] === t &&
+          prev.live === live &&
+          prev.shadowed === m.shadowed[i] &&
+          prev.tombstones === tombWin[i]
+        ) {
+          this.splits.push(prev);
+          return;
+        }
         this.splits.push({
-          live: m.winners[i] - tombWin[i],
+          live,
           shadowed: m.shadowed[i],
           tombstones: tombWin[i],
           refRecords: t.refs.count,
