@@ -234,6 +234,20 @@ export function copyRunEnd(r: Pick<Report, 'tables'>, i: number): number {
 /** Most rows of `prefixes`. */
 export const PREFIX_ROWS = 50;
 
+/** A block's summary fields as the report lists them (the table view adds its index and keys). */
+export function blockReport(b: BlockInfo): BlockReport {
+  return {
+    offset: b.offset,
+    type: b.type,
+    section: b.section,
+    blockLen: b.blockLen,
+    restartCount: b.restartCount,
+    recordCount: b.recordCount,
+    padding: b.padding,
+    fileBytes: b.fileBytes,
+  };
+}
+
 function tableReport(t: Table, i: number, m: MergedView, copy = false): TableReport {
   return {
     name: t.name,
@@ -243,18 +257,7 @@ function tableReport(t: Table, i: number, m: MergedView, copy = false): TableRep
     blockSize: t.header.blockSize,
     minUpdateIndex: t.header.minUpdateIndex,
     maxUpdateIndex: t.header.maxUpdateIndex,
-    blocks: copy
-      ? []
-      : t.blocks.map((b) => ({
-          offset: b.offset,
-          type: b.type,
-          section: b.section,
-          blockLen: b.blockLen,
-          restartCount: b.restartCount,
-          recordCount: b.recordCount,
-          padding: b.padding,
-          fileBytes: b.fileBytes,
-        })),
+    blocks: copy ? [] : t.blocks.map(blockReport),
     records: { ...t.counts },
     sectionBytes: { ...t.sectionBytes },
     refIndexLevels: t.refIndexLevels,

@@ -9,6 +9,7 @@ import { analysisRefs, type Analysis } from '../analyze.ts';
 import { resolveEntry } from '../refs.ts';
 import { sectionRanges, type BlockInfo, type SectionName, type Table, type PartialTable } from '../reftable/table.ts';
 import { decodeBlockDetail, type BlockDetail, type BlockSourceTable } from '../blockdetail.ts';
+import { blockReport } from '../report.ts';
 import type { BlockSummary, RefRow, RefsPage, RefsQuery, TableLayout, TableSplit } from './types.ts';
 
 function keyDisplay(t: Table | null, k: string, section: SectionName): string {
@@ -375,14 +376,7 @@ export class RefsList {
 function blockSummary(t: Table | null, b: BlockInfo, k: number): BlockSummary {
   return {
     index: k,
-    offset: b.offset,
-    type: b.type,
-    section: b.section,
-    blockLen: b.blockLen,
-    restartCount: b.restartCount,
-    recordCount: b.recordCount,
-    padding: b.padding,
-    fileBytes: b.fileBytes,
+    ...blockReport(b),
     firstKey: keyDisplay(t, b.firstKey, b.section),
     lastKey: keyDisplay(t, b.lastKey, b.section),
   };
