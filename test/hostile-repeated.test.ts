@@ -18,6 +18,7 @@ import { formatReport } from '../src/cli/format.ts';
 import {
   ShareLinkError,
   buildSharePayload,
+  checkMeasured,
   checkPayload,
   decodeShare,
   decodeSharePayload,
@@ -147,6 +148,27 @@ describe('a table repeated on every line of tables.list', () => {
       expect(rep!.tables.map((t) => t.winners)).toEqual(r400.tables.map((t) => t.winners));
       expect(rep!.stack!.live).toBe(r400.stack!.live);
     }
+  });
+
+  it("a link's measured reasons may be folded as the report's; an index must point back at a text", () => {
+    const c = r400.stack!.compaction as { bySize: { values: number[]; reasons: (string | number)[] } };
+    // the report's own reasons: a sentence for the first of each run, an index for the others
+    expect(c.bySize.reasons.some((x) => typeof x === 'number')).toBe(true);
+    const measured = (reasons: (string | number)[]) => ({
+      compaction: { bySize: { values: c.bySize.values, reasons } },
+      compactionAbsent: [],
+      diagnosis: null,
+    });
+    expect(() => checkMeasured(measured(c.bySize.reasons), 400)).not.toThrow();
+    const forwards = c.bySize.reasons.slice();
+    forwards[2] = 3;
+    expect(() => checkMeasured(measured(forwards), 400)).toThrow(ShareLinkError);
+    // entry 2 is itself an index (of the run starting at 1): 3 → 2 does not reach a text
+    const atIndex = c.bySize.reasons.slice();
+    expect(typeof atIndex[1]).toBe('string');
+    expect(atIndex[2]).toBe(1);
+    atIndex[3] = 2;
+    expect(() => checkMeasured(measured(atIndex), 400)).toThrow(ShareLinkError);
   });
 
   it('a link whose copy has other figures than its first table, or points forwards, is damaged', () => {
