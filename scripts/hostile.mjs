@@ -13,7 +13,11 @@
 // guard. Limits live here, not in `npm test` (which must pass on a busy machine). Prints the
 // worst time and RSS per command and exits 1 if any case broke a limit.
 //
-//   node scripts/hostile.mjs [--only <substring>] [--limit-ms N] [--verbose]
+//   node scripts/hostile.mjs [--only <substring>] [--limit-ms N] [--verbose] [--case <path>]...
+//
+// `--case <path>` (repeatable) measures one more input given by path, as the CLI takes it (a
+// `reftable/` directory, a `.git`, a packed-refs file): the larger attack inputs the hostile
+// README's generator writes, which are not stored.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -84,6 +88,11 @@ function cliPathOf(dir, paths) {
 
 const cases = [];
 const dirCase = (name, p) => cases.push({ name, path: p });
+process.argv.forEach((a, i) => {
+  if (a !== '--case') return;
+  const p = path.resolve(process.argv[i + 1]);
+  dirCase(`extra/${path.basename(path.basename(p) === 'reftable' ? path.dirname(p) : p)}`, p);
+});
 for (const fam of ['damage', 'attacks']) {
   for (const n of fs.readdirSync(path.join(HOSTILE, fam)).sort()) {
     const p = path.join(HOSTILE, fam, n);

@@ -175,8 +175,18 @@ const copyEntry = obj(
   { open: false, optional: ['incomplete'] },
 );
 const tableOrCopy = {
-  oneOf: [{ ...table, not: { required: ['copyOf'] } }, copyEntry],
-  description: 'A table (its first position in tables.list) or a copy entry (a later line naming it again).',
+  oneOf: [
+    { ...table, not: { required: ['copyOf'] } },
+    copyEntry,
+    {
+      type: 'integer',
+      minimum: 0,
+      description:
+        "A further line of a run of copies: the index k of the run's first position (a copy entry), whose figures this position has too (same file, same merge figures).",
+    },
+  ],
+  description:
+    'A table (its first position in tables.list), a copy entry (a later line naming it again), or the index of the copy entry that starts its run.',
 };
 /** Per-table reasons as written: a text, or the index of an earlier entry (a run of copies). */
 const reasonsOf = (description) =>

@@ -18,6 +18,7 @@ import { formatReport } from '../src/cli/format.ts';
 import {
   ShareLinkError,
   buildSharePayload,
+  checkMeasured,
   checkPayload,
   decodeShare,
   decodeSharePayload,
@@ -81,19 +82,28 @@ describe('a table repeated on every line of tables.list', () => {
   it('the JSON document validates against schemas/report.schema.json; a copy holds its own figures only', () => {
     const doc = JSON.parse(s400.exportAs('json').text) as Report;
     expect(schemaErrors('report', doc)).toEqual([]);
-    expect(Object.keys(doc.tables[5]).sort()).toEqual(
+    // position 1 starts the run of copies 1–398 (shadowed alike): a copy entry; 2–398 name it
+    expect(Object.keys(doc.tables[1]).sort()).toEqual(
       ['copyOf', 'hiddenByTombstone', 'shadowed', 'tombstonesHiding', 'winners'].sort(),
     );
+    expect((doc.tables as unknown[]).slice(2, 399).every((x) => x === 1)).toBe(true);
+    // the newest copy wins every key: its figures differ, so it is an entry of its own
+    expect(Object.keys(doc.tables[399]).sort()).toEqual(Object.keys(doc.tables[1]).sort());
     // the other fields are the first position's
     expect(tableOf(doc, 5)!.name).toBe(NAME);
     expect(tableOf(doc, 5)!.fileSize).toBe(BYTES.length);
+    expect(tableOf(doc, 5)!.shadowed).toBe(r400.tables[5].shadowed);
     expect(tableOf(doc, 399)!.winners).toBe(r400.tables[399].winners);
+    expect(blocksOf(doc, 5).length).toBe(GIT_BLOCKS);
     const bad = structuredClone(doc);
-    (bad.tables[5] as { copyOf: number }).copyOf = -1;
+    (bad.tables[1] as { copyOf: number }).copyOf = -1;
     expect(schemaErrors('report', bad)).not.toEqual([]);
     const extra = structuredClone(doc);
-    (extra.tables[5] as { fileSize?: number }).fileSize = 1;
+    (extra.tables[1] as { fileSize?: number }).fileSize = 1;
     expect(schemaErrors('report', extra)).not.toEqual([]);
+    const negative = structuredClone(doc);
+    (negative.tables as unknown[])[5] = -1;
+    expect(schemaErrors('report', negative)).not.toEqual([]);
   });
 
   it('the JSON export and the structured clone grow by a small constant per line, not by the blocks', () => {
@@ -140,6 +150,27 @@ describe('a table repeated on every line of tables.list', () => {
     }
   });
 
+  it("a link's measured reasons may be folded as the report's; an index must point back at a text", () => {
+    const c = r400.stack!.compaction as { bySize: { values: number[]; reasons: (string | number)[] } };
+    // the report's own reasons: a sentence for the first of each run, an index for the others
+    expect(c.bySize.reasons.some((x) => typeof x === 'number')).toBe(true);
+    const measured = (reasons: (string | number)[]) => ({
+      compaction: { bySize: { values: c.bySize.values, reasons } },
+      compactionAbsent: [],
+      diagnosis: null,
+    });
+    expect(() => checkMeasured(measured(c.bySize.reasons), 400)).not.toThrow();
+    const forwards = c.bySize.reasons.slice();
+    forwards[2] = 3;
+    expect(() => checkMeasured(measured(forwards), 400)).toThrow(ShareLinkError);
+    // entry 2 is itself an index (of the run starting at 1): 3 → 2 does not reach a text
+    const atIndex = c.bySize.reasons.slice();
+    expect(typeof atIndex[1]).toBe('string');
+    expect(atIndex[2]).toBe(1);
+    atIndex[3] = 2;
+    expect(() => checkMeasured(measured(atIndex), 400)).toThrow(ShareLinkError);
+  });
+
   it('a link whose copy has other figures than its first table, or points forwards, is damaged', () => {
     const p = buildSharePayload(s400.current()!, r400);
     checkPayload(p);
@@ -182,9 +213,10 @@ describe('a small table named on 100,000 lines of tables.list (generated here, n
   it('a copy costs a constant in the JSON document, not a table', () => {
     const one = session(1).exportAs('json').text.length;
     const all = s.exportAs('json').text.length;
-    // a copy entry (copyOf and four figures, 7 indented lines), its net size and record count,
-    // three folded reasons (an index each): under 256 bytes
-    expect((all - one) / (LINES - 1)).toBeLessThan(256);
+    // a further copy of the run is the run's index (`    1,`: 7 bytes), and its net size, record
+    // and live counts and three folded reasons (an index each) are one short line each (10 to
+    // 13 bytes): under 96 bytes; a copy entry of its own would be 7 lines, over 120 bytes
+    expect((all - one) / (LINES - 1)).toBeLessThan(96);
     expect(schemaErrors('report', JSON.parse(s.exportAs('json').text))).toEqual([]);
   });
 
@@ -192,6 +224,55 @@ describe('a small table named on 100,000 lines of tables.list (generated here, n
     expect(formatReport(r).split('\n').length).toBeLessThan(40);
     expect(exportMarkdown(r).split('\n').length).toBeLessThan(100);
     expect(formatReport(r)).toContain(`positions 1–99,998 (99,998): same file as #0`);
+  });
+
+  it('holds one object per run of copies, not per line, in the report, the splits and their clone', () => {
+    // position 0 (shadowed by every newer copy), the run 1–99,998 (shadowed alike), and 99,999
+    // (the newest copy: it wins every key): three distinct entries for 100,000 positions
+    expect(new Set(r.tables).size).toBe(3);
+    expect(r.tables[1]).toBe(r.tables[99_998]);
+    expect(r.tables[99_999]).not.toBe(r.tables[99_998]);
+    // the structured clone to the page keeps the sharing (one object per run on the other side)
+    expect(new Set(structuredClone(r).tables).size).toBe(3);
+    const load = s.load([
+      { path: 'reftable/tables.list', source: memorySource(new TextEncoder().encode(`${NAME}\n`.repeat(LINES))) },
+      { path: `reftable/${NAME}`, source: memorySource(BYTES) },
+    ]);
+    expect(load.splits.length).toBe(LINES);
+    // a split has no copy mark: position 0 and the run 1–99,998 have the same figures (all
+    // shadowed, none live), only the newest copy differs
+    expect(new Set(load.splits).size).toBe(2);
+    // every line but the first breaks update-index continuity the same way (each copy's min is 1,
+    // the previous copy's max + 1 is 4): one entry, through the last table
+    expect(r.stack!.continuity).toEqual([
+      { table: 1, expectedMin: 4, actualMin: 1, status: 'overlap', through: 99_999 },
+    ]);
+  });
+
+  it("the compaction reasons make a sentence per run of copies; the geometry is git's", () => {
+    const c = r.stack!.compaction as {
+      segment: { start: number; end: number };
+      bySize: { values: number[]; reasons: (string | number)[] };
+      byRecords: { reasons: (string | number)[] };
+      jgit: { reasons: (string | number)[] };
+    };
+    // every table the same size: the newest is not ≥ 2 × itself, so the segment ends there, and
+    // each older one is < 2 × the tables above it: git merges all 100,000 positions
+    expect(c.segment).toEqual({ start: 0, end: LINES - 1 });
+    expect(c.bySize.values.length).toBe(LINES);
+    for (const reasons of [c.bySize.reasons, c.byRecords.reasons, c.jgit.reasons]) {
+      expect(reasons.length).toBe(LINES);
+      expect(reasons.filter((x) => typeof x === 'string').length).toBeLessThanOrEqual(4);
+    }
+    // what the Compaction view gets: the same, at any factor, and the replay's segments
+    const d = s.compaction({ factor: 3, k: 3, txSize: 150 })!;
+    expect(new Set(d.tables).size).toBeLessThanOrEqual(3);
+    for (const g of [d.bytes, d.records, d.live, d.jgit])
+      expect(g.reasons.filter((x) => typeof x === 'string').length).toBeLessThanOrEqual(4);
+    expect(d.bytes.segment).toEqual({ start: 0, end: LINES - 1 });
+    // the first transaction adds a 150-byte table (59 net bytes): the table below it (687 − 91 =
+    // 596 net bytes) is ≥ 3 × 59, so the segment ends below it and the 100,000 equal ones merge
+    expect(d.replay[0].segment).toEqual({ start: 0, end: LINES - 1 });
   });
 
   it('a share link is refused by the count of lines, with the one error type', () => {

@@ -12,6 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { analyzeFiles, buildReport, memorySource, type InputFile } from '../src/engine/index.ts';
 import { buildSharePayload, shareLink, shareWork } from '../src/engine/share/build.ts';
+import { linkWork } from '../src/engine/share/link.ts';
+import { MAX_LINK_CHARS } from '../src/engine/share/limits.ts';
 
 const DIR = path.join(__dirname, 'fixtures/reftable/smallblocks/reftable');
 const NAME = '0x000000000001-0x000000000003-64b5d19d.ref';
@@ -71,13 +73,29 @@ describe('share payload of a repeated table', () => {
     const a = analyzeFiles(stackOf(4000));
     const r = buildReport(a);
     const before = shareWork.encodes;
+    const measuredBefore = shareWork.measures;
     const link = shareLink(a, r, { withNames: true });
     expect(link.ok).toBe(false);
     expect(shareWork.encodes - before).toBe(1);
+    // nor measured: the measured figures (a report rebuilt from the payload) could only lengthen it
+    expect(shareWork.measures - measuredBefore).toBe(0);
+    expect(link.chars).toBeGreaterThan(MAX_LINK_CHARS);
+    expect(link.ok ? '' : link.error).toMatch(/^the link would be over [\d,]+ characters, more than the 8,000/);
+    // nor compressed whole: the compressor stops once its output is past twice a link's bytes
+    const deflated = linkWork.deflatedBytes,
+      payload = linkWork.payloadBytes;
+    shareLink(a, r, { withNames: false });
+    const fed = linkWork.deflatedBytes - deflated,
+      encoded = linkWork.payloadBytes - payload;
+    expect(encoded).toBeGreaterThan(100_000);
+    // (the payload's columns of copies compress well; what stops it is the records after them)
+    expect(fed).toBeLessThan(encoded);
     // A link that fits is made at the first try that fits, as before.
     const small = analyzeFiles(stackOf(1));
     const at = shareWork.encodes;
+    const measuredAt = shareWork.measures;
     expect(shareLink(small, buildReport(small), { withNames: true }).ok).toBe(true);
     expect(shareWork.encodes - at).toBeLessThanOrEqual(2);
+    expect(shareWork.measures - measuredAt).toBe(1);
   });
 });

@@ -68,7 +68,7 @@ export function formatReport(r: Report): string {
       let e = k;
       while (
         e + 1 < bad.length &&
-        bad[e + 1].table === bad[e].table + 1 &&
+        bad[e + 1].table === (bad[e].through ?? bad[e].table) + 1 &&
         r.tables[bad[e + 1].table]?.copyOf !== undefined &&
         r.tables[bad[e + 1].table]?.copyOf === r.tables[bad[e].table]?.copyOf &&
         bad[e + 1].status === c.status &&
@@ -76,8 +76,9 @@ export function formatReport(r: Report): string {
         bad[e + 1].actualMin === c.actualMin
       )
         e++;
+      const through = bad[e].through ?? bad[e].table;
       out.push(
-        `update-index ${c.status} before table${e > k ? `s ${c.table}–${bad[e].table}` : ` ${c.table}`}: expected min ${c.expectedMin}, found ${c.actualMin}`,
+        `update-index ${c.status} before table${through > c.table ? `s ${c.table}–${through}` : ` ${c.table}`}: expected min ${c.expectedMin}, found ${c.actualMin}`,
       );
       k = e;
     }

@@ -6,7 +6,7 @@
  * starts by saying so.
  */
 import { groupDigits, sizeText } from './basics.ts';
-import type { Report } from './report.ts';
+import type { Report, TableReport } from './report.ts';
 import type { Analysis, ReftableAnalysis } from './analyze.ts';
 import type { CompactionReport } from './extensions.ts';
 import type { PackedRefsJson } from './files.ts';
@@ -19,6 +19,8 @@ function plural(n: number, one: string, many = one + 's'): string {
   return `${fmt(n)} ${n === 1 ? one : many}`;
 }
 const kb = sizeText;
+/** Unreadable tables the diagnosis names; the others are counted. */
+const NAMED_UNREADABLE = 10;
 
 /**
  * The diagnosis of `r` (built from `a`): the paragraph for a reftable stack (with `c`, its
@@ -90,16 +92,26 @@ function diagnoseStack(r: Report, c: CompactionReport | null): string {
     `${plural(n, 'table')}, ${kb(st.totalBytes)}: ${plural(st.live, 'live ref')}${dangling ? ` (${dangling === st.live ? (dangling === 1 ? 'a symref' : 'all symrefs') : `${fmt(dangling)} of them ${dangling === 1 ? 'a symref' : 'symrefs'}`} to a deleted ref, which \`git for-each-ref\` leaves out)` : ''} in ${plural(refRecs, 'ref record')}.`,
   );
   if (st.incomplete) {
-    const bad = r.tables.filter((t) => t.error).map((t) => t.name);
+    // Each unreadable file once (a repeated line of tables.list names the same file), the first
+    // few by name: 100,000 missing tables must not make a paragraph of 100,000 names.
+    const positions = r.tables.filter((t) => t.error);
+    const bad = [...new Set(positions.map((t) => t.name))];
+    const named =
+      bad.length > NAMED_UNREADABLE
+        ? `${bad.slice(0, NAMED_UNREADABLE).join(', ')} and ${fmt(bad.length - NAMED_UNREADABLE)} more`
+        : bad.join(', ');
     parts.push(
-      `${plural(bad.length, 'table')} could not be read (${bad.join(', ')}): these figures are refscope's reading of the intact tables, not what git sees, and what compaction would do cannot be judged.`,
+      `${plural(positions.length, 'table')} could not be read (${named}): these figures are refscope's reading of the intact tables, not what git sees, and what compaction would do cannot be judged.`,
     );
     return parts.join(' ');
   }
   // What makes it slow: records that lookups must step over.
   const hidden = r.tables.reduce((s, t) => s + t.hiddenByTombstone, 0);
   const shadowed = r.tables.reduce((s, t) => s + t.shadowed, 0);
-  const tombTables = r.tables.map((t, i) => ({ t, i })).filter(({ t }) => t.records.tombstone > 0);
+  const tombTables: { t: TableReport; i: number }[] = [];
+  r.tables.forEach((t, i) => {
+    if (t.records.tombstone > 0) tombTables.push({ t, i });
+  });
   if (tombTables.length) {
     const heavy = tombTables.sort((x, y) => y.t.records.tombstone - x.t.records.tombstone)[0];
     const where = heavy.i === n - 1 ? 'the newest table' : `table ${heavy.i}`;

@@ -187,6 +187,13 @@ export function exportMarkdown(report: Report): string {
       s && i >= s.start && i <= s.end ? 'merged' : '';
     const row = (i: number) =>
       `${n(c.bySize.values?.[i])} | ${inSeg(c.segment, i)} | ${n(c.byRecords?.values?.[i])} | ${inSeg(c.byRecords?.segment ?? null, i)} | ${n(c.byLive?.values?.[i])} |`;
+    // Whether positions i and j make the same row, on the numbers (no text made per position).
+    const sameRow = (i: number, j: number) =>
+      c.bySize.values?.[i] === c.bySize.values?.[j] &&
+      c.byRecords?.values?.[i] === c.byRecords?.values?.[j] &&
+      c.byLive?.values?.[i] === c.byLive?.values?.[j] &&
+      inSeg(c.segment, i) === inSeg(c.segment, j) &&
+      inSeg(c.byRecords?.segment ?? null, i) === inSeg(c.byRecords?.segment ?? null, j);
     for (let i = 0; i < report.tables.length; i++) {
       // Consecutive copies of one file with the same row are one row.
       let end = i;
@@ -196,7 +203,7 @@ export function exportMarkdown(report: Report): string {
         t.copyOf !== undefined &&
         end + 1 < report.tables.length &&
         report.tables[end + 1].copyOf === t.copyOf &&
-        row(end + 1) === here
+        sameRow(i, end + 1)
       )
         end++;
       out.push(`| ${end > i ? `${i}–${end}` : i} | ${here}`);

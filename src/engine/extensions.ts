@@ -11,8 +11,11 @@ import {
   gitAutoCompaction,
   gitAutoCompactionWithLocks,
   geometryByCount,
+  geometrySegmentByCount,
   jgitCompaction,
+  type Copies,
   type LockedCompaction,
+  type Reason,
   type Segment,
 } from './reftable/auto-compaction.ts';
 import { filesRepoSection, packedRefsSection, type PackedRefsJson } from './files.ts';
@@ -32,13 +35,13 @@ export interface CompactionReport {
   /** What the lock files make git do (`none`, `compacts`, `locked`, `list-locked`) and why. */
   locks: { outcome: LockedCompaction['outcome']; reason: string };
   /** Net sizes git compares (file size − 91 / − 99) and why each table is in or out. */
-  bySize: { values: number[]; reasons: string[] };
+  bySize: { values: number[]; reasons: Reason[] };
   /** The same rule on ref + log record counts: what lookups really pay for. */
-  byRecords: { values: number[]; segment: Segment | null; reasons: string[] };
+  byRecords: { values: number[]; segment: Segment | null; reasons: Reason[] };
   /** The same rule on live records (winners that are not tombstones). */
   byLive: { values: number[]; segment: Segment | null };
   /** JGit's rule (Gerrit): equal ⌊log2(size − 91)⌋ groups. */
-  jgit: { segment: Segment | null; reasons: string[]; error?: string };
+  jgit: { segment: Segment | null; reasons: Reason[]; error?: string };
   /** Whether the segment git picks starts at the base table, so tombstones would be dropped. */
   dropsTombstones: boolean;
   /** The stack after a real `git pack-refs` (`compactAll`: written and measured); null when skipped (`afterSkipped`). */
@@ -84,20 +87,36 @@ function fmt(n: number): string {
   return groupDigits(n);
 }
 
+/**
+ * Which positions name the same readable file as the position below them (a repeated line of
+ * tables.list: `copyOf`), so that their compaction reasons fold into the run's first (`Reason`).
+ */
+export function copiesOf(tables: readonly { copyOf?: number; error?: unknown; broken?: boolean }[]): Copies {
+  const is = new Uint8Array(tables.length);
+  for (let i = 1; i < tables.length; i++) {
+    const t = tables[i],
+      u = tables[i - 1];
+    if (t.copyOf !== undefined && (u.copyOf ?? i - 1) === t.copyOf && !t.error && !u.error && !t.broken && !u.broken)
+      is[i] = 1;
+  }
+  return (i) => is[i] === 1;
+}
+
 function compactionReport(r: Report, a: ReftableAnalysis, factor: number): CompactionReport {
   const ok = r.tables;
+  const copies = copiesOf(ok);
   const sizes = ok.map((t) => t.fileSize);
   const versions = ok.map((t) => (t.version ?? 1) as 1 | 2);
   const locked = gitAutoCompactionWithLocks(sizes, versions, factor, stackLocks(a));
-  const git = { ...gitAutoCompaction(sizes, versions, factor), segment: locked.segment };
+  const git = { ...gitAutoCompaction(sizes, versions, factor, copies), segment: locked.segment };
   const recs = ok.map(
     (t) =>
       t.records.ref + t.records.peeled + t.records.symref + t.records.tombstone + t.records.log + t.records.logDeletion,
   );
-  const byRec = geometryByCount(recs, factor);
+  const byRec = geometryByCount(recs, factor, copies);
   const live = liveWinners(a, ok.length);
-  const byLive = geometryByCount(live, factor);
-  const jg = jgitCompaction(sizes);
+  const byLiveSegment = geometrySegmentByCount(live, factor);
+  const jg = jgitCompaction(sizes, copies);
   let afterPackRefs: AfterCompaction | null = null;
   let afterAuto: AfterCompaction | null = null;
   let afterSkipped: string | undefined;
@@ -125,7 +144,7 @@ function compactionReport(r: Report, a: ReftableAnalysis, factor: number): Compa
     locks: { outcome: locked.outcome, reason: locked.reason },
     bySize: { values: git.netSizes, reasons: git.reasons },
     byRecords: { values: recs, segment: byRec.segment, reasons: byRec.reasons },
-    byLive: { values: live, segment: byLive.segment },
+    byLive: { values: live, segment: byLiveSegment },
     jgit: { segment: jg.segment, reasons: jg.reasons, ...(jg.error ? { error: jg.error } : {}) },
     dropsTombstones: git.segment?.start === 0,
     afterPackRefs,
@@ -138,7 +157,10 @@ function compactionReport(r: Report, a: ReftableAnalysis, factor: number): Compa
 function liveWinners(a: ReftableAnalysis, n: number): number[] {
   const m = a.merged;
   const tables = a.stack.tables;
-  const out = new Array(n).fill(0);
+  // Pushed, not `new Array(n)`: a list with holes is cloned to the page as a sparse array, ten
+  // times slower.
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(0);
   for (let k = 0; k < m.count; k++) {
     const t = tables[m.table[k]]!;
     if (t.refs.types[m.rec[k]] !== 0) out[m.table[k]]++;

@@ -39,6 +39,8 @@ export interface TableReport {
   /**
    * Present when tables.list names this file on an earlier line too: the index of the first
    * position naming it (its `blocks` are listed there). The other fields are this position's own.
+   * Consecutive copies with the same figures (a run) are one object at each of their positions:
+   * a report of 100,000 lines naming one file holds a few objects, not 100,000.
    */
   copyOf?: number;
   records: {
@@ -87,7 +89,18 @@ export interface Report {
     refRecords: number;
     logRecords: number;
     namespaces: Record<string, number>;
-    continuity: { table: number; expectedMin: number; actualMin: number; status: 'ok' | 'gap' | 'overlap' }[];
+    /**
+     * Per table after the first readable one: whether its `min_update_index` follows the previous
+     * readable table's max. A run of consecutive copies of one file that break the same way is
+     * one entry, `through` its last table.
+     */
+    continuity: {
+      table: number;
+      expectedMin: number;
+      actualMin: number;
+      status: 'ok' | 'gap' | 'overlap';
+      through?: number;
+    }[];
     /** True when some table could not be parsed: stack-wide figures leave it out. */
     incomplete: boolean;
     /**
@@ -142,110 +155,38 @@ export const COPY_FIELDS = [
 
 /**
  * The report as `refscope.report/1` JSON text: every field as in memory, but a copy's entry
- * (`copyOf`) holds only `COPY_FIELDS` (read the others with `tableOf`).
+ * (`copyOf`) holds only `COPY_FIELDS` (read the others with `tableOf`), and a further position of
+ * a run of copies (the same object as the position before it) is the index of the run's first
+ * position. Compaction reasons and continuity are folded in memory already (`Reason`, `through`).
  */
 export function reportJson(report: Report, indent = 2): string {
   // A shallow copy with the folded parts replaced (a replacer function would be called for
   // every value of the document, millions for a long stack).
-  const tables = report.tables.map((t) => {
+  let start = 0;
+  const tables = report.tables.map((t, i): unknown => {
     if (t.copyOf === undefined) return t;
+    if (i > 0 && report.tables[i - 1] === t) return start;
+    start = i;
     const o: Record<string, unknown> = {};
     for (const k of COPY_FIELDS) if (t[k] !== undefined) o[k] = t[k];
     return o;
   });
-  let stack: unknown = report.stack;
-  if (report.stack) {
-    const st = report.stack;
-    let compaction = st.compaction;
-    if (compaction && typeof compaction === 'object') {
-      const c: Record<string, unknown> = { ...(compaction as Record<string, unknown>) };
-      for (const [k, v] of Object.entries(c))
-        if (v && typeof v === 'object' && Array.isArray((v as { reasons?: unknown }).reasons))
-          c[k] = { ...v, reasons: foldReasons((v as { reasons: unknown[] }).reasons, report.tables) };
-      compaction = c;
-    }
-    stack = { ...st, continuity: foldContinuity(st.continuity, report.tables), compaction };
-  }
-  return JSON.stringify({ ...report, tables, stack }, null, indent);
+  return JSON.stringify({ ...report, tables }, null, indent);
 }
 
-/**
- * Per-table reasons with a run of copies written once. Entry `i` is the index `k` of its run's
- * first entry when position `i` is a copy (`copyOf`) of the same file as position `i - 1` and its
- * reason is entry `i - 1`'s with other numbers (or the same text): "the rule of entry `k`, at
- * this position's own figures" (the `values` beside it), so 100,000 copies of one file cost a
- * number each, not a sentence each.
- */
-function foldReasons(reasons: unknown[], tables: TableReport[]): unknown[] {
-  let start = 0;
-  return reasons.map((x, i) => {
-    const t = tables[i],
-      u = tables[i - 1];
-    const prev = reasons[i - 1];
-    if (
-      t?.copyOf !== undefined &&
-      u !== undefined &&
-      (u.copyOf ?? i - 1) === t.copyOf &&
-      !t.error &&
-      !u.error &&
-      typeof x === 'string' &&
-      typeof prev === 'string' &&
-      sameShape(x, prev)
-    )
-      return start;
-    start = i;
-    return x;
-  });
-}
-
-const isNumberChar = (c: number) => (c >= 0x30 && c <= 0x39) || c === 0x2c || c === 0x2e;
-
-/** Whether two texts differ in their numbers only (digits, ',' and '.' runs), without allocating. */
-function sameShape(a: string, b: string): boolean {
-  let i = 0,
-    j = 0;
-  while (i < a.length && j < b.length) {
-    const c = a.charCodeAt(i),
-      d = b.charCodeAt(j);
-    if (c >= 0x30 && c <= 0x39 && d >= 0x30 && d <= 0x39) {
-      while (i < a.length && isNumberChar(a.charCodeAt(i))) i++;
-      while (j < b.length && isNumberChar(b.charCodeAt(j))) j++;
-      continue;
-    }
-    if (c !== d) return false;
-    i++;
-    j++;
-  }
-  return i === a.length && j === b.length;
-}
-
-/** Per position, the entry of a JSON document's reasons whose text gives its rule (see `foldReasons`). */
+/** Per position, the entry of a JSON document's reasons whose text gives its rule (see `Reason`). */
 export function reasonRuleOf(reasons: (string | number)[], i: number): string {
   const x = reasons[i];
   return typeof x === 'number' ? String(reasons[x]) : x;
 }
 
-/**
- * `stack.continuity` with a run of consecutive tables that break the same way (the copies of one
- * file) written once, with `through`: the last table of the run.
- */
-function foldContinuity(c: NonNullable<Report['stack']>['continuity'], tables: TableReport[]): unknown[] {
-  const out: (NonNullable<Report['stack']>['continuity'][number] & { through?: number })[] = [];
-  for (const x of c) {
-    const last = out[out.length - 1];
-    if (
-      last &&
-      tables[x.table]?.copyOf !== undefined &&
-      tables[x.table]?.copyOf === tables[x.table - 1]?.copyOf &&
-      (last.through ?? last.table) + 1 === x.table &&
-      last.status === x.status &&
-      last.expectedMin === x.expectedMin &&
-      last.actualMin === x.actualMin
-    )
-      last.through = x.table;
-    else out.push({ ...x });
-  }
-  return out;
+/** An entry of `tables` as read back from JSON: a table, a copy entry, or a run's first index. */
+type TableEntry = TableReport | number;
+
+/** The entry of position `i`, following a run's index (JSON read back) to its first position. */
+function entryAt(r: Pick<Report, 'tables'>, i: number): TableReport | undefined {
+  const t = (r.tables as TableEntry[])[i];
+  return typeof t === 'number' ? ((r.tables as TableEntry[])[t] as TableReport | undefined) : t;
 }
 
 /**
@@ -253,9 +194,9 @@ function foldContinuity(c: NonNullable<Report['stack']>['continuity'], tables: T
  * copy holds only `COPY_FIELDS`): a copy's own figures over its first position's fields.
  */
 export function tableOf(r: Pick<Report, 'tables'>, i: number): TableReport | undefined {
-  const t = r.tables[i];
+  const t = entryAt(r, i);
   if (!t || t.copyOf === undefined) return t;
-  const o = r.tables[t.copyOf];
+  const o = entryAt(r, t.copyOf);
   return o ? { ...o, ...t, blocks: NO_BLOCKS } : t;
 }
 
@@ -264,12 +205,20 @@ export function tableOf(r: Pick<Report, 'tables'>, i: number): TableReport | und
  * earlier file (`copyOf`) with the same merge figures. `i` itself when there is no run of two.
  */
 export function copyRunEnd(r: Pick<Report, 'tables'>, i: number): number {
-  const t = r.tables[i];
-  if (t.copyOf === undefined || t.error) return i;
+  const t = entryAt(r, i);
+  if (!t || t.copyOf === undefined || t.error) return i;
+  const list = r.tables as TableEntry[];
   let j = i;
-  while (j + 1 < r.tables.length) {
-    const u = r.tables[j + 1];
+  while (j + 1 < list.length) {
+    // A run in memory is one object at each position; read back from JSON, the run's first index.
+    const next = list[j + 1];
+    if (next === t || next === list[i] || (typeof next === 'number' && entryAt(r, j + 1) === t)) {
+      j++;
+      continue;
+    }
+    const u = entryAt(r, j + 1);
     if (
+      !u ||
       u.copyOf !== t.copyOf ||
       u.shadowed !== t.shadowed ||
       u.hiddenByTombstone !== t.hiddenByTombstone ||
@@ -285,6 +234,20 @@ export function copyRunEnd(r: Pick<Report, 'tables'>, i: number): number {
 /** Most rows of `prefixes`. */
 export const PREFIX_ROWS = 50;
 
+/** A block's summary fields as the report lists them (the table view adds its index and keys). */
+export function blockReport(b: BlockInfo): BlockReport {
+  return {
+    offset: b.offset,
+    type: b.type,
+    section: b.section,
+    blockLen: b.blockLen,
+    restartCount: b.restartCount,
+    recordCount: b.recordCount,
+    padding: b.padding,
+    fileBytes: b.fileBytes,
+  };
+}
+
 function tableReport(t: Table, i: number, m: MergedView, copy = false): TableReport {
   return {
     name: t.name,
@@ -294,18 +257,7 @@ function tableReport(t: Table, i: number, m: MergedView, copy = false): TableRep
     blockSize: t.header.blockSize,
     minUpdateIndex: t.header.minUpdateIndex,
     maxUpdateIndex: t.header.maxUpdateIndex,
-    blocks: copy
-      ? []
-      : t.blocks.map((b) => ({
-          offset: b.offset,
-          type: b.type,
-          section: b.section,
-          blockLen: b.blockLen,
-          restartCount: b.restartCount,
-          recordCount: b.recordCount,
-          padding: b.padding,
-          fileBytes: b.fileBytes,
-        })),
+    blocks: copy ? [] : t.blocks.map(blockReport),
     records: { ...t.counts },
     sectionBytes: { ...t.sectionBytes },
     refIndexLevels: t.refIndexLevels,
@@ -322,10 +274,11 @@ function tableReport(t: Table, i: number, m: MergedView, copy = false): TableRep
  * (`copyOf`). Readers of a report use this rather than `tables[i].blocks`.
  */
 export function blocksOf(r: Pick<Report, 'tables'>, i: number): BlockReport[] {
-  const t = r.tables[i];
+  const t = entryAt(r, i);
   if (!t) return [];
   const c = t.copyOf;
-  return c !== undefined && r.tables[c] ? r.tables[c].blocks : t.blocks;
+  const o = c !== undefined ? entryAt(r, c) : undefined;
+  return o ? o.blocks : t.blocks;
 }
 
 /**
@@ -405,6 +358,22 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
       const f = first[i];
       let tr: TableReport;
       if (f >= 0) {
+        const shadowed = t ? m.shadowed[i] : 0,
+          hiddenByTombstone = t ? m.hiddenByTombstone[i] : 0,
+          tombstonesHiding = t ? m.tombstonesHidingBy[i] : 0,
+          winners = t ? m.winners[i] : 0;
+        // The position before names the same file with the same figures: one object for the run.
+        const prev = r.tables[i - 1];
+        if (
+          first[i - 1] === f &&
+          prev.shadowed === shadowed &&
+          prev.hiddenByTombstone === hiddenByTombstone &&
+          prev.tombstonesHiding === tombstonesHiding &&
+          prev.winners === winners
+        ) {
+          r.tables.push(prev);
+          return;
+        }
         // A copy shares its first position's unchanging parts (one object each, however many
         // lines): only its merge figures are its own.
         const o = r.tables[f];
@@ -421,10 +390,10 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
           records: o.records,
           sectionBytes: o.sectionBytes,
           refIndexLevels: o.refIndexLevels,
-          shadowed: t ? m.shadowed[i] : 0,
-          hiddenByTombstone: t ? m.hiddenByTombstone[i] : 0,
-          tombstonesHiding: t ? m.tombstonesHidingBy[i] : 0,
-          winners: t ? m.winners[i] : 0,
+          shadowed,
+          hiddenByTombstone,
+          tombstonesHiding,
+          winners,
           error: o.error,
         };
       } else tr = t ? tableReport(t, i, m) : brokenReport(name, i, false);
@@ -461,6 +430,20 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
       if (prev) {
         const expectedMin = prev.header.maxUpdateIndex + 1;
         const actualMin = t.header.minUpdateIndex;
+        // Consecutive copies of one file (one parsed table) that break the same way: one entry.
+        const last = continuity[continuity.length - 1];
+        if (
+          last &&
+          first[i] >= 0 &&
+          first[i] === first[i - 1] &&
+          (last.through ?? last.table) === i - 1 &&
+          last.expectedMin === expectedMin &&
+          last.actualMin === actualMin
+        ) {
+          last.through = i;
+          prev = t;
+          return;
+        }
         continuity.push({
           table: i,
           expectedMin,

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { Segment } from '../../engine/reftable/auto-compaction.ts';
+import type { Reason, Segment } from '../../engine/reftable/auto-compaction.ts';
 import type { CompactionData, CompactNowResult } from '../../engine/session/index.ts';
 import { useApp } from '../shell/store.ts';
 import { engine } from '../shell/engine.ts';
@@ -387,7 +387,7 @@ function GeoChart({ chart, d, rule, title, sub, hover, setHover }: ChartProps) {
           const th = thr ? thr[i] : null;
           const tx = th !== null ? x0 + scale.x(th) : 0;
           const bh = rowH >= 12 ? rowH - 8 : rowH >= 4 ? rowH - 2 : rowH * 0.85;
-          const label = `Table #${i}${i === n - 1 && n > 1 ? ' (newest)' : i === 0 ? ' (base)' : ''}: ${fmtInt(v)} ${unit}${th !== null ? `, threshold ${fmtInt(th)}` : ''}. ${reasons[i]}`;
+          const label = `Table #${i}${i === n - 1 && n > 1 ? ' (newest)' : i === 0 ? ' (base)' : ''}: ${fmtInt(v)} ${unit}${th !== null ? `, threshold ${fmtInt(th)}` : ''}. ${reasonAt(reasons, i)}`;
           const cls = `cmp-row${inSeg ? ' in' : ''}${hover === i ? ' hover' : ''}${t.broken ? ' broken' : ''}${groupOf.has(i) && groupOf.get(i)! % 2 ? ' alt' : ''}`;
           return (
             <g
@@ -442,8 +442,8 @@ function HoverLine({ d, rule, hover }: { d: CompactionData; rule: Rule; hover: n
     );
   }
   const t = d.tables[hover];
-  const b = rule === 'jgit' ? d.jgit.reasons[hover] : d.bytes.reasons[hover];
-  const c = rule === 'live' ? d.live.reasons[hover] : d.records.reasons[hover];
+  const b = reasonAt(rule === 'jgit' ? d.jgit.reasons : d.bytes.reasons, hover);
+  const c = reasonAt(rule === 'live' ? d.live.reasons : d.records.reasons, hover);
   return (
     <div className="cmp-hoverline" aria-live="polite" data-testid="cmp-hover">
       <strong>#{hover}</strong> <span className="mono">{shortTableName(t.name)}</span> · {fmtBytes(t.fileSize)} ·{' '}
@@ -516,12 +516,12 @@ function Reasons({
                   <td className="num">{fmtInt(rule === 'jgit' ? d.jgit.netSizes[i] : d.bytes.netSizes[i])}</td>
                   <td className={bIn ? 'reason in' : 'reason'}>
                     <span className={bIn ? 'pill in' : 'pill'}>{bIn ? 'in' : 'out'}</span>{' '}
-                    {stripTag((rule === 'jgit' ? d.jgit.reasons : d.bytes.reasons)[i])}
+                    {stripTag(reasonAt(rule === 'jgit' ? d.jgit.reasons : d.bytes.reasons, i))}
                   </td>
                   <td className="num">{fmtInt(rule === 'live' ? t.live : t.records)}</td>
                   <td className={cIn ? 'reason in' : 'reason'}>
                     <span className={cIn ? 'pill in' : 'pill'}>{cIn ? 'in' : 'out'}</span>{' '}
-                    {stripTag((rule === 'live' ? d.live.reasons : d.records.reasons)[i])}
+                    {stripTag(reasonAt(rule === 'live' ? d.live.reasons : d.records.reasons, i))}
                   </td>
                 </tr>
               );
@@ -531,6 +531,17 @@ function Reasons({
       </div>
     </section>
   );
+}
+
+/**
+ * The reason of table `i` as a sentence: its own, or at a repeated line of tables.list whose
+ * reason folds into its run's first entry `k` (a number, see `Reason`), that rule named.
+ */
+function reasonAt(reasons: readonly Reason[], i: number): string {
+  const x = reasons[i];
+  if (typeof x !== 'number') return x ?? '';
+  const tag = /^(in|out): /.exec(String(reasons[x] ?? ''))?.[0] ?? '';
+  return `${tag}as #${x} (the same file on another line of tables.list), at this table's own figures`;
 }
 
 /** "in: …" / "out: …" without the tag (the pill says it); "segment start: …" kept. */

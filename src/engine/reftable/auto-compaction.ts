@@ -15,6 +15,21 @@ export interface Segment {
   end: number;
 }
 
+/**
+ * Why a table is in or out of a segment: a sentence with the numbers compared, or, at a position
+ * that names the same file as the position below it (a line of `tables.list` repeated, see
+ * `Copies`) and is judged by the same rule, the index `k` of the first position of that run: "the
+ * rule of entry `k`, at this position's own figures" (`netSizes[i]` beside it). 100,000 lines
+ * naming one file then cost a number each, not a sentence each.
+ */
+export type Reason = string | number;
+
+/**
+ * Per position `i`, whether it names the same file as position `i - 1` (a repeated line of
+ * `tables.list`), so that its reason may be folded into that run's first entry (`Reason`).
+ */
+export type Copies = (i: number) => boolean;
+
 /** Result of a geometric-rule evaluation. */
 export interface GeometryResult {
   /** Tables the rule merges, or null when the sequence is already geometric (or < 2 tables). */
@@ -22,7 +37,36 @@ export interface GeometryResult {
   /** The values the rule compared (net byte sizes, or record counts), oldest first. */
   netSizes: number[];
   /** Per table, oldest first: why it is in or out of the segment, with the numbers compared. */
-  reasons: string[];
+  reasons: Reason[];
+}
+
+/** The text of a position's reason: its own, or that of the run's first entry it refers to. */
+export function reasonText(reasons: readonly Reason[], i: number): string {
+  const x = reasons[i];
+  return typeof x === 'number' ? String(reasons[x] ?? '') : (x ?? '');
+}
+
+/**
+ * `reasons` with the sentence of each position made by `text(i)`, except where position `i`
+ * repeats the file of position `i - 1` (`copies`) and has the same `kind` of reason: there the
+ * index of the run's first entry (`Reason`), and no sentence is made.
+ */
+function foldedReasons(n: number, kind: (i: number) => number, text: (i: number) => string, copies?: Copies): Reason[] {
+  // Pushed, not preallocated: a list with holes crosses to the page (structured clone) as a
+  // sparse array, ten times slower.
+  const reasons: Reason[] = [];
+  let start = 0;
+  let prevKind = -1;
+  for (let i = 0; i < n; i++) {
+    const k = kind(i);
+    if (i > 0 && k === prevKind && copies?.(i)) reasons.push(start);
+    else {
+      start = i;
+      reasons.push(text(i));
+    }
+    prevKind = k;
+  }
+  return reasons;
 }
 
 /**
@@ -56,47 +100,72 @@ function checkFactor(factor: number): void {
  * - 128, 32, 16, 8, 4, 3, 1: as above up to table 1 (32 < 2×31), but 128 < 2×63 fails → tables 1–5.
  * @param unit word used in the reasons ("bytes", "records").
  */
-function suggest(v: number[], factor: number, unit: string): { segment: Segment | null; reasons: string[] } {
+function suggest(
+  v: number[],
+  factor: number,
+  unit: string,
+  copies?: Copies,
+): { segment: Segment | null; reasons: Reason[] } {
   const g = groupDigits;
   const n = v.length;
-  const reasons: string[] = new Array(n).fill('');
-  if (n <= 1) {
-    if (n === 1) reasons[0] = 'out: the only table, nothing to compact';
-    return { segment: null, reasons };
+  if (n <= 1) return { segment: null, reasons: n === 1 ? ['out: the only table, nothing to compact'] : [] };
+  const segment = suggestSegment(v, factor);
+  const newer = (i: number) =>
+    `out: newer than any segment; the table below it (${g(v[i - 1])} ${unit}) is ≥ ${factor} × ${g(v[i])}`;
+  if (!segment) {
+    const text = (i: number) =>
+      i === 0
+        ? `out: every table is ≥ ${factor} × the next newer one, the sequence is geometric: nothing to compact`
+        : newer(i);
+    return { segment: null, reasons: foldedReasons(n, (i) => (i === 0 ? 0 : 1), text, copies) };
   }
+  const { start, end } = segment;
+  // The sums compared, kept as numbers: a reason is made only where a run of copies starts (a
+  // stack of 100,000 lines makes one per run, not one per line).
+  const above = new Float64Array(n);
+  let sum = v[end];
+  for (let j = end - 1; j >= 0; j--) {
+    above[j] = sum;
+    sum += v[j];
+  }
+  const under = (j: number) => v[j] < above[j] * factor;
+  const cmpAt = (j: number) =>
+    `${g(v[j])} ${unit} ${under(j) ? '<' : '≥'} ${factor} × ${g(above[j])} (the tables above it up to the segment end)`;
+  // The kind of each reason: its wording and its comparison (a run folds only over equal kinds).
+  const kind = (j: number) =>
+    j > end ? 0 : j === end ? 1 : j === start ? 2 : (j > start ? 3 : 5) + (under(j) ? 0 : 1);
+  const text = (j: number) => {
+    if (j > end) return newer(j);
+    if (j === end) return `segment end: the table below it (${g(v[end - 1])} ${unit}) is < ${factor} × ${g(v[end])}`;
+    if (j === start) return `segment start: ${cmpAt(j)}`;
+    if (j > start) return `in: ${cmpAt(j)}; an older table starts the segment`;
+    return `out: older than the segment start; ${cmpAt(j)}`;
+  };
+  return { segment, reasons: foldedReasons(n, kind, text, copies) };
+}
+
+/**
+ * The segment of `suggest` alone, without the reasons (what a replay of transactions and the
+ * lock-file rule need): the same two walks of git's `suggest_compaction_segment`.
+ */
+function suggestSegment(v: number[], factor: number): Segment | null {
+  const n = v.length;
+  if (n <= 1) return null;
   let end = -1;
-  let i: number;
-  for (i = n - 1; i > 0; i--) {
+  for (let i = n - 1; i > 0; i--) {
     if (v[i - 1] < v[i] * factor) {
       end = i;
       break;
     }
-    reasons[i] = `out: newer than any segment; the table below it (${g(v[i - 1])} ${unit}) is ≥ ${factor} × ${g(v[i])}`;
   }
-  if (end < 0) {
-    reasons[0] = `out: every table is ≥ ${factor} × the next newer one, the sequence is geometric: nothing to compact`;
-    return { segment: null, reasons };
-  }
-  reasons[end] = `segment end: the table below it (${g(v[end - 1])} ${unit}) is < ${factor} × ${g(v[end])}`;
+  if (end < 0) return null;
   let sum = v[end];
   let start = end;
-  // The sums compared, kept as numbers: each reason is made once, when the start is known (a
-  // stack of 100,000 tables makes 100,000 of them per rule).
-  const above = new Float64Array(n);
   for (let j = end - 1; j >= 0; j--) {
-    above[j] = sum;
+    if (v[j] < sum * factor) start = j;
     sum += v[j];
-    if (v[j] < above[j] * factor) start = j;
   }
-  const cmpAt = (j: number) =>
-    `${g(v[j])} ${unit} ${v[j] < above[j] * factor ? '<' : '≥'} ${factor} × ${g(above[j])} (the tables above it up to the segment end)`;
-  for (let j = end - 1; j >= 0; j--) {
-    const cmpj = cmpAt(j);
-    if (j === start) reasons[j] = `segment start: ${cmpj}`;
-    else if (j > start) reasons[j] = `in: ${cmpj}; an older table starts the segment`;
-    else reasons[j] = `out: older than the segment start; ${cmpj}`;
-  }
-  return { segment: { start, end }, reasons };
+  return { start, end };
 }
 
 /**
@@ -109,11 +178,20 @@ function suggest(v: number[], factor: number, unit: string): { segment: Segment 
  * @returns the segment git compacts (indexes into `sizes`, end inclusive) or null, the net sizes
  *   compared, and per table the reason it is in or out.
  */
-export function gitAutoCompaction(sizes: number[], versions: (1 | 2)[], factor = 2): GeometryResult {
+export function gitAutoCompaction(sizes: number[], versions: (1 | 2)[], factor = 2, copies?: Copies): GeometryResult {
   checkFactor(factor);
   const netSizes = sizes.map((s, i) => s - compactionOverhead(versions[i] ?? 1));
-  const { segment, reasons } = suggest(netSizes, factor, 'net bytes');
+  const { segment, reasons } = suggest(netSizes, factor, 'net bytes', copies);
   return { segment, netSizes, reasons };
+}
+
+/** The segment of `gitAutoCompaction` alone (no reasons are made). */
+export function gitAutoCompactionSegment(sizes: number[], versions: (1 | 2)[], factor = 2): Segment | null {
+  checkFactor(factor);
+  return suggestSegment(
+    sizes.map((s, i) => s - compactionOverhead(versions[i] ?? 1)),
+    factor,
+  );
 }
 
 /**
@@ -123,10 +201,16 @@ export function gitAutoCompaction(sizes: number[], versions: (1 | 2)[], factor =
  * @param counts records per table, oldest first.
  * @param factor 2..255.
  */
-export function geometryByCount(counts: number[], factor = 2): GeometryResult {
+export function geometryByCount(counts: number[], factor = 2, copies?: Copies): GeometryResult {
   checkFactor(factor);
-  const { segment, reasons } = suggest(counts.slice(), factor, 'records');
+  const { segment, reasons } = suggest(counts.slice(), factor, 'records', copies);
   return { segment, netSizes: counts.slice(), reasons };
+}
+
+/** The segment of `geometryByCount` alone (no reasons are made). */
+export function geometrySegmentByCount(counts: number[], factor = 2): Segment | null {
+  checkFactor(factor);
+  return suggestSegment(counts, factor);
 }
 
 /** One group of JGit's rule: adjacent tables with the same ⌊log2(net size)⌋. */
@@ -163,15 +247,27 @@ function jlog(sz: number): number {
  * oldest on a tie: Java's `Stream.min` keeps the first); then extend it downwards while
  * ⌊log2(group bytes)⌋ ≥ ⌊log2(next older table)⌋, adding that table's bytes each time.
  * @param sizes file sizes in bytes, oldest first.
+ * @param copies which positions repeat the file below them (their reasons fold, see `Reason`).
  */
-export function jgitCompaction(sizes: number[]): JGitResult {
+export function jgitCompaction(sizes: number[], copies?: Copies): JGitResult {
   const net = sizes.map((s) => s - 91);
-  const reasons: string[] = new Array(sizes.length).fill('');
+  const n = net.length;
   const groups: JGitGroup[] = [];
   const bad = net.findIndex((v) => v <= 0);
   if (bad >= 0) {
     const error = `table ${bad}: size ${sizes[bad]} − 91 ≤ 0, JGit's log2 throws IllegalArgumentException`;
-    return { segment: null, netSizes: net, reasons: reasons.map(() => error), groups, error };
+    return {
+      segment: null,
+      netSizes: net,
+      reasons: foldedReasons(
+        n,
+        () => 0,
+        () => error,
+        copies,
+      ),
+      groups,
+      error,
+    };
   }
   for (let i = 0; i < net.length; i++) {
     const l = jlog(net[i]);
@@ -184,10 +280,9 @@ export function jgitCompaction(sizes: number[]): JGitResult {
   let best: JGitGroup | null = null;
   for (const g of groups) if (g.end > g.start && (best === null || g.log2 < best.log2)) best = g;
   if (best === null) {
-    for (const g of groups)
-      for (let i = g.start; i <= g.end; i++)
-        reasons[i] = `out: alone in its size class ⌊log2(${net[i]})⌋ = ${g.log2}; no class has two adjacent tables`;
-    return { segment: null, netSizes: net, reasons, groups };
+    const text = (i: number) =>
+      `out: alone in its size class ⌊log2(${net[i]})⌋ = ${jlog(net[i])}; no class has two adjacent tables`;
+    return { segment: null, netSizes: net, reasons: foldedReasons(n, () => 0, text, copies), groups };
   }
   let start = best.start;
   let bytes = best.bytes;
@@ -204,14 +299,18 @@ export function jgitCompaction(sizes: number[]): JGitResult {
     start = prev;
     bytes += net[prev];
   }
-  for (let i = 0; i < net.length; i++) {
-    if (i >= best.start && i <= best.end)
-      reasons[i] = `in: smallest size class with ≥ 2 adjacent tables, ⌊log2⌋ = ${best.log2}`;
-    else if (ext[i]) reasons[i] = ext[i];
-    else if (i > best.end) reasons[i] = `out: above the compacted class (⌊log2(${net[i]})⌋ = ${jlog(net[i])})`;
-    else reasons[i] = `out: below the segment`;
-  }
-  return { segment: { start, end: best.end }, netSizes: net, reasons, groups };
+  const b = best;
+  const kind = (i: number) =>
+    i >= b.start && i <= b.end ? 0 : ext[i] ? (ext[i].startsWith('in') ? 1 : 4) : i > b.end ? 2 : 3;
+  const text = (i: number) =>
+    i >= b.start && i <= b.end
+      ? `in: smallest size class with ≥ 2 adjacent tables, ⌊log2⌋ = ${b.log2}`
+      : ext[i]
+        ? ext[i]
+        : i > b.end
+          ? `out: above the compacted class (⌊log2(${net[i]})⌋ = ${jlog(net[i])})`
+          : `out: below the segment`;
+  return { segment: { start, end: best.end }, netSizes: net, reasons: foldedReasons(n, kind, text, copies), groups };
 }
 
 /** One step of `replayAutoCompaction`. */
@@ -259,7 +358,7 @@ export function replayAutoCompaction(
     vers.push(version);
     est.push(false);
     const before = cur.slice();
-    const { segment } = gitAutoCompaction(cur, vers, factor);
+    const segment = gitAutoCompactionSegment(cur, vers, factor);
     if (segment) {
       let net = 0;
       for (let i = segment.start; i <= segment.end; i++) net += cur[i] - compactionOverhead(vers[i]);
@@ -329,7 +428,7 @@ export function gitAutoCompactionWithLocks(
   factor: number,
   locks: StackLocks,
 ): LockedCompaction {
-  const { segment: rule } = gitAutoCompaction(sizes, versions, factor);
+  const rule = gitAutoCompactionSegment(sizes, versions, factor);
   if (locks.tablesList) {
     return {
       rule,

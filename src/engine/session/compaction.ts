@@ -16,7 +16,7 @@ import {
 } from '../reftable/auto-compaction.ts';
 import { stackLocks } from '../analyze.ts';
 import { compactAll, compactAuto, stackFilesAfter, zipStack, type CompactResult } from '../reftable/compact.ts';
-import type { CompactionReport } from '../extensions.ts';
+import { copiesOf, type CompactionReport } from '../extensions.ts';
 import {
   MAX_REPLAY,
   type CompactedTable,
@@ -46,22 +46,35 @@ export class CompactionSession {
     if (!r?.stack) return null;
     const c = (r.stack.compaction ?? null) as CompactionReport | null;
     const factor = q.factor;
-    const tables: CompactionTable[] = r.tables.map((t, i) => ({
-      index: i,
-      name: t.name,
-      fileSize: t.fileSize,
-      version: (t.version ?? 1) as 1 | 2,
-      records:
-        t.records.ref +
-        t.records.peeled +
-        t.records.symref +
-        t.records.tombstone +
-        t.records.log +
-        t.records.logDeletion,
-      live: c?.byLive?.values[i] ?? Math.max(0, t.winners),
-      broken: !!t.error,
-      ...(t.copyOf !== undefined ? { copyOf: t.copyOf } : {}),
-    }));
+    const tables: CompactionTable[] = [];
+    r.tables.forEach((t, i) => {
+      const live = c?.byLive?.values[i] ?? Math.max(0, t.winners);
+      // A run of copies (one report object at each of its positions) with the same live count:
+      // one object, whose `index` is the run's first position.
+      const prev = tables[i - 1];
+      if (prev && r.tables[i - 1] === t && prev.live === live) {
+        tables.push(prev);
+        return;
+      }
+      tables.push({
+        index: i,
+        name: t.name,
+        fileSize: t.fileSize,
+        version: (t.version ?? 1) as 1 | 2,
+        records:
+          t.records.ref +
+          t.records.peeled +
+          t.records.symref +
+          t.records.tombstone +
+          t.records.log +
+          t.records.logDeletion,
+        live,
+        broken: !!t.error,
+        ...(t.copyOf !== undefined ? { copyOf: t.copyOf } : {}),
+      });
+    });
+    // A repeated line of tables.list folds its reasons into its run's first (`Reason`).
+    const copies = copiesOf(tables);
     const sizes = tables.map((t) => t.fileSize);
     const versions = tables.map((t) => t.version);
     const k = Math.max(0, Math.min(MAX_REPLAY, Math.floor(q.k) || 0));
@@ -77,19 +90,21 @@ export class CompactionSession {
       // what git merges with the directory's lock files present (the rule's reasons unchanged)
       bytes: analysis?.stack
         ? {
-            ...gitAutoCompaction(sizes, versions, factor),
+            ...gitAutoCompaction(sizes, versions, factor, copies),
             segment: gitAutoCompactionWithLocks(sizes, versions, factor, stackLocks(analysis)).segment,
           }
-        : gitAutoCompaction(sizes, versions, factor),
+        : gitAutoCompaction(sizes, versions, factor, copies),
       records: geometryByCount(
         tables.map((t) => t.records),
         factor,
+        copies,
       ),
       live: geometryByCount(
         tables.map((t) => t.live),
         factor,
+        copies,
       ),
-      jgit: jgitCompaction(sizes),
+      jgit: jgitCompaction(sizes, copies),
       replay: replayAutoCompaction(sizes, versions, factor, k, txSize),
       packAllEstimate: estimatePackAll(sizes, versions),
       measured: c

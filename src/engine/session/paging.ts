@@ -9,6 +9,7 @@ import { analysisRefs, type Analysis } from '../analyze.ts';
 import { resolveEntry } from '../refs.ts';
 import { sectionRanges, type BlockInfo, type SectionName, type Table, type PartialTable } from '../reftable/table.ts';
 import { decodeBlockDetail, type BlockDetail, type BlockSourceTable } from '../blockdetail.ts';
+import { blockReport } from '../report.ts';
 import type { BlockSummary, RefRow, RefsPage, RefsQuery, TableLayout, TableSplit } from './types.ts';
 
 function keyDisplay(t: Table | null, k: string, section: SectionName): string {
@@ -89,8 +90,22 @@ export class RefsList {
           return;
         }
         const sb = t.sectionBytes;
+        const live = m.winners[i] - tombWin[i];
+        // The same file on the line before with the same figures (a run of repeated lines of
+        // tables.list): one object for the run, so what crosses to the page grows with the runs.
+        const prev = this.splits[i - 1];
+        if (
+          prev &&
+          tables[i - 1] === t &&
+          prev.live === live &&
+          prev.shadowed === m.shadowed[i] &&
+          prev.tombstones === tombWin[i]
+        ) {
+          this.splits.push(prev);
+          return;
+        }
         this.splits.push({
-          live: m.winners[i] - tombWin[i],
+          live,
           shadowed: m.shadowed[i],
           tombstones: tombWin[i],
           refRecords: t.refs.count,
@@ -361,14 +376,7 @@ export class RefsList {
 function blockSummary(t: Table | null, b: BlockInfo, k: number): BlockSummary {
   return {
     index: k,
-    offset: b.offset,
-    type: b.type,
-    section: b.section,
-    blockLen: b.blockLen,
-    restartCount: b.restartCount,
-    recordCount: b.recordCount,
-    padding: b.padding,
-    fileBytes: b.fileBytes,
+    ...blockReport(b),
     firstKey: keyDisplay(t, b.firstKey, b.section),
     lastKey: keyDisplay(t, b.lastKey, b.section),
   };

@@ -164,6 +164,7 @@ export const MAX_REPLAY = 10_000;
 
 /** One table as the Compaction view draws it (report order, oldest = 0). */
 export interface CompactionTable {
+  /** The position in tables.list; a run of copies with the same figures is one object, of its first position. */
   index: number;
   name: string;
   fileSize: number;

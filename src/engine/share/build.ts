@@ -98,7 +98,7 @@ export function estimateRestartInterval(blocks: { recordCount: number; restartCo
  * process started (tests read the difference around one call to check that the work is bounded
  * by the input, not by positions in tables.list or by retries).
  */
-export const shareWork = { records: 0, encodes: 0 };
+export const shareWork = { records: 0, encodes: 0, measures: 0 };
 
 interface NameRedaction {
   /** Path components beyond the namespace of every ref name (to keep them out of simulation labels). */
@@ -111,6 +111,22 @@ interface NameRedaction {
  * in the payload unless `opts.withNames`.
  */
 export function buildSharePayload(a: Analysis, report: Report, opts: ShareOptions = {}): SharePayload {
+  const { payload, components } = buildShapePayload(a, report, opts);
+  if (payload.kind === 'reftable' && a.stack && a.merged)
+    payload.measured = measuredExtras(report, payload, payload.withNames, components);
+  return payload;
+}
+
+/**
+ * The payload without its measured extras (`measured` null), and the name components kept out
+ * of texts: what `measuredExtras` needs to add them. Measuring rebuilds a whole report from the
+ * payload, so `shareLink` does it only once the smallest link is known to fit.
+ */
+function buildShapePayload(
+  a: Analysis,
+  report: Report,
+  opts: ShareOptions,
+): { payload: SharePayload; components: Set<string> } {
   // Refused by the count of positions before anything is built per position (the decoder refuses
   // such a link anyway).
   const lines = a.stack?.names.length ?? 0;
@@ -170,7 +186,7 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
     if (withNames)
       payload.examples = pickExamples(fitExamples(refs.map((r) => r.name)), opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES);
     payload.simulation = linkSimulation(opts.simulation, withNames, red.components);
-    return payload;
+    return { payload, components: red.components };
   }
 
   const s: Stack = a.stack;
@@ -385,8 +401,7 @@ export function buildSharePayload(a: Analysis, report: Report, opts: ShareOption
       opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES,
     );
   payload.simulation = linkSimulation(opts.simulation, withNames, red.components);
-  payload.measured = measuredExtras(report, payload, withNames, red.components);
-  return payload;
+  return { payload, components: red.components };
 }
 
 /**
@@ -445,17 +460,27 @@ export function measuredExtras(
  * (halving their number) until the link fits `MAX_LINK_CHARS`.
  */
 export function shareLink(a: Analysis, report: Report, opts: ShareOptions & { base?: string } = {}): ShareLinkResult {
-  let p = buildSharePayload(a, report, opts);
+  const shape = buildShapePayload(a, report, opts);
+  let p = shape.payload;
   const all = p.examples;
   let examples = all.length;
+  const measurable = p.kind === 'reftable' && !!a.stack && !!a.merged;
   // The smallest link this payload can give (no example names, no measured figures: where the
   // loop below ends) is tried first. When even that is too long, so is every larger try, and a
-  // stack of thousands of tables would otherwise be encoded and compressed once per try.
-  if (examples > 0 || p.measured) {
+  // stack of thousands of tables would otherwise be encoded and compressed once per try, and
+  // measured (a report rebuilt from the payload) for nothing.
+  let least: ShareLinkResult | null = null;
+  if (examples > 0 || measurable) {
     shareWork.encodes++;
-    const least = encodeShare({ ...p, examples: pickExamples(all, 0), measured: null }, opts.base);
+    least = encodeShare({ ...p, examples: pickExamples(all, 0), measured: null }, opts.base);
     if (!least.ok) return least;
   }
+  if (measurable) {
+    shareWork.measures++;
+    p.measured = measuredExtras(report, p, p.withNames, shape.components);
+  }
+  // Nothing to add to the smallest link (no names, nothing measured differs): it is the link.
+  if (least && examples === 0 && !p.measured) return least;
   for (;;) {
     shareWork.encodes++;
     const r = encodeShare(p, opts.base);

@@ -2,7 +2,7 @@
  * share/link: the link text `<base>#s=<version>.<base64url(deflate(payload))>`. The fragment never
  * reaches a server.
  */
-import { deflateSync, inflateSync } from 'fflate';
+import { Deflate, deflateSync, inflateSync } from 'fflate';
 import { base64UrlDecode, base64UrlEncode } from './base64url.ts';
 import { decodeSharePayload, encodeSharePayload } from './codec.ts';
 import {
@@ -28,7 +28,42 @@ export type ShareLinkResult =
 
 /** `#s=<version>.<data>` of a payload. */
 export function shareFragment(p: SharePayload): string {
-  return `#s=${SHARE_VERSION}.${base64UrlEncode(deflateSync(encodeSharePayload(p), { level: 9 }))}`;
+  return fragmentOf(encodeSharePayload(p));
+}
+
+/**
+ * Payload bytes handed to the compressor since the process started, and payload bytes encoded
+ * (tests read the difference around one call: a refused payload is not compressed whole).
+ */
+export const linkWork = { deflatedBytes: 0, payloadBytes: 0 };
+
+function fragmentOf(raw: Uint8Array): string {
+  linkWork.deflatedBytes += raw.length;
+  return `#s=${SHARE_VERSION}.${base64UrlEncode(deflateSync(raw, { level: 9 }))}`;
+}
+
+/** Bytes of the payload fed to the compressor at a time while `deflatesPast` watches its output. */
+const DEFLATE_SLICE = 16_384;
+
+/**
+ * Whether `raw` deflates (level 9) to more than `limit` bytes, stopping as soon as the output
+ * passes it: a payload far over what a link holds (thousands of tables) is not compressed whole
+ * to be refused. Compressed in slices with the same 32 KiB window, the output differs from
+ * `deflateSync`'s by block boundaries only (a few bytes per block), so the caller passes a limit
+ * with a wide margin.
+ */
+function deflatesPast(raw: Uint8Array, limit: number): number | null {
+  let out = 0;
+  const d = new Deflate({ level: 9 }, (chunk) => {
+    out += chunk.length;
+  });
+  for (let at = 0; at < raw.length; at += DEFLATE_SLICE) {
+    const end = Math.min(raw.length, at + DEFLATE_SLICE);
+    d.push(raw.subarray(at, end), end === raw.length);
+    linkWork.deflatedBytes += end - at;
+    if (out > limit) return out;
+  }
+  return null;
 }
 
 /**
@@ -48,7 +83,21 @@ export function encodeShare(p: SharePayload, base: string = DEFAULT_SHARE_BASE):
         'the stack is too large for a link',
       ),
     };
-  const fragment = shareFragment(p);
+  const raw = encodeSharePayload(p);
+  linkWork.payloadBytes += raw.length;
+  // Twice the compressed bytes a link can hold (4 characters per 3 bytes): a payload past that
+  // is refused with the length reached so far, before it is compressed whole.
+  const past = raw.length > MAX_LINK_CHARS ? deflatesPast(raw, Math.ceil((2 * MAX_LINK_CHARS * 3) / 4)) : null;
+  if (past !== null) {
+    const chars = b.length + Math.ceil((past * 4) / 3);
+    return {
+      ok: false,
+      chars,
+      payload: p,
+      error: `the link would be over ${chars.toLocaleString('en-US')} characters, more than the ${MAX_LINK_CHARS.toLocaleString('en-US')} a link may have: use the file export (refscope export --format json) instead`,
+    };
+  }
+  const fragment = fragmentOf(raw);
   const link = b + fragment;
   if (link.length > MAX_LINK_CHARS) {
     return {

@@ -42,8 +42,20 @@ const segment: Check = (x, n) => {
 };
 const numbers: Check = (x, n) =>
   Array.isArray(x) && x.length <= n && x.every(finiteCount) ? null : `at most ${n} non-negative numbers`;
-const texts: Check = (x, n) =>
-  Array.isArray(x) && x.length <= n && x.every((s) => text(s, n) === null) ? null : `at most ${n} texts`;
+/**
+ * Per-table reasons: texts, or at a repeated line of tables.list the index of an earlier entry
+ * that is a text (the report's folded reasons: "the rule of entry k, at this position's figures").
+ */
+const reasons: Check = (x, n) =>
+  Array.isArray(x) &&
+  x.length <= n &&
+  x.every(
+    (s, i) =>
+      text(s, n) === null ||
+      (typeof s === 'number' && Number.isSafeInteger(s) && s >= 0 && s < i && typeof x[s] === 'string'),
+  )
+    ? null
+    : `at most ${n} texts (or indexes of an earlier text)`;
 const fields =
   (req: Record<string, Check>, opt: Record<string, Check> = {}): Check =>
   (x, n) => {
@@ -59,10 +71,10 @@ const fields =
 const COMPACTION_FIELDS: Record<string, Check> = {
   factor: (x) => (typeof x === 'number' && Number.isSafeInteger(x) && x >= 2 && x <= 255 ? null : 'an integer 2..255'),
   segment,
-  bySize: fields({ values: numbers, reasons: texts }),
-  byRecords: fields({ values: numbers, segment, reasons: texts }),
+  bySize: fields({ values: numbers, reasons }),
+  byRecords: fields({ values: numbers, segment, reasons }),
   byLive: fields({ values: numbers, segment }),
-  jgit: fields({ segment, reasons: texts }, { error: text }),
+  jgit: fields({ segment, reasons }, { error: text }),
   dropsTombstones: bool,
   afterPackRefs: (x, n) => afterShape(x, n),
   afterAuto: (x, n) => afterShape(x, n),
