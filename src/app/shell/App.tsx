@@ -9,9 +9,9 @@ import {
 } from 'react';
 import { useApp } from './store.ts';
 import { VIEWS, type ViewId } from './route.ts';
-import { isScanDrop, useFleet } from '../fleet/store.ts';
-import { inputsFromFiles, pickFiles, pickFolder, pickersSupported, takeDrop, walkDrop } from './input.ts';
-import type { WorkerInput } from './engine.ts';
+import { useFleet } from '../fleet/store.ts';
+import { inputsFromFiles, pickFiles, pickFolder, pickersSupported } from './input.ts';
+import { loadInputs } from './drops.ts';
 import { fmtBytes, fmtInt } from '../lib/format.ts';
 import { isTyping } from '../lib/util.ts';
 import { consumeLaunches } from './pwa.ts';
@@ -100,13 +100,6 @@ const TAB_LABEL: Record<ViewId, string> = {
   compare: 'Compare',
 };
 
-function labelFor(inputs: WorkerInput[], how: string): string {
-  const tops = new Set(inputs.map((i) => i.path.split('/')[0]));
-  if (inputs.length && [...tops].length === 1 && inputs[0].path.includes('/')) return `${how} folder ${[...tops][0]}/`;
-  if (inputs.length === 1) return `${how} ${inputs[0].path}`;
-  return `${how} ${inputs.length} files`;
-}
-
 export function App() {
   const route = useApp((s) => s.route);
   const status = useApp((s) => s.status);
@@ -118,20 +111,6 @@ export function App() {
   const folderInput = useRef<HTMLInputElement>(null);
   const tabsRef = useRef<HTMLDivElement>(null);
 
-  const loadInputs = useCallback((inputs: WorkerInput[], how: string) => {
-    if (!inputs.length) {
-      useApp.setState({ appError: 'Nothing to read: no files were given (empty folder?).' });
-      return;
-    }
-    // A scan result opens the fleet view; anything else is a repository (and leaves the fleet view).
-    if (isScanDrop(inputs)) {
-      const f = inputs[0];
-      void useFleet.getState().open('blob' in f ? f.blob : new Blob([f.buffer]), f.path.split('/').pop()!);
-      return;
-    }
-    useFleet.getState().close();
-    void useApp.getState().load(inputs, labelFor(inputs, how));
-  }, []);
 
   const openFiles = useCallback(async () => {
     if (!pickersSupported) {
@@ -144,7 +123,7 @@ export function App() {
     } catch {
       filesInput.current?.click();
     }
-  }, [loadInputs]);
+  }, []);
 
   const openFolder = useCallback(async () => {
     if (!pickersSupported) {
@@ -157,7 +136,7 @@ export function App() {
     } catch {
       folderInput.current?.click();
     }
-  }, [loadInputs]);
+  }, []);
 
   // Share links (`#s=…`): opened at start-up and when the fragment changes to one (share-open.tsx).
   useEffect(() => watchShareLinks(), []);
@@ -169,7 +148,7 @@ export function App() {
       (files) => loadInputs(inputsFromFiles(files), 'opened'),
       (msg) => useApp.setState({ appError: msg }),
     );
-  }, [loadInputs]);
+  }, []);
 
   // Keyboard: Ctrl/Cmd+O open files, Ctrl/Cmd+Shift+O open folder, 1–9 switch views.
   useEffect(() => {
@@ -189,53 +168,6 @@ export function App() {
     return () => window.removeEventListener('keydown', onKey);
   }, [openFiles, openFolder]);
 
-  // Drop anywhere on the window.
-  useEffect(() => {
-    let depth = 0;
-    const hasFiles = (e: DragEvent) => !!e.dataTransfer && Array.from(e.dataTransfer.types).includes('Files');
-    // A drop zone of a view (`data-own-drop`, e.g. the simulator's stdin box) takes its files itself.
-    const ownDrop = (e: DragEvent) => e.target instanceof Element && !!e.target.closest('[data-own-drop]');
-    const enter = (e: DragEvent) => {
-      if (!hasFiles(e)) return;
-      e.preventDefault();
-      depth++;
-      useApp.getState().setDragging(!ownDrop(e));
-    };
-    const over = (e: DragEvent) => {
-      if (!hasFiles(e)) return;
-      e.preventDefault();
-      if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
-      useApp.getState().setDragging(!ownDrop(e));
-    };
-    const leave = (e: DragEvent) => {
-      if (!hasFiles(e)) return;
-      depth = Math.max(0, depth - 1);
-      if (!depth) useApp.getState().setDragging(false);
-    };
-    const drop = (e: DragEvent) => {
-      if (!e.dataTransfer) return;
-      e.preventDefault();
-      depth = 0;
-      useApp.getState().setDragging(false);
-      if (ownDrop(e)) return;
-      const pending = takeDrop(e.dataTransfer);
-      walkDrop(pending).then(
-        (inputs) => loadInputs(inputs, 'dropped'),
-        (err: unknown) =>
-          useApp.setState({ appError: `Could not read the dropped files: ${(err as Error)?.message ?? err}` }),
-      );
-    };
-    window.addEventListener('dragenter', enter);
-    window.addEventListener('dragover', over);
-    window.addEventListener('dragleave', leave);
-    window.addEventListener('drop', drop);
-    return () => {
-      window.removeEventListener('dragenter', enter);
-      window.removeEventListener('dragover', over);
-      window.removeEventListener('dragleave', leave);
-      window.removeEventListener('drop', drop);
-    };
-  }, [loadInputs]);
 
   const onTabKey = (e: ReactKeyboardEvent) => {
     if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft' && e.key !== 'Home' && e.key !== 'End') return;

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
 import { initPwa } from './pwa.ts';
 import { startUp, useApp, watchHash } from './store.ts';
+import { watchDrops } from './drops.ts';
 import './styles.css';
 
 // Start-up before the first render: the engine worker's script, the sample list and then the
@@ -10,6 +11,8 @@ import './styles.css';
 // of the first render would run).
 watchHash();
 void startUp();
+// Drops are caught from now on, before the shell has drawn (drops.ts).
+watchDrops();
 
 // The first render in a task of its own: Preact renders synchronously, and evaluating the
 // modules, starting the worker and drawing the shell in one task made it a long one.
