@@ -111,7 +111,6 @@ export function App() {
   const folderInput = useRef<HTMLInputElement>(null);
   const tabsRef = useRef<HTMLDivElement>(null);
 
-
   const openFiles = useCallback(async () => {
     if (!pickersSupported) {
       filesInput.current?.click();
@@ -167,7 +166,6 @@ export function App() {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [openFiles, openFolder]);
-
 
   const onTabKey = (e: ReactKeyboardEvent) => {
     if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft' && e.key !== 'Home' && e.key !== 'End') return;
