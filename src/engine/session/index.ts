@@ -11,7 +11,7 @@
  */
 import { FormatError, displayName, type InputFile } from '../basics.ts';
 import type { Analysis } from '../analyze.ts';
-import type { Report } from '../report.ts';
+import type { BlockReport, Report } from '../report.ts';
 import type { BlockDetail } from '../blockdetail.ts';
 import { ShareLinkError, type SharePayload } from '../share/index.ts';
 import '../index.ts';
@@ -65,6 +65,26 @@ function guard<T>(what: string, f: () => T): T {
   } catch (e) {
     throw engineError(e, what);
   }
+}
+
+/** Tables with more blocks than this cross to the page without their block list (see `pageReport`). */
+export const PAGE_BLOCKS_MAX = 2048;
+
+/**
+ * The report as the load sends it to the page: a table of more than `PAGE_BLOCKS_MAX` blocks
+ * (a ten-million-ref table has over 150,000) gets a block list of the same length with no entry
+ * in it — a sparse array, which crosses the worker boundary without a value per block, so the
+ * page's thread never spends a long task taking it apart. The page reads a table's blocks with
+ * `tableBlocks` when it shows them; `report()` and the exports keep every block.
+ */
+export function pageReport(r: Report): Report {
+  if (!r.tables.some((t) => t.blocks.length > PAGE_BLOCKS_MAX)) return r;
+  return {
+    ...r,
+    tables: r.tables.map((t) =>
+      t.blocks.length > PAGE_BLOCKS_MAX ? { ...t, blocks: new Array<BlockReport>(t.blocks.length) } : t,
+    ),
+  };
 }
 
 export class EngineSession {
@@ -138,7 +158,7 @@ export class EngineSession {
     this.tracker.end();
     return {
       ...out.base,
-      report: out.report,
+      report: pageReport(out.report),
       error,
       splits: this.list.splits,
       refCount: this.list.liveCount(),

@@ -169,6 +169,9 @@ export function runLoad(
       maxRecords: LOAD_MAX_RECORDS,
       // A large stack keeps its values in the files' bytes, not in columns (session/columns.ts).
       ids: tableBytes < lazyValuesFrom,
+      // A table read in slices is read a window at a time: a read from a dropped file costs a
+      // round trip to the browser's file thread, one per 4 KiB block is minutes for 400 MB.
+      readAhead: READ_SLICE,
       onProgress: (b) => tracker.noteParsed(b),
     });
     tracker.allRead();
