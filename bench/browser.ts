@@ -64,6 +64,8 @@ export async function browserBench(opts: {
   filterPrefix?: string;
   /** Use this build instead of building one (a dist/ made by `npm run build` or `buildInto`). */
   dist?: string;
+  /** Sample the page's main thread during each load and print where it spent its time. */
+  profile?: boolean;
   /** Longest wait for the overview (ms). */
   timeout?: number;
 }): Promise<BrowserResult | { skipped: string }> {
@@ -130,6 +132,11 @@ export async function browserBench(opts: {
       });
       const prev = await H.loadId(page);
       const pageT0 = await page.evaluate(() => performance.now());
+      if (opts.profile) {
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+        await cdp.send('Profiler.start');
+      }
       const t1 = performance.now();
       await H.dropPaths(cdp, [dir]);
       let failed: string | undefined;
@@ -145,7 +152,7 @@ export async function browserBench(opts: {
             );
           },
           { p: prev, v: live },
-          { timeout: opts.timeout ?? 120_000, polling: 'raf' },
+          { timeout: opts.timeout ?? 120_000, polling: 50 },
         );
       } catch (e) {
         const shownLive = await page
@@ -160,6 +167,8 @@ export async function browserBench(opts: {
         failed = `${(e as Error).message.split('\n')[0]}; live-refs shows ${shownLive}; ${err ? `alert: ${err.slice(0, 300)}` : 'no alert'}`;
       }
       const ms = performance.now() - t1;
+      if (opts.profile)
+        log(`  main thread, most self time during the load: ${topSelf(await cdp.send('Profiler.stop'))}`);
       const seen = await page.evaluate(() => {
         const w = window as unknown as { __longTasks: number[]; __progress: number[] };
         return { now: performance.now(), longTasks: [...w.__longTasks], progress: [...w.__progress] };
@@ -200,6 +209,30 @@ export async function browserBench(opts: {
     await browser.close();
     server.close();
   }
+}
+
+/** The functions with the most self time in a DevTools CPU profile, as one line. */
+function topSelf(r: {
+  profile: {
+    nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+    samples?: number[];
+    timeDeltas?: number[];
+  };
+}): string {
+  const p = r.profile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  (p.samples ?? []).forEach((id, i) => {
+    const f = byId.get(id)!.callFrame;
+    const k = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
+    self.set(k, (self.get(k) ?? 0) + (p.timeDeltas?.[i] ?? 0) / 1000);
+  });
+  return [...self]
+    .filter(([k]) => !k.startsWith('(idle)') && !k.startsWith('(program)'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .map(([k, ms]) => `${k} ${ms.toFixed(0)} ms`)
+    .join('; ');
 }
 
 /**
@@ -361,6 +394,7 @@ if (process.argv[1]?.endsWith('browser.ts')) {
     filterPrefix: arg('--filter'),
     dist: arg('--dist') ? path.resolve(arg('--dist')!) : undefined,
     timeout: Number(arg('--timeout') ?? 120_000),
+    profile: process.argv.includes('--profile'),
   });
   if ('skipped' in r) console.log(`skipped: ${r.skipped}`);
   else
