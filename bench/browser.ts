@@ -187,7 +187,12 @@ export async function browserBench(opts: {
         workerBuffers: mem?.backingStorageSize ?? null,
         failed,
       };
-      if (!failed && opts.filterPrefix) Object.assign(d, await refsViewTimes(page, H, opts.filterPrefix));
+      if (!failed && opts.filterPrefix) {
+        if (opts.profile) await cdp.send('Profiler.start');
+        Object.assign(d, await refsViewTimes(page, H, opts.filterPrefix));
+        if (opts.profile)
+          log(`  main thread, most self time in the Refs view: ${topSelf(await cdp.send('Profiler.stop'))}`);
+      }
       drops.push(d);
       const mb = (b: number | null) => (b === null ? 'n/a' : `${(b / 1e6).toFixed(1)} MB`);
       log(
