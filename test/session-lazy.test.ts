@@ -9,10 +9,16 @@
 import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { EngineSession, type RefRow } from '../src/engine/session/index.ts';
+import { EngineSession, PAGE_BLOCKS_MAX, type RefRow } from '../src/engine/session/index.ts';
+import { writeTable, tableFileName } from '../src/engine/reftable/writer.ts';
+import type { ByteSource } from '../src/engine/basics.ts';
 import { LiveMap } from '../src/engine/session/paging.ts';
 import { collectInput } from '../src/cli/node-input.ts';
 import { REFTABLE_FIXTURES, reftableDir, reftableFixtures, truth } from './lib/fixtures.ts';
+
+function memSource(b: Uint8Array): ByteSource {
+  return { size: b.length, read: (o, l) => b.subarray(o, Math.min(b.length, o + l)) };
+}
 
 const lines = (s: string) => s.split('\n').filter((l) => l.length > 0);
 
@@ -87,6 +93,44 @@ describe('refs list with values read from the tables (large-input mode)', () => 
     expect(after).toBeLessThanOrEqual(tables);
     expect(after).toBeGreaterThan(0);
     expect(s.memory().valueBytes).toBeGreaterThan(0);
+  });
+});
+
+describe('what a large load keeps and sends (counted in bytes and entries)', () => {
+  it('the live list costs 4 bytes a winning tombstone, not 4 bytes a live ref', () => {
+    const s = new EngineSession();
+    s.lazyValuesFrom = 0;
+    const r = s.load(collectInput(reftableDir('recreate-1000')));
+    const tombstones = r.refCountWithTombstones - r.refCount;
+    expect(tombstones).toBeGreaterThan(0);
+    expect(s.memory().listBytes).toBe(4 * tombstones);
+  });
+
+  it('a table of more than PAGE_BLOCKS_MAX blocks crosses to the page as a sparse list of its length', () => {
+    // 256-byte blocks: some 8 refs a block, so 24,000 refs make about 3,000 ref blocks.
+    const refs = Array.from({ length: 24_000 }, (_, i) => ({
+      name: `refs/heads/b${String(i).padStart(6, '0')}`,
+      type: 1 as const,
+      value: new Uint8Array(20).fill(1 + (i % 250)),
+      updateIndex: 1,
+    }));
+    const bytes = writeTable(refs, [], { minUpdateIndex: 1, maxUpdateIndex: 1, blockSize: 256 });
+    const name = tableFileName(1, 1, 1);
+    const files = [
+      { path: `reftable/${name}`, source: memSource(bytes) },
+      { path: 'reftable/tables.list', source: memSource(new TextEncoder().encode(name + '\n')) },
+    ];
+    const s = new EngineSession();
+    const r = s.load(files);
+    expect(r.error).toBeNull();
+    const full = s.report()!.tables[0].blocks;
+    expect(full.length).toBeGreaterThan(PAGE_BLOCKS_MAX);
+    const sent = r.report!.tables[0].blocks;
+    expect(sent.length).toBe(full.length);
+    expect(Object.keys(sent).length).toBe(0);
+    // What crosses: structured clone keeps the length and no entry.
+    expect(structuredClone(sent).length).toBe(full.length);
+    expect(s.tableBlocks(0)!.blocks.length).toBe(full.length);
   });
 });
 
