@@ -51,6 +51,9 @@ export function resolveEntry(tables: (Table | null)[], m: MergedView, i: number)
     const type = t.refs.types[r];
     if (type === 0) return null;
     if (type !== 3) {
+      // Columns that keep their values in the table's bytes (session/columns.ts) decode this one.
+      const lazy = t.refs as { oidHex?: (rec: number) => string };
+      if (typeof lazy.oidHex === 'function') return lazy.oidHex(r);
       const hs = t.header.hashSize;
       return toHex(t.refs.oids, r * hs, (r + 1) * hs);
     }

@@ -11,7 +11,7 @@
  */
 import { FormatError, displayName, type InputFile } from '../basics.ts';
 import type { Analysis } from '../analyze.ts';
-import type { Report } from '../report.ts';
+import type { BlockReport, Report } from '../report.ts';
 import type { BlockDetail } from '../blockdetail.ts';
 import { ShareLinkError, type SharePayload } from '../share/index.ts';
 import '../index.ts';
@@ -20,10 +20,12 @@ import { RefsList } from './paging.ts';
 import { CompactionSession } from './compaction.ts';
 import { ShareSession } from './share.ts';
 import { SimulateSession } from './simulate.ts';
+import { makeLazy, type LazyCounters, type LazyRefColumns } from './columns.ts';
 import { refHistory, type RefHistory } from '../history.ts';
 import { StackWatcher, type WatchEvent, type WatchSnapshot } from '../watch.ts';
 import { diffAnalyses, type StackDiff } from '../diff.ts';
 import { readLogs } from '../logs.ts';
+import { LAZY_VALUES_BYTES } from './types.ts';
 import type {
   Capabilities,
   CompactionData,
@@ -65,6 +67,26 @@ function guard<T>(what: string, f: () => T): T {
   }
 }
 
+/** Tables with more blocks than this cross to the page without their block list (see `pageReport`). */
+export const PAGE_BLOCKS_MAX = 2048;
+
+/**
+ * The report as the load sends it to the page: a table of more than `PAGE_BLOCKS_MAX` blocks
+ * (a ten-million-ref table has over 150,000) gets a block list of the same length with no entry
+ * in it — a sparse array, which crosses the worker boundary without a value per block, so the
+ * page's thread never spends a long task taking it apart. The page reads a table's blocks with
+ * `tableBlocks` when it shows them; `report()` and the exports keep every block.
+ */
+export function pageReport(r: Report): Report {
+  if (!r.tables.some((t) => t.blocks.length > PAGE_BLOCKS_MAX)) return r;
+  return {
+    ...r,
+    tables: r.tables.map((t) =>
+      t.blocks.length > PAGE_BLOCKS_MAX ? { ...t, blocks: new Array<BlockReport>(t.blocks.length) } : t,
+    ),
+  };
+}
+
 export class EngineSession {
   private analysis: Analysis | null = null;
   private rep: Report | null = null;
@@ -75,6 +97,12 @@ export class EngineSession {
   private readonly shares = new ShareSession();
   private readonly sims = new SimulateSession();
   private watcher = new StackWatcher();
+  /** Tables of the current analysis whose values stay in their bytes (session/columns.ts). */
+  private lazy: LazyRefColumns[] = [];
+  /** Work of the lazy columns (tests count it). */
+  readonly lazyCounters: LazyCounters = { valuesDecoded: 0, materialized: 0 };
+  /** Inputs with at least this many bytes of tables keep their values in the files (tests lower it). */
+  lazyValuesFrom: number = LAZY_VALUES_BYTES;
   /** The analysis kept for a comparison ("keep this, open another"); a new load leaves it. */
   private kept: Analysis | null = null;
 
@@ -95,6 +123,7 @@ export class EngineSession {
     this.analysis = a;
     this.rep = r;
     this.files = files;
+    this.lazy = [];
     this.list = new RefsList(null);
     this.shares.reset();
     this.compactions.reset();
@@ -109,8 +138,13 @@ export class EngineSession {
    */
   load(inputs: InputFile[], onProgress?: ProgressFn): LoadResult {
     this.replace(null, null, inputs);
-    const out = runLoad(inputs, this.tracker, onProgress ?? null);
-    if (!out.ok) return out.result;
+    const out = runLoad(inputs, this.tracker, onProgress ?? null, this.lazyValuesFrom, (a) => {
+      if (a.stack) this.lazy = makeLazy(a.stack.tables, this.lazyCounters);
+    });
+    if (!out.ok) {
+      this.lazy = [];
+      return out.result;
+    }
     this.analysis = out.analysis;
     this.rep = out.report;
     let error: LoadResult['error'] = null;
@@ -124,13 +158,52 @@ export class EngineSession {
     this.tracker.end();
     return {
       ...out.base,
-      report: out.report,
+      report: pageReport(out.report),
       error,
       splits: this.list.splits,
       refCount: this.list.liveCount(),
       refCountWithTombstones: this.list.totalCount,
       elapsed: Date.now() - out.t0,
     };
+  }
+
+  /**
+   * What the worker holds for the current analysis: bytes of the ref columns (keys, starts, types,
+   * prefix lengths, and the value columns where held), of the merged view and of the refs list,
+   * and how many tables keep their values in their bytes.
+   */
+  memory(): { columnBytes: number; valueBytes: number; mergedBytes: number; listBytes: number; lazyTables: number } {
+    const a = this.analysis;
+    let columnBytes = 0,
+      valueBytes = 0,
+      mergedBytes = 0;
+    const seen = new Set<unknown>();
+    for (const t of a?.stack?.tables ?? []) {
+      if (!t || seen.has(t)) continue;
+      seen.add(t);
+      const r = t.refs;
+      columnBytes += r.keyBytes.byteLength + r.keyStart.byteLength + r.types.byteLength + (r.lcp?.byteLength ?? 0);
+      const l = this.lazy.find((x) => x === r);
+      valueBytes += l
+        ? l.valueBytes
+        : r.oids.byteLength + r.updateIndex.byteLength + r.block.byteLength + r.peeled.size * t.header.hashSize;
+    }
+    if (a?.merged) mergedBytes = a.merged.table.byteLength + a.merged.rec.byteLength;
+    return {
+      columnBytes,
+      valueBytes,
+      mergedBytes,
+      listBytes: this.list.heldBytes(),
+      lazyTables: this.lazy.filter((l) => l.lazy).length,
+    };
+  }
+
+  /**
+   * Drop the value columns a view built for tables that keep their values in their bytes (the
+   * next view that needs them builds them again); the refs list reads values from the blocks.
+   */
+  releaseValues(): void {
+    for (const l of this.lazy) l.release();
   }
 
   /** The current report (null before a successful load). */

@@ -9,8 +9,10 @@ import { analyzeFiles, type Analysis } from '../analyze.ts';
 import { classifyInput } from '../input.ts';
 import { buildReport, type Report } from '../report.ts';
 import {
+  LAZY_VALUES_BYTES,
   LOAD_DEADLINE_MS,
   LOAD_MAX_RECORDS,
+  LOAD_MIN_BYTES_PER_MS,
   PROGRESS_MS,
   READ_SLICE,
   type LoadError,
@@ -110,7 +112,13 @@ export type LoadOutcome =
   { ok: true; analysis: Analysis; report: Report; base: LoadResult; t0: number } | { ok: false; result: LoadResult };
 
 /** Classify, analyse and report `inputs` (see the module comment). */
-export function runLoad(inputs: InputFile[], tracker: LoadTracker, onProgress: ProgressFn | null): LoadOutcome {
+export function runLoad(
+  inputs: InputFile[],
+  tracker: LoadTracker,
+  onProgress: ProgressFn | null,
+  lazyValuesFrom = LAZY_VALUES_BYTES,
+  prepare?: (a: Analysis) => void,
+): LoadOutcome {
   const t0 = Date.now();
   tracker.start(onProgress, t0);
   const base: LoadResult = {
@@ -153,14 +161,23 @@ export function runLoad(inputs: InputFile[], tracker: LoadTracker, onProgress: P
         },
       };
     });
+    const tableBytes = cls.tableFiles.reduce((s, f) => s + f.source.size, 0);
     const a = analyzeFiles(watched, {
       // A crafted input must not freeze the tab: stop with a message instead (docs/limits.md).
-      deadline: Date.now() + LOAD_DEADLINE_MS,
+      // A large input gets more time, at a pace no honest table falls below.
+      deadline: Date.now() + LOAD_DEADLINE_MS + Math.ceil(tableBytes / LOAD_MIN_BYTES_PER_MS),
       maxRecords: LOAD_MAX_RECORDS,
+      // A large stack keeps its values in the files' bytes, not in columns (session/columns.ts).
+      ids: tableBytes < lazyValuesFrom,
+      // A table read in slices is read a window at a time: a read from a dropped file costs a
+      // round trip to the browser's file thread, one per 4 KiB block is minutes for 400 MB.
+      readAhead: READ_SLICE,
       onProgress: (b) => tracker.noteParsed(b),
     });
     tracker.allRead();
     tracker.setPhase('merging');
+    // Before the report: whatever reads values for it reads them through what `prepare` set up.
+    prepare?.(a);
     const report = buildReport(a);
     return {
       ok: true,

@@ -10,6 +10,7 @@ import { resolveEntry } from '../refs.ts';
 import { sectionRanges, type BlockInfo, type SectionName, type Table, type PartialTable } from '../reftable/table.ts';
 import { decodeBlockDetail, type BlockDetail, type BlockSourceTable } from '../blockdetail.ts';
 import { blockReport } from '../report.ts';
+import { LazyRefColumns, resolveLazily, type RecordValue } from './columns.ts';
 import type { BlockSummary, RefRow, RefsPage, RefsQuery, TableLayout, TableSplit } from './types.ts';
 
 function keyDisplay(t: Table | null, k: string, section: SectionName): string {
@@ -26,17 +27,41 @@ function keyDisplay(t: Table | null, k: string, section: SectionName): string {
   return displayName(k);
 }
 
-/** Index of the first position p in [lo, hi) of `idx` with keyOf(idx[p]) ≥ key. */
-function lowerBoundIdx(
-  keyOf: (i: number) => string,
-  idx: Int32Array | null,
-  key: string,
-  lo: number,
-  hi: number,
-): number {
+/**
+ * The live entries of the merged view, as positions: the live entry of rank `p` is at
+ * `at(p)`. Held as the positions of the winning tombstones only (a stack of ten million refs
+ * with 100,000 tombstones: 400 KB, not 40 MB): before tombstone `k` come `tomb[k] - k` live
+ * entries, so a binary search over that finds how many tombstones precede rank `p`.
+ */
+export class LiveMap {
+  readonly length: number;
+  constructor(
+    private readonly tomb: Int32Array,
+    total: number,
+  ) {
+    this.length = total - tomb.length;
+  }
+  at(p: number): number {
+    const t = this.tomb;
+    let lo = 0,
+      hi = t.length;
+    while (lo < hi) {
+      const m = (lo + hi) >>> 1;
+      if (t[m] - m > p) hi = m;
+      else lo = m + 1;
+    }
+    return p + lo;
+  }
+  get heldBytes(): number {
+    return this.tomb.byteLength;
+  }
+}
+
+/** Index of the first position p in [lo, hi) of `idx` with keyOf(idx.at(p)) ≥ key. */
+function lowerBoundIdx(keyOf: (i: number) => string, idx: LiveMap | null, key: string, lo: number, hi: number): number {
   while (lo < hi) {
     const m = (lo + hi) >>> 1;
-    const k = keyOf(idx ? idx[m] : m);
+    const k = keyOf(idx ? idx.at(m) : m);
     if (k < key) lo = m + 1;
     else hi = m;
   }
@@ -51,15 +76,31 @@ function prefixEnd(p: string): string | null {
   return p.slice(0, i) + String.fromCharCode(p.charCodeAt(i) + 1);
 }
 
+/** A record's value, from a lazy table's bytes or from the columns. */
+function lazyValue(t: Table, rec: number): RecordValue {
+  if (t.refs instanceof LazyRefColumns) return t.refs.value(rec);
+  const hs = t.header.hashSize;
+  const type = t.refs.types[rec];
+  return {
+    updateIndex: t.refs.updateIndex[rec],
+    oid: type === 1 || type === 2 ? toHex(t.refs.oids, rec * hs, (rec + 1) * hs) : '',
+    block: t.refs.block[rec],
+    blockRecord: rec - firstOfBlock(t.refs.block, rec),
+  };
+}
+
 /** A filtered list: either a contiguous range of the base list, or explicit positions. */
-type Selection = { base: Int32Array | null; from: number; to: number } | { list: Int32Array };
+type Selection = { base: LiveMap | null; from: number; to: number } | { list: Int32Array };
+
+/** Bytes of substring selections kept for paging (the newest first; a range costs nothing). */
+const SELECTION_BYTES = 16 * 1024 * 1024;
 
 /** The refs list of an analysis (or of nothing: an empty list). */
 export class RefsList {
   /** Keys of the refs list (byte strings, sorted): listed refs for the files backend; the merged view's keys are read in place. */
   private keys: string[] = [];
   /** Positions (into the list) of live entries; null = every entry is live. */
-  private liveIdx: Int32Array | null = null;
+  private liveIdx: LiveMap | null = null;
   private listed: { name: string; oid: string }[] | null = null;
   private cache = new Map<string, Selection>();
   /** Per table (report order), null for a broken table. */
@@ -76,14 +117,16 @@ export class RefsList {
       const m = a.merged;
       const tables = a.stack.tables;
       const tombWin = new Array(tables.length).fill(0);
-      const live = new Int32Array(m.live);
+      const tomb = new Int32Array(m.count - m.live);
       let j = 0;
       for (let i = 0; i < m.count; i++) {
         const t = tables[m.table[i]]!;
-        if (t.refs.types[m.rec[i]] === 0) tombWin[m.table[i]]++;
-        else live[j++] = i;
+        if (t.refs.types[m.rec[i]] === 0) {
+          tombWin[m.table[i]]++;
+          tomb[j++] = i;
+        }
       }
-      this.liveIdx = live.subarray(0, j);
+      this.liveIdx = j ? new LiveMap(tomb.subarray(0, j).slice(), m.count) : null;
       tables.forEach((t, i) => {
         if (!t) {
           this.splits.push(null);
@@ -198,7 +241,7 @@ export class RefsList {
       let c = 0;
       const has = this.keyIncludes(key);
       for (let p = 0; p < n; p++) {
-        const i = base ? base[p] : p;
+        const i = base ? base.at(p) : p;
         if (has(i)) {
           if (c === list.length) {
             const bigger = new Int32Array(Math.min(n, list.length * 2));
@@ -211,8 +254,19 @@ export class RefsList {
       sel = { list: list.subarray(0, c) };
     }
     this.cache.set(cacheKey, sel);
-    while (this.cache.size > 8) this.cache.delete(this.cache.keys().next().value!);
+    // Free what paging no longer needs: at most 8 selections, and the long lists a substring
+    // filter makes (4 bytes a match) within `SELECTION_BYTES`, the newest kept.
+    const bytes = () => [...this.cache.values()].reduce((s, x) => s + ('list' in x ? x.list.byteLength : 0), 0);
+    while (this.cache.size > 8 || (this.cache.size > 1 && bytes() > SELECTION_BYTES))
+      this.cache.delete(this.cache.keys().next().value!);
     return sel;
+  }
+
+  /** Bytes the list holds beyond the analysis: the live map and the kept selections. */
+  heldBytes(): number {
+    let n = this.liveIdx?.heldBytes ?? 0;
+    for (const x of this.cache.values()) if ('list' in x) n += x.list.byteLength;
+    return n;
   }
 
   /** One page of the refs list (merged view, byte order), filtered. */
@@ -223,7 +277,7 @@ export class RefsList {
     const limit = Math.max(0, Math.min(q.limit | 0, 5000, total - offset));
     const rows: RefRow[] = [];
     for (let r = offset; r < offset + limit; r++) {
-      const i = 'list' in sel ? sel.list[r] : sel.base ? sel.base[sel.from + r] : sel.from + r;
+      const i = 'list' in sel ? sel.list[r] : sel.base ? sel.base.at(sel.from + r) : sel.from + r;
       rows.push(this.row(i, r));
     }
     const page: RefsPage = { total, offset, rows };
@@ -280,6 +334,27 @@ export class RefsList {
     const t = tables[ti]!;
     const rec = m.rec[i];
     const type = t.refs.types[rec];
+    if (t.refs instanceof LazyRefColumns) {
+      // Values from the table's bytes: one block read (or a cached one) per row shown.
+      const v = t.refs.value(rec);
+      const row: RefRow = {
+        index,
+        name: displayName(m.key(i)),
+        oid: v.oid,
+        kind: type === 0 ? 'tombstone' : type === 3 ? 'symref' : type === 2 ? 'peeled' : 'ref',
+        table: ti,
+        source: t.name,
+        updateIndex: v.updateIndex,
+        block: v.block,
+        blockRecord: v.blockRecord,
+      };
+      if (type === 3) {
+        row.target = displayName(t.refs.targets.get(rec) ?? '');
+        row.oid = resolveLazily(tables, m, i, lazyValue) ?? '';
+      }
+      if (type === 2 && v.peeled) row.peeled = v.peeled;
+      return row;
+    }
     const hs = t.header.hashSize;
     const row: RefRow = {
       index,

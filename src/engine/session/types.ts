@@ -13,6 +13,13 @@ import type { ModelName, SimulationResult } from '../simulate/index.ts';
 /** Budget of one load in the worker: 60 s and 40,000,000 records (docs/limits.md). */
 export const LOAD_DEADLINE_MS = 60_000;
 export const LOAD_MAX_RECORDS = 40_000_000;
+/** Beyond 60 s, a load may take one more millisecond per this many bytes of tables (4 MB/s). */
+export const LOAD_MIN_BYTES_PER_MS = 4_000;
+/**
+ * Tables of this many bytes in all (and more: git writes a million refs in 26 MB) keep their object ids, peeled ids, update indexes
+ * and blocks in the files' bytes, decoded on demand (session/columns.ts), not in columns.
+ */
+export const LAZY_VALUES_BYTES = 16 * 1024 * 1024;
 /** Wall-clock budget of one simulation in the worker (the CLI's default too). */
 export const SIMULATION_BUDGET_MS = 60_000;
 
