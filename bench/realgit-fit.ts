@@ -37,7 +37,7 @@ if (process.argv.includes('--constants')) {
   console.log(`export const CONSTANTS: TimeConstants = makeConstants(${r(v.startup)}, ${r(v.perUpdate)}, ${r(v['perRecord(git-2.55)'])}, ${r(v.perLooseWrite)},
   { 'git-2.49': ${r(v['perRecord(git-2.49)'])}, 'git-2.56': ${r(v['perRecord(git-2.56)'])} },
   { perObjectCheck: ${r(v.perObjectCheck)}, perReflog: ${r(v.perReflog)}, perTransaction: ${r(v.perTransaction)}, perUpdateByModel: { 'git-2.49': ${r(v['perUpdate(git-2.49)'])} },
-    perTransactionFiles: ${r(v['perTransaction(files)'])}, perReflogFiles: ${r(v['perReflog(files)'])}, perValueWrite: ${r(v.perValueWrite)} });`);
+    perTransactionFiles: ${r(v['perTransaction(files)'])}, perReflogFiles: ${r(v['perReflog(files)'])}, perValueWrite: ${r(v.perValueWrite)}, perLongScanBlock: ${r(v.perLongScanBlock)} });`);
 }
 if (process.argv.includes('--readme')) {
   const readme = fs.readFileSync('README.md', 'utf8');

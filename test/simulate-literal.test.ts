@@ -23,7 +23,7 @@ import { FastEngine } from '../src/engine/simulate/engine.ts';
 import { LiteralEngine } from '../src/engine/simulate/literal.ts';
 import { runReftable } from '../src/engine/simulate/run.ts';
 import { MODELS, type ModelName } from '../src/engine/simulate/models.ts';
-import { zeroCounts } from '../src/engine/simulate/counts.ts';
+import { LONG_SCAN_BLOCKS, zeroCounts } from '../src/engine/simulate/counts.ts';
 import { RealSeek } from '../src/engine/simulate/realseek.ts';
 import { Simulator } from '../src/engine/simulate/index.ts';
 import type { Workload } from '../src/engine/simulate/workload.ts';
@@ -314,5 +314,41 @@ describe('hand-computed counts (git reftable/merged.c, step by step)', () => {
     const r2 = runReftable(new FastEngine(new SimState(store)), MODELS['git-2.55'], w, 40);
     // 2.50+: no dwim; HEAD, the ref, the iterator on "", 2 directories, refs/heads/b/ = 6.
     expect(r2.total.mergedSeeks).toBe(6);
+  });
+});
+
+describe('long scans: blocks a merged seek enters beyond LONG_SCAN_BLOCKS', () => {
+  it('one read before every key walks both tables to the end: (ref blocks − 1) per table, past the first 64', () => {
+    const names = Array.from({ length: 3000 }, (_, i) => `refs/heads/b${String(i).padStart(4, '0')}`);
+    const t0 = table(
+      't0',
+      1,
+      names.map((n) => [n, 'r'] as [string, 'r']),
+      { blockSize: 256 },
+    );
+    const t1 = table(
+      't1',
+      2,
+      names.map((n) => [n, 'x'] as [string, 'x']),
+      { blockSize: 256 },
+    );
+    // The reader's own block list: the iteration starts in each table's first ref block and enters
+    // every other one (no index: the seek of a key before all records ends in block 0).
+    const refBlocks = (t: Table) => t.blocks.filter((b) => b.section === 'ref').length;
+    const entered = refBlocks(t0) - 1 + refBlocks(t1) - 1;
+    expect(entered).toBeGreaterThan(LONG_SCAN_BLOCKS);
+    const store = new SimStore(stackFrom([t0, t1]), []);
+    for (const engine of [new FastEngine(new SimState(store)), new LiteralEngine(store)]) {
+      const c = zeroCounts();
+      engine.pointRead('refs/heads/a', c, 'suppress');
+      expect({ iter: c.iterBlocks, long: c.longScanBlocks }, engine.constructor.name).toEqual({
+        iter: entered,
+        long: entered - LONG_SCAN_BLOCKS,
+      });
+      // A read at the last key enters no further block: nothing is long.
+      const d = zeroCounts();
+      engine.pointRead(names[names.length - 1], d, 'suppress');
+      expect(d.longScanBlocks).toBe(0);
+    }
   });
 });

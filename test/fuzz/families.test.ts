@@ -59,7 +59,7 @@ describe.skipIf(RUNS === 0)('fuzz families: the long run', () => {
       console.log(`fuzz: ${RUNS} cases, seed ${seed}; failing cases are saved under ${out}`);
       const r = await runPool(RUNS, seed, out, (s) => console.log(s));
       console.log(
-        `fuzz: ${r.cases} cases, ${r.broken} broken, ${r.hangs} hangs, ${r.slow} slow, totals ${JSON.stringify(r.totals)}, max RSS ${r.maxRssMiB} MiB, wall ${r.wallS} s; by family ${JSON.stringify(r.byFamily)}; saved under ${out}`,
+        `fuzz: ${r.cases} cases, ${r.broken} broken, ${r.hangs} hangs, ${r.slow} slow (${r.retried} past the first deadline), totals ${JSON.stringify(r.totals)}, max RSS ${r.maxRssMiB} MiB, wall ${r.wallS} s; by family ${JSON.stringify(r.byFamily)}; saved under ${out}`,
       );
       for (const f of r.failures.slice(0, 20)) console.log(`  ${f.family} case ${f.index}: ${f.what.slice(0, 300)}`);
       expect({ broken: r.broken, hangs: r.hangs }).toEqual({ broken: 0, hangs: 0 });

@@ -1,7 +1,8 @@
 /**
  * The long fuzz run (`npm run fuzz`): N cases spread over the families, each run in a worker
  * thread with a deadline and a heap limit. A case that does not answer within `CASE_DEADLINE_MS`
- * is a hang: its worker is terminated and replaced. A worker that dies (out of memory) breaks its
+ * runs again in a fresh worker; one that does not answer within `RETRY_DEADLINE_MS` either is a
+ * hang: its worker is terminated and replaced. A worker that dies (out of memory) breaks its
  * case. Every failing case is saved (desc.txt, its files) under a folder this prints.
  */
 import { Worker } from 'node:worker_threads';
@@ -12,6 +13,8 @@ import { FAMILIES, makeCase, saveCase, type Family } from './families.ts';
 
 /** No answer within this: a hang (far above the 2 s a case is allowed, so a busy machine does not invent hangs). */
 export const CASE_DEADLINE_MS = 20_000;
+/** A case past CASE_DEADLINE_MS gets one more try in a fresh worker, with this deadline. */
+export const RETRY_DEADLINE_MS = 120_000;
 /** Cases slower than this are counted as slow (not failures: a busy machine stretches them). */
 export const SLOW_MS = 2_000;
 /** Heap of one worker (MiB): a case that needs more dies and is broken. */
@@ -23,6 +26,8 @@ export interface PoolResult {
   broken: number;
   hangs: number;
   slow: number;
+  /** Cases past the first deadline that answered in their second try (counted as slow too). */
+  retried: number;
   saved: string;
   failures: { family: Family; index: number; what: string }[];
   /** Highest resident set size of the whole process (all lanes), sampled every 200 ms (MiB). */
@@ -46,6 +51,7 @@ export async function runPool(
     broken: 0,
     hangs: 0,
     slow: 0,
+    retried: 0,
     saved: outDir,
     failures: [],
     maxRssMiB: 0,
@@ -81,10 +87,10 @@ export async function runPool(
       log(`could not save case ${index}: ${(e as Error).message}`);
     }
   };
-  const one = async (w: Worker, family: Family, index: number): Promise<Worker | null> => {
-    const t0 = Date.now();
-    const reply = await new Promise<{ outcome?: string; broken?: string; hang?: boolean; died?: string }>((resolve) => {
-      const timer = setTimeout(() => resolve({ hang: true }), CASE_DEADLINE_MS);
+  type Reply = { outcome?: string; broken?: string; hang?: boolean; died?: string };
+  const ask = (w: Worker, family: Family, index: number, deadline: number): Promise<Reply> =>
+    new Promise<Reply>((resolve) => {
+      const timer = setTimeout(() => resolve({ hang: true }), deadline);
       const onMsg = (m: { outcome?: string; broken?: string }) => {
         cleanup();
         resolve(m);
@@ -108,6 +114,18 @@ export async function runPool(
       w.on('exit', onExit);
       w.postMessage({ family, seed, index });
     });
+  const one = async (w: Worker, family: Family, index: number): Promise<Worker | null> => {
+    const t0 = Date.now();
+    let reply = await ask(w, family, index, CASE_DEADLINE_MS);
+    if (reply.hang) {
+      // The deadline is wall time: on a loaded machine (or under `nice`) a case can be starved of
+      // CPU for 20 s without looping. It runs once more in a fresh worker with RETRY_DEADLINE_MS;
+      // a real loop does not end then either.
+      await w.terminate();
+      w = await start();
+      reply = await ask(w, family, index, RETRY_DEADLINE_MS);
+      if (!reply.hang) res.retried++;
+    }
     const ms = Date.now() - t0;
     const fam = (res.byFamily[family] ??= {});
     const tally = (k: string) => {
@@ -125,7 +143,11 @@ export async function runPool(
       tally('hang');
       await w.terminate();
       keep = null;
-      fail(family, index, `HANG: no answer within ${CASE_DEADLINE_MS / 1000} s`);
+      fail(
+        family,
+        index,
+        `HANG: no answer within ${CASE_DEADLINE_MS / 1000} s, nor in a second try of ${RETRY_DEADLINE_MS / 1000} s`,
+      );
     } else if (reply.died) {
       res.broken++;
       tally('broken');

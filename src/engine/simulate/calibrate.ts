@@ -316,6 +316,7 @@ export const REAL_FIT_PARAMS = [
   'perRecord(git-2.49)',
   'perRecord(git-2.55)',
   'perRecord(git-2.56)',
+  'perLongScanBlock',
 ] as const;
 export type RealFitParam = (typeof REAL_FIT_PARAMS)[number];
 
@@ -359,6 +360,7 @@ export function realFitRow(p: { model: ModelName; counts: Counts }): { x: number
       rec('git-2.49'),
       rec('git-2.55'),
       rec('git-2.56'),
+      files ? 0 : c.longScanBlocks,
     ],
     // fitFeatures' rest prices transactions and compactions with the priors; here they are fitted.
     rest: f.rest - 100e-6 * (c.transactions + c.compactions),
@@ -467,6 +469,7 @@ export function constantsFromRealFit(f: RealFit): TimeConstants {
       perTransactionFiles: v['perTransaction(files)'],
       perReflogFiles: v['perReflog(files)'],
       perValueWrite: v.perValueWrite,
+      perLongScanBlock: v.perLongScanBlock,
     },
   );
 }

@@ -18,7 +18,7 @@
  * `literal.ts` implements the same primitives by walking records one at a time; the tests check
  * that both give identical counts.
  */
-import type { Counts } from './counts.ts';
+import { LONG_SCAN_BLOCKS, type Counts } from './counts.ts';
 import { gitAutoCompaction } from '../reftable/auto-compaction.ts';
 import { SimState, rankOf, gallopParts, cmpParts, type RecValue, type NewRecords, type SimTable } from './state.ts';
 
@@ -101,6 +101,7 @@ export function prefixEnd(prefix: string): string | null {
 function countTables(state: SimState, key: string, lo: number, kin: boolean, q: number, c: Counts): void {
   const n = state.keys.length;
   c.mergedSeeks++;
+  let entered = 0;
   for (const t of state.tables) {
     const N = t.count;
     const a = rankOf(t, lo);
@@ -116,8 +117,10 @@ function countTables(state: SimState, key: string, lo: number, kin: boolean, q: 
     const d = Math.min(N - a, inRange + 1);
     c.recordsDecoded += d;
     c.iterRecords += d;
-    c.iterBlocks += t.block[a + d - 1] - t.block[a] + (sc.leaf !== t.block[a] ? 1 : 0);
+    entered += t.block[a + d - 1] - t.block[a] + (sc.leaf !== t.block[a] ? 1 : 0);
   }
+  c.iterBlocks += entered;
+  c.longScanBlocks += Math.max(0, entered - LONG_SCAN_BLOCKS);
 }
 
 /** Count merged entries and tombstones in [lo, q] (q = n: to the end). */
@@ -157,6 +160,7 @@ const READ_FIELDS = [
   'indexBlocks',
   'leafBlocks',
   'iterBlocks',
+  'longScanBlocks',
   'restartProbes',
   'recordsDecoded',
   'iterRecords',
@@ -286,6 +290,7 @@ export class FastEngine implements SimEngine {
     const kin = lo < n && s.keys[lo] === key;
     // Only the initial pull of one record per table.
     c.mergedSeeks++;
+    let entered = 0;
     for (const t of s.tables) {
       const N = t.count;
       const a = rankOf(t, lo);
@@ -298,9 +303,11 @@ export class FastEngine implements SimEngine {
       if (a < N) {
         c.recordsDecoded += 1;
         c.iterRecords += 1;
-        c.iterBlocks += sc.leaf !== t.block[a] ? 1 : 0;
+        entered += sc.leaf !== t.block[a] ? 1 : 0;
       }
     }
+    c.iterBlocks += entered;
+    c.longScanBlocks += Math.max(0, entered - LONG_SCAN_BLOCKS);
   }
 
   valueOf(key: string): RecValue | null {

@@ -7,7 +7,7 @@
  *
  * Quadratic on purpose: for tests on small stacks only (the fast engine must give identical counts).
  */
-import type { Counts } from './counts.ts';
+import { LONG_SCAN_BLOCKS, type Counts } from './counts.ts';
 import type { SimEngine, Semantics, ReadResult, ScanResult, WriteRecord } from './engine.ts';
 import { prefixEnd } from './engine.ts';
 import { syntheticTable, lowerStr, type SimStore, type SimTable, type RecValue } from './state.ts';
@@ -25,6 +25,8 @@ interface Cursor {
   block: number;
   /** Record currently in the queue (-1: exhausted). */
   head: number;
+  /** The merged seek this cursor belongs to: blocks its cursors entered so far. */
+  scan: { entered: number };
 }
 
 export class LiteralEngine implements SimEngine {
@@ -44,6 +46,7 @@ export class LiteralEngine implements SimEngine {
     const keys = this.store.keys;
     c.mergedSeeks++;
     const out: Cursor[] = [];
+    const scan = { entered: 0 };
     this.list.forEach((t, order) => {
       let start: number;
       let leaf: number;
@@ -69,7 +72,7 @@ export class LiteralEngine implements SimEngine {
         c.recordsDecoded += sc.records;
         leaf = sc.leaf;
       }
-      const cur: Cursor = { t, order, next: start, block: leaf, head: -1 };
+      const cur: Cursor = { t, order, next: start, block: leaf, head: -1, scan };
       pull(cur, c);
       out.push(cur);
     });
@@ -200,6 +203,7 @@ function pull(k: Cursor, c: Counts): void {
   const b = k.t.block[i];
   if (b !== k.block) {
     c.iterBlocks++;
+    if (++k.scan.entered > LONG_SCAN_BLOCKS) c.longScanBlocks++;
     k.block = b;
   }
   k.head = i;
