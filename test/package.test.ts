@@ -150,15 +150,24 @@ describe('npx refscope', () => {
   });
 
   it('refs, analyze and simulate on a fixture', () => {
-    const refs = npx('refs', BASIC);
+    // The installed bin as npx runs it (npx itself: --version above, serve and share below).
+    const refs = installedBin('refs', BASIC);
     expect(refs.code).toBe(0);
     expect(refs.stdout).toBe(fs.readFileSync(path.join(FX, 'reftable/basic-sha1/truth/refs.txt'), 'utf8'));
-    const report = JSON.parse(npx('analyze', '--json', BASIC).stdout);
+    const report = JSON.parse(installedBin('analyze', '--json', BASIC).stdout);
     expect(report.schema).toBe('refscope.report/1');
     expect(report.tables.map((t: { name: string }) => t.name)).toEqual(
       fs.readFileSync(path.join(BASIC, 'tables.list'), 'utf8').trim().split('\n'),
     );
-    const sim = npx('simulate', '--json', '--workload', 'create:10:refs/heads/pkg/', '--model', 'git-2.55', BASIC);
+    const sim = installedBin(
+      'simulate',
+      '--json',
+      '--workload',
+      'create:10:refs/heads/pkg/',
+      '--model',
+      'git-2.55',
+      BASIC,
+    );
     expect(sim.code, sim.stderr).toBe(0);
     expect(JSON.parse(sim.stdout).results[0].model).toBe('git-2.55');
   });
@@ -229,7 +238,12 @@ describe.skipIf(!haveChromium)('npx refscope serve', () => {
   let browser: Browser | undefined;
   afterAll(async () => {
     await browser?.close();
-    server?.kill('SIGTERM');
+    // npx runs the bin as its child: end the whole process group, or the server outlives the test.
+    try {
+      if (server?.pid) process.kill(-server.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
   });
 
   it('serves the app; headless Chromium loads it and analyses a dropped folder', async () => {
@@ -237,6 +251,8 @@ describe.skipIf(!haveChromium)('npx refscope serve', () => {
       cwd: app,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, REFSCOPE_STATE_DIR: path.join(tmp, 'state') },
+      // A process group of its own, so afterAll can end npx and the server it started together.
+      detached: true,
     });
     let out = '';
     const doc = await new Promise<{ url: string; root: string }>((resolve, reject) => {

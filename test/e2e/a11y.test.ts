@@ -36,6 +36,18 @@ const ALSO = new Set(['landmark-one-main', 'page-has-heading-one', 'region']);
 /** axe's rules that read colours: what the dark theme can change. */
 const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 
+/** What a view shows while a part of it waits for its chunk or the worker (src/app's placeholders). */
+const PENDING = ['Loading the view…', 'Loading table…', 'Decoding block', 'Computing…', 'Making the link…'];
+
+/** In the page: nothing in the main area is still waiting (no placeholder text, skeleton or busy mark). */
+function viewSettled(pending: string[]): boolean {
+  const main = document.querySelector('[data-testid=main]');
+  if (!main || main.getAttribute('data-status') === 'loading') return false;
+  if (main.querySelector('.skeleton, [aria-busy=true], [data-ready=false]')) return false;
+  const text = main.textContent ?? '';
+  return !pending.some((p) => text.includes(p));
+}
+
 interface Found {
   where: string;
   id: string;
@@ -109,8 +121,8 @@ describe.skipIf(!haveChromium)('axe-core on every view (headless Chromium)', () 
           await page
             .waitForSelector(v.ready, { timeout: 15_000 })
             .catch(() => page.waitForSelector('[data-testid=main][data-status=ready]', { timeout: 5000 }));
-          // let lazy parts (worker answers) draw
-          await page.waitForTimeout(400);
+          // The view's lazy parts (its chunk, the worker's answers) have drawn: no placeholder is left.
+          await page.waitForFunction(viewSettled, PENDING, { timeout: 60_000 });
           await both(`${sample} ${v.name}`);
         }
       }

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import { FX, ROOT, buildInto, haveChromium, launchBrowser, serveBuild } from './helpers.ts';
+import { FX, HANG_MS, ROOT, buildInto, haveChromium, launchBrowser, serveBuild } from './helpers.ts';
 import { readScanFile, type FleetRow } from '../../src/app/fleet/scanfile.ts';
 
 let tmp: string;
@@ -39,6 +39,14 @@ function repoFrom(dir: string, src: string, kind: 'reftable' | 'files'): void {
     for (const f of ['HEAD', 'packed-refs', 'refs'])
       fs.cpSync(path.join(src, f), path.join(dir, f), { recursive: true });
   }
+}
+
+/**
+ * The shell has drawn with nothing loaded: a drop or click right after `goto` could reach the page
+ * before the app listens (the shell draws in a task after the load event).
+ */
+async function appIdle(page: Page): Promise<void> {
+  await page.waitForSelector('[data-testid=main][data-status=idle]', { timeout: HANG_MS });
 }
 
 async function drop(page: Page, name: string, bytes: Uint8Array): Promise<void> {
@@ -99,6 +107,7 @@ describe.skipIf(!haveChromium)('fleet view', () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(url + '#/overview?sample=none');
+    await appIdle(page);
     await drop(page, 'fleet.parquet', new Uint8Array(fs.readFileSync(scanFile)));
     await page.getByTestId('fleet-table').waitFor({ timeout: 30_000 });
     // Counted here from the file's rows, one plain loop per figure.
@@ -160,6 +169,7 @@ describe.skipIf(!haveChromium)('fleet view', () => {
       .join('\n');
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(url + '#/overview?sample=none');
+    await appIdle(page);
     await drop(page, 'big.jsonl', new TextEncoder().encode(text + '\n'));
     await page.getByTestId('fleet-table').waitFor({ timeout: 30_000 });
     expect(await value(page, 'fleet-count')).toBe(n);
@@ -188,6 +198,7 @@ describe.skipIf(!haveChromium)('fleet view', () => {
   it('a damaged scan file gets one line naming it', async () => {
     const page = await browser.newPage();
     await page.goto(url + '#/overview?sample=none');
+    await appIdle(page);
     const bytes = new Uint8Array(fs.readFileSync(scanFile));
     await drop(page, 'cut.parquet', bytes.subarray(0, bytes.length - 20));
     const err = page.getByTestId('fleet-error');

@@ -47,6 +47,8 @@ describe.skipIf(!haveChromium || !!gitSkipReason)('workbench: history and watch 
     page = await (await browser.newContext()).newPage();
     page.on('pageerror', (e) => pageErrors.push(String(e)));
     await page.goto(url + '#/overview?sample=none');
+    // The shell has drawn with nothing loaded before the first drop (it draws after the load event).
+    await page.waitForSelector('[data-testid=main][data-status=idle]', { timeout: 120_000 });
   }, 300_000);
 
   afterAll(async () => {
