@@ -22,8 +22,9 @@ import { CliEquivalent } from './CliEquivalent.tsx';
 import { OverviewView } from '../views/OverviewView.tsx';
 import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from '../share/share-open.tsx';
 // Every view but the Overview (the first one drawn) is its own chunk: the page paints with the
-// shell and the Overview only, then fetches the other views (`preloadViews`), so a
-// tab opened later draws at once. The service worker precaches the chunks too.
+// shell and the Overview only, then fetches the other views' files (`prefetchViews`) and imports
+// a tab's chunk when the pointer or focus is on the tab (`preloadTab`), so a tab opened later
+// draws at once. The service worker precaches the chunks too.
 const StackView = lazyView(() => import('../views/StackView.tsx').then((m) => m.StackView));
 const TableView = lazyView(() => import('../views/TableView.tsx').then((m) => m.TableView));
 const RefsView = lazyView(() => import('../views/RefsView.tsx').then((m) => m.RefsView));
@@ -33,47 +34,58 @@ const ShareView = lazyView(() => import('../share/ShareView.tsx').then((m) => m.
 const FleetView = lazyView(() => import('../fleet/FleetView.tsx').then((m) => m.FleetView));
 const CompactionView = lazyView(() => import('../compaction/CompactionView.tsx').then((m) => m.CompactionView));
 const SimulatorView = lazyView(() => import('../simulator/SimulatorView.tsx').then((m) => m.SimulatorView));
-const LAZY_VIEWS = [
-  StackView,
-  TableView,
-  RefsView,
-  WatchView,
-  CompareView,
-  ShareView,
-  FleetView,
-  CompactionView,
-  SimulatorView,
-];
+/** The lazy view of each tab (the Overview is in the start-up chunk). */
+const LAZY_VIEWS: Partial<Record<ViewId, { preload(): Promise<void> }>> = {
+  stack: StackView,
+  table: TableView,
+  refs: RefsView,
+  watch: WatchView,
+  compare: CompareView,
+  share: ShareView,
+  compaction: CompactionView,
+  simulator: SimulatorView,
+};
 
 /**
- * Fetch every view's chunk once the first analysis is on screen (or the start-up failed), while
- * the page is idle, or after 5 s: earlier, the chunks would share a slow link and the main thread
- * with the first analysis and delay it. One chunk at a time, each in its own idle callback: a
- * chunk is evaluated as it arrives (fflate, in the share code, builds its tables then), and nine
- * at once made one long task that kept the page from answering input.
+ * A tab the pointer is on, or that has focus, is likely the next one opened: its chunk is
+ * imported (evaluated) now, so it draws at once when chosen.
  */
-function preloadViews(): () => void {
+function preloadTab(v: ViewId): void {
+  void LAZY_VIEWS[v]?.preload().catch(() => undefined);
+}
+
+/**
+ * Fetch the other views' files into the HTTP cache once the first analysis is on screen (or the
+ * start-up failed), while the page is idle, or after 5 s; earlier, they would share a slow link
+ * with the first analysis. Prefetched, not imported: a prefetch costs the main thread nothing,
+ * where importing a view evaluated its chunk (fflate, in the share and compare code, builds its
+ * tables then) and added its stylesheets, each a long task on a phone-class CPU. The file list is
+ * written into the built page (vite.config.ts `laterFiles`); the dev server has none.
+ */
+function prefetchViews(): () => void {
   let started = false;
-  let stopped = false;
   const idle = (f: () => void, timeout: number) => {
     const ric = (globalThis as { requestIdleCallback?: (f: () => void, o?: { timeout: number }) => void })
       .requestIdleCallback;
     if (ric) ric(f, { timeout });
     else setTimeout(f, 0);
   };
-  const next = (i: number) => {
-    if (stopped || i >= LAZY_VIEWS.length) return;
-    void LAZY_VIEWS[i]
-      .preload()
-      .catch(() => undefined)
-      .then(() => idle(() => next(i + 1), 1000));
-  };
   const go = () => {
     if (started) return;
     started = true;
     unsubscribe();
     clearTimeout(timer);
-    next(0);
+    const files = document.querySelector<HTMLMetaElement>('meta[name="refscope-later"]')?.content.split(' ') ?? [];
+    const links = document.createDocumentFragment();
+    for (const href of files.filter(Boolean)) {
+      const l = document.createElement('link');
+      l.rel = 'prefetch';
+      // The mode of the page's own requests for them (module scripts and Vite's stylesheets).
+      l.crossOrigin = '';
+      l.href = href;
+      links.append(l);
+    }
+    document.head.append(links);
   };
   const unsubscribe = useApp.subscribe((s) => {
     if (!s.loaded && !s.appError) return;
@@ -82,7 +94,7 @@ function preloadViews(): () => void {
   });
   const timer = setTimeout(go, 5000);
   return () => {
-    stopped = true;
+    started = true;
     unsubscribe();
     clearTimeout(timer);
   };
@@ -110,7 +122,6 @@ export function App() {
   const filesInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const tabsRef = useRef<HTMLDivElement>(null);
-
 
   const openFiles = useCallback(async () => {
     if (!pickersSupported) {
@@ -140,7 +151,7 @@ export function App() {
 
   // Share links (`#s=…`): opened at start-up and when the fragment changes to one (share-open.tsx).
   useEffect(() => watchShareLinks(), []);
-  useEffect(() => preloadViews(), []);
+  useEffect(() => prefetchViews(), []);
 
   // Files the installed app was opened with from the OS (manifest file_handlers): like a drop.
   useEffect(() => {
@@ -167,7 +178,6 @@ export function App() {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [openFiles, openFolder]);
-
 
   const onTabKey = (e: ReactKeyboardEvent) => {
     if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft' && e.key !== 'Home' && e.key !== 'End') return;
@@ -274,6 +284,8 @@ export function App() {
                 e.preventDefault();
                 useApp.getState().navigate({ view: v });
               }}
+              onPointerEnter={() => preloadTab(v)}
+              onFocus={() => preloadTab(v)}
               title={`${TAB_LABEL[v]} (${i + 1})`}
             >
               {TAB_LABEL[v]}
