@@ -82,53 +82,6 @@ function startPreloads(): Plugin {
   };
 }
 
-/**
- * The files the other views need and the start-up does not load (their chunks, the chunks only
- * they share, and their CSS), named in the built index.html (`<meta name="refscope-later">`): the
- * shell prefetches them into the HTTP cache once the first analysis is on screen (App.tsx
- * `prefetchViews`), which costs the main thread nothing, where importing them evaluated each
- * chunk and let Vite's preload helper add its stylesheets, a restyle of the whole page each.
- */
-function laterFiles(): Plugin {
-  return {
-    name: 'refscope-later-files',
-    apply: 'build',
-    transformIndexHtml: {
-      order: 'post',
-      handler: (_html, ctx) => {
-        const bundle = ctx.bundle ?? {};
-        const chunks = Object.values(bundle).filter((o) => o.type === 'chunk');
-        const entry = chunks.find((c) => c.isEntry);
-        if (!entry) return [];
-        const start = new Set<string>();
-        const walk = (f: string) => {
-          if (start.has(f)) return;
-          start.add(f);
-          const c = bundle[f];
-          if (c?.type === 'chunk') c.imports.forEach(walk);
-        };
-        walk(entry.fileName);
-        const startCss = new Set([...start].flatMap((f) => [...(cssOf(bundle[f]) ?? [])]));
-        const later = new Set<string>();
-        for (const c of chunks) {
-          if (start.has(c.fileName) || /(^|\/)engine\.worker-/.test(c.fileName)) continue;
-          later.add(c.fileName);
-          for (const css of cssOf(c) ?? []) if (!startCss.has(css)) later.add(css);
-        }
-        if (!later.size) return [];
-        const content = [...later]
-          .sort()
-          .map((f) => `./${f}`)
-          .join(' ');
-        return [{ tag: 'meta', attrs: { name: 'refscope-later', content }, injectTo: 'head' }];
-      },
-    },
-  };
-}
-function cssOf(o: unknown): Set<string> | undefined {
-  return (o as { viteMetadata?: { importedCss?: Set<string> } } | undefined)?.viteMetadata?.importedCss;
-}
-
 /** The app's colours (styles.css: --accent, --bg), for the manifest and the browser chrome. */
 export const THEME_COLOR = '#2456b8';
 export const BACKGROUND_COLOR = '#f6f7f9';
@@ -194,7 +147,6 @@ export default defineConfig({
     react(),
     csp(),
     startPreloads(),
-    laterFiles(),
     VitePWA({
       strategies: 'generateSW',
       registerType: 'prompt',

@@ -22,9 +22,12 @@ import { CliEquivalent } from './CliEquivalent.tsx';
 import { OverviewView } from '../views/OverviewView.tsx';
 import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from '../share/share-open.tsx';
 // Every view but the Overview (the first one drawn) is its own chunk: the page paints with the
-// shell and the Overview only, then fetches the other views' files (`prefetchViews`) and imports
-// a tab's chunk when the pointer or focus is on the tab (`preloadTab`), so a tab opened later
-// draws at once. The service worker precaches the chunks too.
+// shell and the Overview only. The service worker's install (after the first analysis) fetches
+// every chunk into its cache, and a tab's chunk is imported when the pointer or focus is on the
+// tab (`preloadTab`), so a tab opened later draws at once. Nothing is imported at idle time:
+// evaluating each view's chunk (fflate, in the compare and share code, builds its tables then)
+// and the stylesheets Vite's preload helper added with it (a restyle of the whole page each)
+// were a chain of long main-thread tasks after the first analysis; so were prefetch links.
 const StackView = lazyView(() => import('../views/StackView.tsx').then((m) => m.StackView));
 const TableView = lazyView(() => import('../views/TableView.tsx').then((m) => m.TableView));
 const RefsView = lazyView(() => import('../views/RefsView.tsx').then((m) => m.RefsView));
@@ -52,52 +55,6 @@ const LAZY_VIEWS: Partial<Record<ViewId, { preload(): Promise<void> }>> = {
  */
 function preloadTab(v: ViewId): void {
   void LAZY_VIEWS[v]?.preload().catch(() => undefined);
-}
-
-/**
- * Fetch the other views' files into the HTTP cache once the first analysis is on screen (or the
- * start-up failed), while the page is idle, or after 5 s; earlier, they would share a slow link
- * with the first analysis. Prefetched, not imported: a prefetch costs the main thread nothing,
- * where importing a view evaluated its chunk (fflate, in the share and compare code, builds its
- * tables then) and added its stylesheets, each a long task on a phone-class CPU. The file list is
- * written into the built page (vite.config.ts `laterFiles`); the dev server has none.
- */
-function prefetchViews(): () => void {
-  let started = false;
-  const idle = (f: () => void, timeout: number) => {
-    const ric = (globalThis as { requestIdleCallback?: (f: () => void, o?: { timeout: number }) => void })
-      .requestIdleCallback;
-    if (ric) ric(f, { timeout });
-    else setTimeout(f, 0);
-  };
-  const go = () => {
-    if (started) return;
-    started = true;
-    unsubscribe();
-    clearTimeout(timer);
-    const files = document.querySelector<HTMLMetaElement>('meta[name="refscope-later"]')?.content.split(' ') ?? [];
-    const links = document.createDocumentFragment();
-    for (const href of files.filter(Boolean)) {
-      const l = document.createElement('link');
-      l.rel = 'prefetch';
-      // The mode of the page's own requests for them (module scripts and Vite's stylesheets).
-      l.crossOrigin = '';
-      l.href = href;
-      links.append(l);
-    }
-    document.head.append(links);
-  };
-  const unsubscribe = useApp.subscribe((s) => {
-    if (!s.loaded && !s.appError) return;
-    unsubscribe();
-    idle(go, 500);
-  });
-  const timer = setTimeout(go, 5000);
-  return () => {
-    started = true;
-    unsubscribe();
-    clearTimeout(timer);
-  };
 }
 
 const TAB_LABEL: Record<ViewId, string> = {
@@ -151,7 +108,6 @@ export function App() {
 
   // Share links (`#s=…`): opened at start-up and when the fragment changes to one (share-open.tsx).
   useEffect(() => watchShareLinks(), []);
-  useEffect(() => prefetchViews(), []);
 
   // Files the installed app was opened with from the OS (manifest file_handlers): like a drop.
   useEffect(() => {
