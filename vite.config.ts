@@ -83,6 +83,52 @@ function startPreloads(): Plugin {
 }
 
 /**
+ * The files the other views need and the start-up does not load (their chunks, the chunks only
+ * they share, and their CSS), named in the built index.html (`<meta name="refscope-later">`): the
+ * shell fetches them into the HTTP cache once the first analysis is on screen (App.tsx
+ * `prefetchViews`), one per idle callback, without evaluating them.
+ */
+function laterFiles(): Plugin {
+  return {
+    name: 'refscope-later-files',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler: (_html, ctx) => {
+        const bundle = ctx.bundle ?? {};
+        const chunks = Object.values(bundle).filter((o) => o.type === 'chunk');
+        const entry = chunks.find((c) => c.isEntry);
+        if (!entry) return [];
+        const start = new Set<string>();
+        const walk = (f: string) => {
+          if (start.has(f)) return;
+          start.add(f);
+          const c = bundle[f];
+          if (c?.type === 'chunk') c.imports.forEach(walk);
+        };
+        walk(entry.fileName);
+        const startCss = new Set([...start].flatMap((f) => [...(cssOf(bundle[f]) ?? [])]));
+        const later = new Set<string>();
+        for (const c of chunks) {
+          if (start.has(c.fileName) || /(^|\/)engine\.worker-/.test(c.fileName)) continue;
+          later.add(c.fileName);
+          for (const css of cssOf(c) ?? []) if (!startCss.has(css)) later.add(css);
+        }
+        if (!later.size) return [];
+        const content = [...later]
+          .sort()
+          .map((f) => `./${f}`)
+          .join(' ');
+        return [{ tag: 'meta', attrs: { name: 'refscope-later', content }, injectTo: 'head' }];
+      },
+    },
+  };
+}
+function cssOf(o: unknown): Set<string> | undefined {
+  return (o as { viteMetadata?: { importedCss?: Set<string> } } | undefined)?.viteMetadata?.importedCss;
+}
+
+/**
  * V8's explicit compile hint (`//# allFunctionsCalledOnLoad`, https://v8.dev/blog/explicit-compile-hints)
  * on the chunks the page evaluates at start-up: V8 then compiles every function of those files
  * while it streams them, on a background thread, instead of compiling each one lazily on the main
@@ -180,6 +226,7 @@ export default defineConfig({
     react(),
     csp(),
     startPreloads(),
+    laterFiles(),
     compileHints(),
     VitePWA({
       strategies: 'generateSW',

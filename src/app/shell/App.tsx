@@ -22,12 +22,9 @@ import { CliEquivalent } from './CliEquivalent.tsx';
 import { OverviewView } from '../views/OverviewView.tsx';
 import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from '../share/share-open.tsx';
 // Every view but the Overview (the first one drawn) is its own chunk: the page paints with the
-// shell and the Overview only. The service worker's install (after the first analysis) fetches
-// every chunk into its cache, and a tab's chunk is imported when the pointer or focus is on the
-// tab (`preloadTab`), so a tab opened later draws at once. Nothing is imported at idle time:
-// evaluating each view's chunk (fflate, in the compare and share code, builds its tables then)
-// and the stylesheets Vite's preload helper added with it (a restyle of the whole page each)
-// were a chain of long main-thread tasks after the first analysis; so were prefetch links.
+// shell and the Overview only, then fetches the other views' files without running them
+// (`prefetchViews`), and imports a tab's chunk when the pointer or focus is on the tab
+// (`preloadTab`), so a tab opened later draws at once. The service worker precaches them too.
 const StackView = lazyView(() => import('../views/StackView.tsx').then((m) => m.StackView));
 const TableView = lazyView(() => import('../views/TableView.tsx').then((m) => m.TableView));
 const RefsView = lazyView(() => import('../views/RefsView.tsx').then((m) => m.RefsView));
@@ -55,6 +52,55 @@ const LAZY_VIEWS: Partial<Record<ViewId, { preload(): Promise<void> }>> = {
  */
 function preloadTab(v: ViewId): void {
   void LAZY_VIEWS[v]?.preload().catch(() => undefined);
+}
+
+/**
+ * Fetch the other views' files into the HTTP cache once the first analysis is on screen (or the
+ * start-up failed), while the page is idle, or after 5 s; earlier, they would share a slow link
+ * with the first analysis. Fetched, not imported: importing a view evaluated its chunk (fflate,
+ * in the compare and share code, builds its tables then) and added its stylesheets, a restyle of
+ * the whole page each, which made a chain of long main-thread tasks. A `fetch` whose body is
+ * only stored costs the main thread about a millisecond; one per idle callback. The list is
+ * written into the built page (vite.config.ts `laterFiles`); the dev server has none.
+ */
+function prefetchViews(): () => void {
+  let started = false;
+  let stopped = false;
+  const idle = (f: () => void, timeout: number) => {
+    const ric = (globalThis as { requestIdleCallback?: (f: () => void, o?: { timeout: number }) => void })
+      .requestIdleCallback;
+    if (ric) ric(f, { timeout });
+    else setTimeout(f, 0);
+  };
+  const files = (document.querySelector<HTMLMetaElement>('meta[name="refscope-later"]')?.content ?? '')
+    .split(' ')
+    .filter(Boolean);
+  const next = (i: number) => {
+    if (stopped || i >= files.length) return;
+    // Same mode and credentials as the page's module imports, so the cached response serves them.
+    void fetch(files[i], { credentials: 'same-origin' })
+      .then((r) => r.blob())
+      .catch(() => undefined);
+    idle(() => next(i + 1), 1000);
+  };
+  const go = () => {
+    if (started) return;
+    started = true;
+    unsubscribe();
+    clearTimeout(timer);
+    next(0);
+  };
+  const unsubscribe = useApp.subscribe((s) => {
+    if (!s.loaded && !s.appError) return;
+    unsubscribe();
+    idle(go, 500);
+  });
+  const timer = setTimeout(go, 5000);
+  return () => {
+    stopped = true;
+    unsubscribe();
+    clearTimeout(timer);
+  };
 }
 
 const TAB_LABEL: Record<ViewId, string> = {
@@ -108,6 +154,7 @@ export function App() {
 
   // Share links (`#s=…`): opened at start-up and when the fragment changes to one (share-open.tsx).
   useEffect(() => watchShareLinks(), []);
+  useEffect(() => prefetchViews(), []);
 
   // Files the installed app was opened with from the OS (manifest file_handlers): like a drop.
   useEffect(() => {
