@@ -82,6 +82,85 @@ function startPreloads(): Plugin {
   };
 }
 
+/**
+ * The files the other views need and the start-up does not load (their chunks, the chunks only
+ * they share, and their CSS), named in the built index.html (`<meta name="refscope-later">`): the
+ * shell fetches them into the HTTP cache once the first analysis is on screen (App.tsx
+ * `prefetchViews`), one per idle callback, without evaluating them.
+ */
+function laterFiles(): Plugin {
+  return {
+    name: 'refscope-later-files',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler: (_html, ctx) => {
+        const bundle = ctx.bundle ?? {};
+        const chunks = Object.values(bundle).filter((o) => o.type === 'chunk');
+        const entry = chunks.find((c) => c.isEntry);
+        if (!entry) return [];
+        const start = new Set<string>();
+        const walk = (f: string) => {
+          if (start.has(f)) return;
+          start.add(f);
+          const c = bundle[f];
+          if (c?.type === 'chunk') c.imports.forEach(walk);
+        };
+        walk(entry.fileName);
+        const startCss = new Set([...start].flatMap((f) => [...(cssOf(bundle[f]) ?? [])]));
+        const later = new Set<string>();
+        for (const c of chunks) {
+          if (start.has(c.fileName) || /(^|\/)engine\.worker-/.test(c.fileName)) continue;
+          later.add(c.fileName);
+          for (const css of cssOf(c) ?? []) if (!startCss.has(css)) later.add(css);
+        }
+        if (!later.size) return [];
+        const content = [...later]
+          .sort()
+          .map((f) => `./${f}`)
+          .join(' ');
+        return [{ tag: 'meta', attrs: { name: 'refscope-later', content }, injectTo: 'head' }];
+      },
+    },
+  };
+}
+function cssOf(o: unknown): Set<string> | undefined {
+  return (o as { viteMetadata?: { importedCss?: Set<string> } } | undefined)?.viteMetadata?.importedCss;
+}
+
+/**
+ * V8's explicit compile hint (`//# allFunctionsCalledOnLoad`, https://v8.dev/blog/explicit-compile-hints)
+ * on the chunks the page evaluates at start-up: V8 then compiles every function of those files
+ * while it streams them, on a background thread, instead of compiling each one lazily on the main
+ * thread at its first call. In a trace of the served build, that lazy compilation was much of the
+ * first render's task (the shell is 80 elements; Preact's code and the shell's ran for the first
+ * time). The comment must open the file; it is added after minification, which would drop it.
+ */
+const HINT = '//# allFunctionsCalledOnLoad';
+function compileHints(): Plugin {
+  return {
+    name: 'refscope-compile-hints',
+    apply: 'build',
+    enforce: 'post',
+    // Written into the files: Vite's own last step on the entry (its dependency map) runs after
+    // any plugin's generateBundle, and the comment must come before it.
+    writeBundle(o, bundle) {
+      const entry = Object.values(bundle).find((c) => c.type === 'chunk' && c.isEntry);
+      const seen = new Set<string>();
+      const walk = (f: string) => {
+        const c = bundle[f];
+        if (seen.has(f) || c?.type !== 'chunk') return;
+        seen.add(f);
+        c.imports.forEach(walk);
+        const file = path.join(o.dir ?? path.join(ROOT, 'dist/app'), f);
+        const code = fs.readFileSync(file, 'utf8');
+        if (!code.startsWith(HINT)) fs.writeFileSync(file, `${HINT}\n${code}`);
+      };
+      if (entry) walk(entry.fileName);
+    },
+  };
+}
+
 /** The app's colours (styles.css: --accent, --bg), for the manifest and the browser chrome. */
 export const THEME_COLOR = '#2456b8';
 export const BACKGROUND_COLOR = '#f6f7f9';
@@ -147,6 +226,8 @@ export default defineConfig({
     react(),
     csp(),
     startPreloads(),
+    laterFiles(),
+    compileHints(),
     VitePWA({
       strategies: 'generateSW',
       registerType: 'prompt',

@@ -41,6 +41,24 @@ function bufferSource(buf: ArrayBuffer): ByteSource {
   };
 }
 
+/**
+ * A load's first progress reports are not sent: each one is a message and a render on the page's
+ * main thread, and a load that ends within `PROGRESS_QUIET_MS` (the default sample, most stacks)
+ * is better shown by the page's "Starting…" bar alone than by a few updates nobody can read. A
+ * longer load reports from then on, as the session throttles it (about every 100 ms).
+ */
+const PROGRESS_QUIET_MS = 300;
+
+function quietStart(onProgress: ProgressFn | undefined): ProgressFn | undefined {
+  if (!onProgress) return undefined;
+  const t0 = Date.now();
+  return (p) => {
+    if (Date.now() - t0 < PROGRESS_QUIET_MS) return;
+    // A page that went away cannot take progress: a failed report is ignored (`Promise` from comlink).
+    Promise.resolve(onProgress(p)).catch(() => {});
+  };
+}
+
 const api = {
   /** Analyse the inputs; replaces the current analysis. */
   load(inputs: WorkerInput[], onProgress?: ProgressFn) {
@@ -48,15 +66,7 @@ const api = {
       path: String(i.path),
       source: 'blob' in i ? blobSource(i.blob) : bufferSource(i.buffer),
     }));
-    // A page that went away cannot take progress: a failed report is ignored (`Promise` from comlink).
-    return session.load(
-      files,
-      onProgress
-        ? (p) => {
-            Promise.resolve(onProgress(p)).catch(() => {});
-          }
-        : undefined,
-    );
+    return session.load(files, quietStart(onProgress));
   },
   report: () => session.report(),
   refsPage: (q: Parameters<EngineSession['refsPage']>[0]) => session.refsPage(q),
@@ -89,13 +99,7 @@ const api = {
   openShare: (fragment: string) => session.openShare(fragment),
   /** Analyse a synthetic stack of the shared report's shape. */
   loadSynthetic(onProgress?: ProgressFn) {
-    return session.loadSynthetic(
-      onProgress
-        ? (p) => {
-            void onProgress(p);
-          }
-        : undefined,
-    );
+    return session.loadSynthetic(quietStart(onProgress));
   },
   /** Run a workload with the simulator (Simulator view); stdin bytes are transferred. */
   simulate: (q: Parameters<EngineSession['simulate']>[0]) => session.simulate(q),

@@ -22,8 +22,9 @@ import { CliEquivalent } from './CliEquivalent.tsx';
 import { OverviewView } from '../views/OverviewView.tsx';
 import { NeedsFiles, ShareNotice, needsFiles, watchShareLinks } from '../share/share-open.tsx';
 // Every view but the Overview (the first one drawn) is its own chunk: the page paints with the
-// shell and the Overview only, then fetches the other views (`preloadViews`), so a
-// tab opened later draws at once. The service worker precaches the chunks too.
+// shell and the Overview only, then fetches the other views' files without running them
+// (`prefetchViews`), and imports a tab's chunk when the pointer or focus is on the tab
+// (`preloadTab`), so a tab opened later draws at once. The service worker precaches them too.
 const StackView = lazyView(() => import('../views/StackView.tsx').then((m) => m.StackView));
 const TableView = lazyView(() => import('../views/TableView.tsx').then((m) => m.TableView));
 const RefsView = lazyView(() => import('../views/RefsView.tsx').then((m) => m.RefsView));
@@ -33,26 +34,36 @@ const ShareView = lazyView(() => import('../share/ShareView.tsx').then((m) => m.
 const FleetView = lazyView(() => import('../fleet/FleetView.tsx').then((m) => m.FleetView));
 const CompactionView = lazyView(() => import('../compaction/CompactionView.tsx').then((m) => m.CompactionView));
 const SimulatorView = lazyView(() => import('../simulator/SimulatorView.tsx').then((m) => m.SimulatorView));
-const LAZY_VIEWS = [
-  StackView,
-  TableView,
-  RefsView,
-  WatchView,
-  CompareView,
-  ShareView,
-  FleetView,
-  CompactionView,
-  SimulatorView,
-];
+/** The lazy view of each tab (the Overview is in the start-up chunk). */
+const LAZY_VIEWS: Partial<Record<ViewId, { preload(): Promise<void> }>> = {
+  stack: StackView,
+  table: TableView,
+  refs: RefsView,
+  watch: WatchView,
+  compare: CompareView,
+  share: ShareView,
+  compaction: CompactionView,
+  simulator: SimulatorView,
+};
 
 /**
- * Fetch every view's chunk once the first analysis is on screen (or the start-up failed), while
- * the page is idle, or after 5 s: earlier, the chunks would share a slow link and the main thread
- * with the first analysis and delay it. One chunk at a time, each in its own idle callback: a
- * chunk is evaluated as it arrives (fflate, in the share code, builds its tables then), and nine
- * at once made one long task that kept the page from answering input.
+ * A tab the pointer is on, or that has focus, is likely the next one opened: its chunk is
+ * imported (evaluated) now, so it draws at once when chosen.
  */
-function preloadViews(): () => void {
+function preloadTab(v: ViewId): void {
+  void LAZY_VIEWS[v]?.preload().catch(() => undefined);
+}
+
+/**
+ * Fetch the other views' files into the HTTP cache once the first analysis is on screen (or the
+ * start-up failed), while the page is idle, or after 5 s; earlier, they would share a slow link
+ * with the first analysis. Fetched, not imported: importing a view evaluated its chunk (fflate,
+ * in the compare and share code, builds its tables then) and added its stylesheets, a restyle of
+ * the whole page each, which made a chain of long main-thread tasks. A `fetch` whose body is
+ * only stored costs the main thread about a millisecond; one per idle callback. The list is
+ * written into the built page (vite.config.ts `laterFiles`); the dev server has none.
+ */
+function prefetchViews(): () => void {
   let started = false;
   let stopped = false;
   const idle = (f: () => void, timeout: number) => {
@@ -61,12 +72,16 @@ function preloadViews(): () => void {
     if (ric) ric(f, { timeout });
     else setTimeout(f, 0);
   };
+  const files = (document.querySelector<HTMLMetaElement>('meta[name="refscope-later"]')?.content ?? '')
+    .split(' ')
+    .filter(Boolean);
   const next = (i: number) => {
-    if (stopped || i >= LAZY_VIEWS.length) return;
-    void LAZY_VIEWS[i]
-      .preload()
-      .catch(() => undefined)
-      .then(() => idle(() => next(i + 1), 1000));
+    if (stopped || i >= files.length) return;
+    // Same mode and credentials as the page's module imports, so the cached response serves them.
+    void fetch(files[i], { credentials: 'same-origin' })
+      .then((r) => r.blob())
+      .catch(() => undefined);
+    idle(() => next(i + 1), 1000);
   };
   const go = () => {
     if (started) return;
@@ -139,7 +154,7 @@ export function App() {
 
   // Share links (`#s=…`): opened at start-up and when the fragment changes to one (share-open.tsx).
   useEffect(() => watchShareLinks(), []);
-  useEffect(() => preloadViews(), []);
+  useEffect(() => prefetchViews(), []);
 
   // Files the installed app was opened with from the OS (manifest file_handlers): like a drop.
   useEffect(() => {
@@ -272,6 +287,8 @@ export function App() {
                 e.preventDefault();
                 useApp.getState().navigate({ view: v });
               }}
+              onPointerEnter={() => preloadTab(v)}
+              onFocus={() => preloadTab(v)}
               title={`${TAB_LABEL[v]} (${i + 1})`}
             >
               {TAB_LABEL[v]}
