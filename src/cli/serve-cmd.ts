@@ -132,8 +132,11 @@ export function cacheControl(pathname: string): string {
     : 'no-cache';
 }
 
-/** Text files worth sending compressed (images and compressed formats go as they are). */
-const COMPRESSIBLE = /\.(?:html|js|mjs|css|json|webmanifest|svg|txt)$/;
+/**
+ * Files worth sending compressed: text, and the samples' reftable tables (as scripts/build.mjs
+ * `precompress` does for a checkout's build). Images and compressed formats go as they are.
+ */
+const COMPRESSIBLE = /\.(?:html|js|mjs|css|json|webmanifest|svg|txt|map|ref)$/;
 
 /**
  * The app directory to serve, with a `.gz` beside every compressible file for sirv to send to
