@@ -81,6 +81,18 @@ export const LOG_KEY_SUFFIX = 9;
  */
 export const MAX_INDEX_DEPTH = 64;
 
+/**
+ * Most distinct tables one stack may name (however often `tables.list` repeats a name: a repeated
+ * line costs a small constant, see `loadStack`). Every table costs its open, header, footer,
+ * blocks and a report entry; git's auto-compaction keeps a stack to a few dozen tables
+ * (reftable/stack.c `reftable_stack_auto_compact`), and git itself maps every table it reads
+ * (reftable/stack.c `reftable_stack_reload_once` opens each name; reftable/blocksource.c maps
+ * the file), so a stack of more than about 65,000 tables does not load in git on a default Linux
+ * (`vm.max_map_count` is 65,530). The same number as the share link's `MAX_SHARE_TABLES`: a stack
+ * refscope analyses is one whose link it can open.
+ */
+export const MAX_STACK_TABLES = 5_000;
+
 /** obj_id_len bounds (spec "Footer": "obj_id_len ... at least 2"). */
 export const MIN_OBJ_ID_LEN = 2;
 
