@@ -8,7 +8,16 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FormatError, memorySource, type ByteSource, type InputFile } from '../src/engine/basics.ts';
+import {
+  FormatError,
+  crc32,
+  encodeVarint,
+  memorySource,
+  putU32,
+  putU64,
+  type ByteSource,
+  type InputFile,
+} from '../src/engine/basics.ts';
 import { loadStack } from '../src/engine/reftable/stack.ts';
 import { MAX_STACK_TABLES } from '../src/engine/reftable/constants.ts';
 import { analyzeFiles } from '../src/engine/analyze.ts';
@@ -138,5 +147,118 @@ describe("the CLI's walk of a directory of many tables", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** A v1 table header (24 bytes) of block size `bs`, update indexes 1..1. */
+function header(bs: number): Uint8Array {
+  const h = new Uint8Array(24);
+  h.set([0x52, 0x45, 0x46, 0x54, 1, (bs >> 16) & 255, (bs >> 8) & 255, bs & 255]);
+  putU64(h, 8, 1);
+  putU64(h, 16, 1);
+  return h;
+}
+/** The footer of a v1 table (spec "Footer": the header again, five positions, CRC-32). */
+function footer(h: Uint8Array, refIndex: number): Uint8Array {
+  const b = new Uint8Array(24 + 44);
+  b.set(h, 0);
+  putU64(b, 24, refIndex);
+  putU32(b, 64, crc32(b, 0, 64));
+  return b;
+}
+const cat = (...parts: ArrayLike<number>[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let k = 0;
+  for (const p of parts) {
+    out.set(p, k);
+    k += p.length;
+  }
+  return out;
+};
+const varint = (v: number) => [...encodeVarint(v)];
+/** A block: type letter, 24-bit block_len, records, one restart point at `restartAt`. */
+function block(letter: number, lenBase: number, recs: number[], restartAt: number): number[] {
+  const len = lenBase + 4 + recs.length + 3 + 2;
+  return [letter, (len >> 16) & 255, (len >> 8) & 255, len & 255, ...recs, 0, 0, restartAt, 0, 1];
+}
+
+describe('an index chain of 100,000 one-record levels', () => {
+  // One ref block, then `levels` index blocks each pointing at the block before it; the footer's
+  // ref_index_position names the last. git's reader would follow the chain from the top; the
+  // spec and refscope allow 64 levels (MAX_INDEX_DEPTH), so level 65 is the first bad one.
+  function chain(levels: number): Uint8Array {
+    const h = header(0);
+    const key = [...'refs/heads/a'].map((c) => c.charCodeAt(0));
+    const oid = new Array(20).fill(1);
+    const ref = block(0x72, 24, [...varint(0), ...varint((key.length << 3) | 1), ...key, ...varint(0), ...oid], 28);
+    const parts: number[][] = [ref];
+    let at = 24 + ref.length;
+    let prev = 0;
+    for (let l = 0; l < levels; l++) {
+      const idx = block(0x69, 0, [...varint(0), ...varint(key.length << 3), ...key, ...varint(prev)], 4);
+      parts.push(idx);
+      prev = at;
+      at += idx.length;
+    }
+    return cat(h, ...parts, footer(h, prev));
+  }
+  it('is refused at level 65 having decoded 65 index records, not 100,000', async () => {
+    const { Budget } = await import('../src/engine/basics.ts');
+    const bytes = chain(100_000);
+    const budget = new Budget();
+    const st = loadStack(null, [{ path: 'chain.ref', source: memorySource(bytes) }], { budget });
+    expect(st.broken.length).toBe(1);
+    const e = st.broken[0].error;
+    expect(e.expected).toBe('index depth ≤ 64 levels');
+    // The ref block ends at 68 (file header 24, block header 4, a 35-byte record: prefix,
+    // suffix length and type, 12 name bytes, update index, 20-byte id; restart table 5). An
+    // index block is 4 + 15 + 5 bytes while the position it holds is below 128 (a one-byte
+    // varint: the first four, pointing at 0, 68, 92, 116), 25 bytes after that. The 65th
+    // level's position varint is 4 + 1 + 1 + 12 bytes into its block.
+    expect(e.offset).toBe(68 + 4 * 24 + 60 * 25 + 18);
+    // The table's walk counts 1 ref record and 64 complete index blocks (the 65th stops
+    // mid-block), the partial read the same 65 again: 130. The old walk decoded all 100,001
+    // records before checking the depth, and the partial read walked them all again.
+    expect(budget.records).toBe(130);
+    // What parses before the first bad byte: the ref block and 64 index blocks.
+    expect(st.broken[0].partial!.blocks.length).toBe(65);
+    expect(st.broken[0].partial!.stop).toBe(e);
+  });
+});
+
+describe('a ref block whose keys each extend the previous one by a byte (a prefix bomb)', () => {
+  // One ref block of `n` tombstone records: record i shares all i bytes of the previous key and
+  // adds one, so the names grow as n²/2 from 4n bytes of records.
+  function bomb(n: number): Uint8Array {
+    const h = header(0xffffff);
+    const recs: number[] = [];
+    for (let i = 0; i < n; i++) recs.push(...varint(i), ...varint(1 << 3), 0x61 + (i % 20), 0);
+    return cat(h, block(0x72, 24, recs, 28), footer(h, 0));
+  }
+  it('is refused at the name budget, and the block is decoded once (not again for the partial view)', () => {
+    const bytes = bomb(60_000);
+    const count = { reads: 0, bytes: 0 };
+    const src = memorySource(bytes);
+    const source: ByteSource = {
+      size: bytes.length,
+      read(o, l) {
+        count.reads++;
+        const r = src.read(o, l);
+        count.bytes += r.length;
+        return r;
+      },
+    };
+    // Read block by block (no whole-file read), as the CLI reads a large table.
+    const st = loadStack(null, [{ path: 'bomb.ref', source }], { wholeReadLimit: 0 });
+    const e = st.broken[0].error;
+    // 16 MiB + 8 bytes per file byte of names: the budget of KEY_BYTES_BASE, KEY_BYTES_PER_FILE_BYTE.
+    const budget = 16 * 1048576 + 8 * bytes.length;
+    expect(e.expected).toContain(`ref names of at most ${budget.toLocaleString('en-US')} bytes`);
+    // The block (all but header and footer) is read once by the table's walk; the partial read
+    // stops at the block that holds the error without reading it again (the old code read and
+    // decoded it twice).
+    expect(count.bytes).toBeLessThan(bytes.length + 200);
+    expect(st.broken[0].partial!.blocks).toEqual([]);
+    expect(st.broken[0].partial!.stop).toBe(e);
   });
 });

@@ -97,13 +97,15 @@ export const MAX_STACK_TABLES = 5_000;
 export const MIN_OBJ_ID_LEN = 2;
 
 /**
- * Bound on the bytes of all ref names of one table: 64 MiB plus 32 bytes per file byte. Git's
+ * Bound on the bytes of all ref names of one table: 16 MiB plus 8 bytes per file byte. Git's
  * tables hold up to about 4 name bytes per file byte (tombstone tables; the fixtures); prefix
  * compression lets a crafted table expand quadratically, and this bound, known from the file's
- * size before any record is read, refuses it before the names are allocated.
+ * size before any record is read, refuses it before the names are allocated. Twice git's ratio,
+ * not more: a 16 MiB block whose keys each extend the last by a byte is refused with 151 MB of
+ * names held, and the process stays under 512 MiB.
  */
-export const KEY_BYTES_BASE = 64 * 1048576;
-export const KEY_BYTES_PER_FILE_BYTE = 32;
+export const KEY_BYTES_BASE = 16 * 1048576;
+export const KEY_BYTES_PER_FILE_BYTE = 8;
 
 /** Compressed bytes fed to the log-block inflater at once (bounds one step's output). */
 export const INFLATE_SLICE = 16384;
