@@ -262,3 +262,40 @@ describe('a ref block whose keys each extend the previous one by a byte (a prefi
     expect(st.broken[0].partial!.stop).toBe(e);
   });
 });
+
+describe('a block of 30,000 records (block size 16 MiB − 1, restart interval 1)', () => {
+  it('lists MAX_DETAIL_RECORDS records in its block detail, not one object per record', async () => {
+    const { writeTable } = await import('../src/engine/reftable/writer.ts');
+    const { openTable } = await import('../src/engine/reftable/table.ts');
+    const { decodeBlockDetail, MAX_DETAIL_RECORDS } = await import('../src/engine/blockdetail.ts');
+    const n = 30_000;
+    const refs = Array.from({ length: n }, (_, i) => ({
+      name: 'refs/heads/' + String(i).padStart(7, '0'),
+      updateIndex: 1,
+      type: 1 as const,
+      value: new Uint8Array(20).fill(i & 255),
+    }));
+    const bytes = writeTable(refs, [], {
+      minUpdateIndex: 1,
+      maxUpdateIndex: 1,
+      blockSize: 0xffffff,
+      restartInterval: 1,
+    });
+    const t = openTable({ path: 'big.ref', source: memorySource(bytes) });
+    const b = t.blocks.findIndex((x) => x.type === 'ref');
+    expect(t.blocks[b].recordCount).toBe(n);
+    const d = decodeBlockDetail(t, b);
+    expect(d.records.length).toBe(MAX_DETAIL_RECORDS);
+    // The cut is where record MAX_DETAIL_RECORDS starts: right after the last one listed.
+    expect(d.recordsCutAt).toBe(d.records[MAX_DETAIL_RECORDS - 1].end);
+    expect(d.error).toBeNull();
+    // A block within the bound is listed whole, with no cut.
+    const small = openTable({
+      path: 'small.ref',
+      source: memorySource(writeTable(refs.slice(0, 100), [], { minUpdateIndex: 1, maxUpdateIndex: 1 })),
+    });
+    const ds = decodeBlockDetail(small, 0);
+    expect(ds.records.length).toBe(100);
+    expect(ds.recordsCutAt).toBeUndefined();
+  });
+});
