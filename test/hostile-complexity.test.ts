@@ -299,3 +299,20 @@ describe('a block of 30,000 records (block size 16 MiB − 1, restart interval 1
     expect(ds.recordsCutAt).toBeUndefined();
   });
 });
+
+describe('a packed-refs naming one ref on 5,000 lines', () => {
+  it('makes one duplicate finding listing ten lines, not one per line each listing all 5,000', async () => {
+    const { parsePackedRefs } = await import('../src/engine/files/packed.ts');
+    const name = 'refs/heads/' + 'n'.repeat(189);
+    const line = `${'a'.repeat(40)} ${name}\n`;
+    const hdr = '# pack-refs with: peeled fully-peeled sorted \n';
+    const p = parsePackedRefs('packed-refs', new TextEncoder().encode(hdr + line.repeat(5000)));
+    expect(p.recordCount).toBe(5000);
+    expect(p.duplicates).toEqual([name]);
+    const dups = p.findings.filter((f) => f.code === 'packedRefDuplicate');
+    expect(dups.length).toBe(1);
+    // At the second line (line 3 of the file: the header is line 1), offset header + one line.
+    expect(dups[0]).toMatchObject({ line: 3, offset: hdr.length + line.length });
+    expect(dups[0].message).toContain('(lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 4,990 more)');
+  });
+});
