@@ -88,10 +88,10 @@ export const MAX_INDEX_DEPTH = 64;
  * (reftable/stack.c `reftable_stack_auto_compact`), and git itself maps every table it reads
  * (reftable/stack.c `reftable_stack_reload_once` opens each name; reftable/blocksource.c maps
  * the file), so a stack of more than about 65,000 tables does not load in git on a default Linux
- * (`vm.max_map_count` is 65,530). The same number as the share link's `MAX_SHARE_TABLES`: a stack
- * refscope analyses is one whose link it can open.
+ * (`vm.max_map_count` is 65,530). 2,000 tiny tables take refscope about 1 s of CPU in every
+ * command and the worker (docs/limits.md); 5,000 took 2–3 s, over the contract's 2 s.
  */
-export const MAX_STACK_TABLES = 5_000;
+export const MAX_STACK_TABLES = 2_000;
 
 /** obj_id_len bounds (spec "Footer": "obj_id_len ... at least 2"). */
 export const MIN_OBJ_ID_LEN = 2;
