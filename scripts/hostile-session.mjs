@@ -1,7 +1,8 @@
 // The web app's worker side of one hostile case, for scripts/hostile.mjs: this file is bundled by
 // esbuild (with the engine and the CLI's input walker) and run as `node session.mjs <spec.json>`.
-// The main thread reads the case's files (as a drop hands them to the page: paths and bytes) and
-// sends them, transferred, to a worker thread running the engine session exactly as
+// The main thread walks the case's files (as a drop hands them to the page: paths and File
+// handles) and sends their paths to a worker thread, which reads each when the engine asks (as
+// the worker reads a dropped Blob), running the engine session exactly as
 // workers/engine.worker.ts does (load, then the page's questions: refs pages, blocks, the
 // compaction view, exports, share links, and the shared link opened again; or openShare of a
 // crafted link, then its exports). It prints one JSON line: { answer | error, ms }.
@@ -10,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EngineSession } from '../src/engine/session/index.ts';
 import { FormatError, memorySource } from '../src/engine/basics.ts';
-import { collectInput } from '../src/cli/node-input.ts';
+import { collectInput, diskPathOf, fileSource } from '../src/cli/node-input.ts';
 
 /** The contract: an answer, or the engine's error with a file, an offset and one line. */
 function checkError(e, what) {
@@ -86,13 +87,18 @@ if (isMainThread) {
       // A `.git` directory is stored as `dot-git` (git cannot store one in a tree).
       let saved = path.join(dir, f.savedAs);
       if (!fs.existsSync(saved)) saved = path.join(dir, f.savedAs.replace(/(^|\/)\.git\//, '$1dot-git/'));
-      files.push({ path: f.path, bytes: fs.readFileSync(saved) });
+      files.push({ path: f.path, disk: saved });
     }
   } else if (spec.path) {
     // A directory or file given by path: what the CLI's walker collects (links that leave the
     // input, loops and FIFOs are refused there; the page cannot be handed those at all).
+    // Each file is read when the engine asks for its bytes, as the worker reads a dropped File
+    // (a Blob shared by the structured clone, read in slices with FileReaderSync), not before.
     try {
-      files = collectInput(spec.path).map((f) => ({ path: f.path, bytes: f.source.read(0, f.source.size) }));
+      files = collectInput(spec.path).map((f) => {
+        const disk = diskPathOf(f.source);
+        return disk ? { path: f.path, disk } : { path: f.path, bytes: f.source.read(0, f.source.size) };
+      });
     } catch (e) {
       inputError = checkError(e, 'collectInput');
     }
@@ -103,13 +109,10 @@ if (isMainThread) {
     process.exit(0);
   };
   if (inputError) finish({ answer: inputError });
-  const buffers = files.map((f) => {
-    const copy = new Uint8Array(f.bytes);
-    return { path: f.path, buffer: copy.buffer };
-  });
+  const buffers = files.map((f) => (f.disk ? f : { path: f.path, buffer: new Uint8Array(f.bytes).buffer }));
   const w = new Worker(new URL(import.meta.url), {
     workerData: { link: spec.link ?? null, files: buffers },
-    transferList: buffers.map((b) => b.buffer),
+    transferList: buffers.flatMap((b) => (b.buffer ? [b.buffer] : [])),
     // The worker's heap, as a browser tab's worker would run out of it: dying is a failure.
     resourceLimits: { maxOldGenerationSizeMb: 512 },
   });
@@ -121,7 +124,12 @@ if (isMainThread) {
   try {
     const answer = workerData.link
       ? linkFlow(workerData.link)
-      : sessionFlow(workerData.files.map((f) => ({ path: f.path, source: memorySource(new Uint8Array(f.buffer)) })));
+      : sessionFlow(
+          workerData.files.map((f) => ({
+            path: f.path,
+            source: f.disk ? fileSource(f.disk, f.path, true) : memorySource(new Uint8Array(f.buffer)),
+          })),
+        );
     reply = { answer };
   } catch (e) {
     reply = { error: String(e?.message ?? e).slice(0, 500) };

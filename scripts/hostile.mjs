@@ -170,10 +170,12 @@ for (const fam of ['share-links', 'share-fuzz']) {
 const MARK = '@@hostile=';
 /** One process under GNU time: exit code, output, CPU ms (%U + %S), wall ms (%e), peak RSS (MiB, %M). */
 function measured(argv) {
-  const r = spawnSync(TIME, ['-f', `${MARK}%e %U %S %M`, ...argv], {
+  // `timeout` kills the measured process itself at the hang guard (killing GNU time alone, as
+  // spawnSync's own timeout does, left the node process running on).
+  const r = spawnSync(TIME, ['-f', `${MARK}%e %U %S %M`, 'timeout', '-s', 'KILL', String(KILL_MS / 1000), ...argv], {
     cwd: ROOT,
     encoding: 'latin1',
-    timeout: KILL_MS,
+    timeout: KILL_MS + 10_000,
     maxBuffer: 1 << 28,
   });
   let stderr = r.stderr ?? '';

@@ -155,10 +155,10 @@ describe('a prefix-compression bomb', () => {
     return out;
   }
 
-  it('is refused at the record where the names pass 64 MiB + 32 bytes per file byte', () => {
+  it('is refused at the record where the names pass 16 MiB + 8 bytes per file byte', () => {
     const b = bomb();
     const budget = KEY_BYTES_BASE + KEY_BYTES_PER_FILE_BYTE * b.length;
-    expect(budget).toBe(64 * 1048576 + 32 * b.length);
+    expect(budget).toBe(16 * 1048576 + 8 * b.length);
     // Names so far after record k: sum over i ≤ k of (L + i) = (k + 1) L + k (k + 1) / 2.
     let k = 0;
     while ((k + 1) * L + (k * (k + 1)) / 2 <= budget) k++;

@@ -136,7 +136,21 @@ export interface BlockDetail {
   recordOf: Int32Array;
   /** First problem found, or null. `offset` is a file offset (or a position in the inflated block for logs). */
   error: { offset: number; expected: string } | null;
+  /**
+   * Set when the block holds more than `MAX_DETAIL_RECORDS` records: only the first ones are
+   * listed, and this is the position in `bytes` where the next record starts (the bytes from
+   * there to the restart table have role `unknown`). The block's own record count is in its
+   * `BlockInfo`.
+   */
+  recordsCutAt?: number;
 }
+
+/**
+ * Most records one block detail lists (a 16 MiB block can hold millions: each listed record is
+ * a dozen objects and strings, and the view shows a few hundred at a time). A 64 KiB block of
+ * git's holds about 2,000.
+ */
+export const MAX_DETAIL_RECORDS = 10_000;
 
 /** Largest block shown: a block is at most 2^24 bytes by format. */
 const MAX_SHOWN = MAX_BLOCK_SIZE + 1;
@@ -268,8 +282,13 @@ export function decodeBlockDetail(t: BlockSourceTable, blockIndex: number, table
   const section = b.section;
   const type = b.type;
   const rec = new RecordReader().reset(bytes, pos, rt);
+  let recordsCutAt: number | undefined;
   while (pos < rt && !error) {
     const recStart = pos;
+    if (records.length === MAX_DETAIL_RECORDS) {
+      recordsCutAt = recStart;
+      break;
+    }
     rec.pos = pos;
     const code = rec.parseKey();
     const prefixLength = rec.prefixLength;
@@ -400,7 +419,7 @@ export function decodeBlockDetail(t: BlockSourceTable, blockIndex: number, table
     if (idx === 0 && !restart && restartOffsets.length)
       fail(recStart, 'the first record of a block at a restart point', base);
   }
-  if (!error) {
+  if (!error && recordsCutAt === undefined) {
     const starts = new Set(records.map((r) => r.start));
     for (let i = 0; i < restartOffsets.length; i++) {
       if (!starts.has(restartOffsets[i])) {
@@ -431,5 +450,6 @@ export function decodeBlockDetail(t: BlockSourceTable, blockIndex: number, table
     roles,
     recordOf,
     error,
+    ...(recordsCutAt !== undefined ? { recordsCutAt } : {}),
   };
 }

@@ -45,6 +45,10 @@ function dirOf(p: string): string {
   const i = p.lastIndexOf('/');
   return i < 0 ? '' : p.slice(0, i + 1);
 }
+/** `dirOf(p) === dir`, without making the substring. */
+function inDir(p: string, dir: string): boolean {
+  return p.startsWith(dir) && p.indexOf('/', dir.length) < 0;
+}
 function baseOf(p: string): string {
   return p.slice(p.lastIndexOf('/') + 1);
 }
@@ -84,13 +88,18 @@ function isReflog(f: InputFile): boolean {
  * A git `config` saying `refStorage = reftable` without a `reftable/` directory is reported by the caller.
  */
 export function classifyInput(files: InputFile[]): ClassifiedInput {
-  const norm = files.map((f) => ({
-    ...f,
-    path: f.path
-      .replace(/^(\.\/)+/, '')
-      .replace(/^\//, '')
-      .replace(/\\/g, '/'),
-  }));
+  // A path that needs no change keeps its object (a drop of 100,000 tables is not copied).
+  const norm = files.map((f) => {
+    const p = f.path;
+    if (p.charCodeAt(0) !== 0x2e && p.charCodeAt(0) !== 0x2f && !p.includes('\\')) return f;
+    return {
+      ...f,
+      path: p
+        .replace(/^(\.\/)+/, '')
+        .replace(/^\//, '')
+        .replace(/\\/g, '/'),
+    };
+  });
   const depth = (p: string) => p.split('/').length;
   const byPath = new Map(norm.map((f) => [f.path, f]));
   const inLogs = (dir: string) => dir.split('/').includes('logs');
@@ -108,16 +117,26 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
     .sort((a, b) => depth(a) - depth(b));
   const reftableAt = (dir: string, list: InputFile, what: string, gitDir?: string): ClassifiedInput => {
     // git opens whatever tables.list names, `.ref` or not (reftable/stack.c stack_filename).
-    const listed = listedNames(list);
-    const isTable = (f: InputFile) => f.path.endsWith('.ref') || listed.has(baseOf(f.path));
+    // The names are read only when a file not ending in `.ref` asks (a stack of `.ref` files,
+    // however many, does not parse its tables.list here).
+    let listed: Set<string> | null = null;
+    const isTable = (f: InputFile) =>
+      f.path.endsWith('.ref') || (f !== list && (listed ??= listedNames(list)).has(baseOf(f.path)));
+    const tableFiles: InputFile[] = [];
+    const reftableOther: InputFile[] = [];
+    for (const f of norm) {
+      if (!inDir(f.path, dir)) continue;
+      if (isTable(f)) tableFiles.push(f);
+      else if (f !== list) reftableOther.push(f);
+    }
     return {
       kind: 'reftable',
       root: dir,
       tablesList: list,
-      tableFiles: norm.filter((f) => dirOf(f.path) === dir && isTable(f)),
+      tableFiles,
       gitFiles: [],
       description: `${what} (${list.path})`,
-      reftableOther: norm.filter((f) => dirOf(f.path) === dir && !isTable(f) && f !== list),
+      reftableOther,
       ...(gitDir !== undefined
         ? {
             gitDirOther: norm

@@ -890,10 +890,19 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     if (!l) dupLines.set(f, (l = [cols.line[f]]));
     l.push(cols.line[i]);
   }
+  // One finding per repeated name, at its second line (a name on a million lines is one finding
+  // listing its first lines, not a million findings each joining a million line numbers).
+  const reported = new Set<number>();
   for (const i of dupAt) {
     const f = first![i];
+    if (reported.has(f)) continue;
+    reported.add(f);
     const nm = nameAt(i);
-    const lines = dupLines.get(f)!;
+    const all = dupLines.get(f)!;
+    const lines =
+      all.length <= MAX_DUPLICATE_LINES_SHOWN
+        ? all.join(', ')
+        : `${all.slice(0, MAX_DUPLICATE_LINES_SHOWN).join(', ')} and ${(all.length - MAX_DUPLICATE_LINES_SHOWN).toLocaleString('en-US')} more`;
     const hit = lookupPacked(pr, nm).record;
     const lookup = hit
       ? `git's lookup (rev-parse) answers line ${hit.line} (${hit.oid})`
@@ -904,7 +913,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       cols.line[i],
       cols.off[i],
       null,
-      `"${showName(nm)}" appears more than once (lines ${lines.join(', ')}): for-each-ref lists every line; ${lookup}`,
+      `"${showName(nm)}" appears more than once (lines ${lines}): for-each-ref lists every line; ${lookup}`,
     );
   }
   pr.fatal = sink.fatal;
@@ -912,6 +921,9 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
   pr.findings.sort((a, b) => (a.line || Infinity) - (b.line || Infinity) || a.offset - b.offset);
   return pr;
 }
+
+/** Line numbers a duplicate finding lists before "and N more". */
+const MAX_DUPLICATE_LINES_SHOWN = 10;
 
 /**
  * For each record, the index of the first record with the same name bytes (open addressing on

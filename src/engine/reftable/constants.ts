@@ -81,17 +81,31 @@ export const LOG_KEY_SUFFIX = 9;
  */
 export const MAX_INDEX_DEPTH = 64;
 
+/**
+ * Most distinct tables one stack may name (however often `tables.list` repeats a name: a repeated
+ * line costs a small constant, see `loadStack`). Every table costs its open, header, footer,
+ * blocks and a report entry; git's auto-compaction keeps a stack to a few dozen tables
+ * (reftable/stack.c `reftable_stack_auto_compact`), and git itself maps every table it reads
+ * (reftable/stack.c `reftable_stack_reload_once` opens each name; reftable/blocksource.c maps
+ * the file), so a stack of more than about 65,000 tables does not load in git on a default Linux
+ * (`vm.max_map_count` is 65,530). 2,000 tiny tables take refscope about 1 s of CPU in every
+ * command and the worker (docs/limits.md); 5,000 took 2–3 s, over the contract's 2 s.
+ */
+export const MAX_STACK_TABLES = 2_000;
+
 /** obj_id_len bounds (spec "Footer": "obj_id_len ... at least 2"). */
 export const MIN_OBJ_ID_LEN = 2;
 
 /**
- * Bound on the bytes of all ref names of one table: 64 MiB plus 32 bytes per file byte. Git's
+ * Bound on the bytes of all ref names of one table: 16 MiB plus 8 bytes per file byte. Git's
  * tables hold up to about 4 name bytes per file byte (tombstone tables; the fixtures); prefix
  * compression lets a crafted table expand quadratically, and this bound, known from the file's
- * size before any record is read, refuses it before the names are allocated.
+ * size before any record is read, refuses it before the names are allocated. Twice git's ratio,
+ * not more: a 16 MiB block whose keys each extend the last by a byte is refused with 151 MB of
+ * names held, and the process stays under 512 MiB.
  */
-export const KEY_BYTES_BASE = 64 * 1048576;
-export const KEY_BYTES_PER_FILE_BYTE = 32;
+export const KEY_BYTES_BASE = 16 * 1048576;
+export const KEY_BYTES_PER_FILE_BYTE = 8;
 
 /** Compressed bytes fed to the log-block inflater at once (bounds one step's output). */
 export const INFLATE_SLICE = 16384;

@@ -8,7 +8,7 @@
  */
 import { type InputFile, FormatError, BudgetError, Budget, type Finding, readAll } from '../basics.ts';
 import { type Table, type PartialTable, openTable, openPartial, type OpenOptions } from './table.ts';
-import { HEADER_SIZE_V1, VERSION_OFFSET } from './constants.ts';
+import { HEADER_SIZE_V1, MAX_STACK_TABLES, VERSION_OFFSET } from './constants.ts';
 
 /** A table that could not be parsed: the rest of the stack is still analysed. */
 export interface BrokenTable {
@@ -47,6 +47,15 @@ export function parseTablesList(path: string, bytes: Uint8Array): string[] {
 }
 
 const utf8 = new TextDecoder();
+
+/** The error for a `tables.list` naming more than `MAX_STACK_TABLES` distinct tables (line `i` is the first past it). */
+function tooManyTables(path: string, offset: number, lines: number, i: number): FormatError {
+  return new FormatError(
+    path,
+    offset,
+    `a stack of at most ${MAX_STACK_TABLES.toLocaleString('en-US')} distinct tables (refscope's limit, MAX_STACK_TABLES; git's auto-compaction keeps a stack to a few dozen), found more: line ${(i + 1).toLocaleString('en-US')} of ${lines.toLocaleString('en-US')} names table ${(MAX_STACK_TABLES + 1).toLocaleString('en-US')}`,
+  );
+}
 /** `parseTablesList` with the byte offset of each line (for errors and warnings about a name). */
 function parseTablesListAt(path: string, bytes: Uint8Array): { names: string[]; offsets: number[]; empty: number[] } {
   const names: string[] = [];
@@ -108,8 +117,11 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
     const listed = new Map<string, { repeat: number; count: number }>();
     names.forEach((n, i) => {
       const e = listed.get(n);
-      if (!e) listed.set(n, { repeat: -1, count: 1 });
-      else if (e.count++ === 1) e.repeat = i;
+      if (!e) {
+        // Refused before any table is opened (`MAX_STACK_TABLES`), at the first line past it.
+        if (listed.size === MAX_STACK_TABLES) throw tooManyTables(list.path, lineAt[i], names.length, i);
+        listed.set(n, { repeat: -1, count: 1 });
+      } else if (e.count++ === 1) e.repeat = i;
     });
     for (const [n, e] of listed) {
       if (e.count < 2) continue;
@@ -132,6 +144,14 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
     }
   } else {
     names = [...byName.keys()].filter((n) => n.endsWith('.ref')).sort();
+    if (names.length > MAX_STACK_TABLES) {
+      const n = names[MAX_STACK_TABLES];
+      throw new FormatError(
+        byName.get(n)!.path,
+        0,
+        `at most ${MAX_STACK_TABLES.toLocaleString('en-US')} tables in one stack (refscope's limit, MAX_STACK_TABLES), found ${names.length.toLocaleString('en-US')} .ref files`,
+      );
+    }
   }
   const tables: (Table | null)[] = [];
   const broken: BrokenTable[] = [];

@@ -436,13 +436,18 @@ export function openPartial(input: InputFile, error: FormatError, opts: OpenOpti
         ? error.footerAt
         : size
       : Math.max(h.headerSize, size - h.footerSize);
+  // Nothing at or after the error's byte is walked: the block holding it is not decoded again
+  // (a crafted block can cost seconds and its size in names), nor are the blocks after it (an
+  // index chain of 100,000 levels refused at its 65th).
+  const cap = error.offset > h.headerSize && error.offset < end ? error.offset : end;
   const p = new Parser(file, src, whole, h, noFooter, size, { ...opts, onProgress: undefined }, budget);
   try {
     const first = TYPE_OF[p.bytes(h.headerSize, 1)[0]];
-    if (first) p.walkSection(first === 'index' ? 'ref' : first, 0, end, true);
+    if (first) p.walkSection(first === 'index' ? 'ref' : first, 0, cap, true);
+    if (cap < end) out.stop = error;
   } catch (e) {
     if (!(e instanceof FormatError) || e instanceof BudgetError) throw e;
-    out.stop = e;
+    out.stop = cap < end ? error : e;
   }
   out.blocks = p.blocks;
   return out;
@@ -867,6 +872,8 @@ class Parser {
   blockAt = new Map<number, number>();
   /** Per index block (by offset): its records' block positions, file offsets and keys. */
   indexChildren = new Map<number, { pos: number[]; at: number[]; keyOk: boolean[] }>();
+  /** Height of each index block walked so far (by offset), for the depth bound during the walk. */
+  indexHeight = new Map<number, number>();
 
   constructor(
     readonly file: string,
@@ -1128,6 +1135,7 @@ class Parser {
     const kw = new KeyWalk(file, blk, base, firstRec, rt, rc);
     let firstKey = '';
     const children = type === 'index' ? { pos: [] as number[], at: [] as number[], keyOk: [] as boolean[] } : null;
+    let height = 1;
     let spent = 0;
     // Obj positions must start ref blocks: in git's padded layout block i starts at i × block
     // size, an arithmetic test; otherwise the set of ref block offsets.
@@ -1154,6 +1162,14 @@ class Parser {
           throw new FormatError(file, base + pos, `index position pointing at another block, not itself (${bp})`);
         children.pos.push(bp);
         children.at.push(base + pos);
+        // The depth bound, checked as the blocks are walked (a lower level is always earlier):
+        // an index of 100,000 levels stops at its 65th, not after all of them are decoded.
+        const below = this.sectionAt.get(bp) === section ? this.indexHeight.get(bp) : undefined;
+        if (below !== undefined && below + 1 > height) {
+          height = below + 1;
+          if (height > MAX_INDEX_DEPTH)
+            throw new FormatError(file, base + pos, `index depth ≤ ${MAX_INDEX_DEPTH} levels`);
+        }
         // Whether the key is the last key of the block it points at, compared now in bytes (the
         // block, always earlier in the file, is parsed): no string per index record, so an
         // index block whose keys prefix compression blows up holds nothing.
@@ -1208,7 +1224,10 @@ class Parser {
     kw.finish();
     const n = kw.n;
     this.spend(n - spent, base);
-    if (children) this.indexChildren.set(base, children);
+    if (children) {
+      this.indexChildren.set(base, children);
+      this.indexHeight.set(base, height);
+    }
     return {
       offset: base,
       type,
