@@ -11,7 +11,7 @@ export const SHORTCUTS: { where: string; keys: { keys: string[]; what: string }[
     keys: [
       { keys: ['?'], what: 'this help' },
       { keys: ['Ctrl/⌘', 'K'], what: 'command palette: jump to a view, table, block or ref' },
-      { keys: ['1', '…', '7'], what: 'Overview, Stack, Tables, Refs, Compaction, Simulator, Share' },
+      { keys: ['1', '…', '9'], what: 'Overview, Stack, Tables, Refs, Compaction, Simulator, Share, Watch, Compare' },
       { keys: ['Ctrl/⌘', 'O'], what: 'open files' },
       { keys: ['Ctrl/⌘', 'Shift', 'O'], what: 'open a folder' },
       { keys: ['Esc'], what: 'close a dialog, menu or selection' },

@@ -129,8 +129,7 @@ function StackNotes() {
           <li>
             {plural(s.tombstones, 'tombstone')} {s.tombstones === 1 ? 'wins' : 'win'} in the merged view;{' '}
             {s.tombstones === 1 ? 'it hides' : 'they hide'} {plural(hidden, 'older record')} that{' '}
-            {hidden === 1 ? 'is' : 'are'}
-            still stored and still read.
+            {hidden === 1 ? 'is' : 'are'} still stored and still read.
           </li>
         )}
       </ul>

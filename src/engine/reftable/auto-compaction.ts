@@ -107,11 +107,13 @@ function suggest(
   copies?: Copies,
 ): { segment: Segment | null; reasons: Reason[] } {
   const g = groupDigits;
+  // "1 record", "2 records" ("bytes" and "records" lose their s for one).
+  const q = (x: number) => `${g(x)} ${x === 1 ? unit.replace(/s$/, '') : unit}`;
   const n = v.length;
   if (n <= 1) return { segment: null, reasons: n === 1 ? ['out: the only table, nothing to compact'] : [] };
   const segment = suggestSegment(v, factor);
   const newer = (i: number) =>
-    `out: newer than any segment; the table below it (${g(v[i - 1])} ${unit}) is ≥ ${factor} × ${g(v[i])}`;
+    `out: newer than any segment; the table below it (${q(v[i - 1])}) is ≥ ${factor} × ${g(v[i])}`;
   if (!segment) {
     const text = (i: number) =>
       i === 0
@@ -130,13 +132,13 @@ function suggest(
   }
   const under = (j: number) => v[j] < above[j] * factor;
   const cmpAt = (j: number) =>
-    `${g(v[j])} ${unit} ${under(j) ? '<' : '≥'} ${factor} × ${g(above[j])} (the tables above it up to the segment end)`;
+    `${q(v[j])} ${under(j) ? '<' : '≥'} ${factor} × ${g(above[j])} (the tables above it up to the segment end)`;
   // The kind of each reason: its wording and its comparison (a run folds only over equal kinds).
   const kind = (j: number) =>
     j > end ? 0 : j === end ? 1 : j === start ? 2 : (j > start ? 3 : 5) + (under(j) ? 0 : 1);
   const text = (j: number) => {
     if (j > end) return newer(j);
-    if (j === end) return `segment end: the table below it (${g(v[end - 1])} ${unit}) is < ${factor} × ${g(v[end])}`;
+    if (j === end) return `segment end: the table below it (${q(v[end - 1])}) is < ${factor} × ${g(v[end])}`;
     if (j === start) return `segment start: ${cmpAt(j)}`;
     if (j > start) return `in: ${cmpAt(j)}; an older table starts the segment`;
     return `out: older than the segment start; ${cmpAt(j)}`;

@@ -589,7 +589,9 @@ export function partsOf(t: Counts, k: TimeConstants): PartResult[] {
 
 /** How the work outside the ref store is priced (the objects are an estimate: refscope reads no objects). */
 function outsideNote(k: TimeConstants, opts: SimulateOptions): string {
-  const us = (s: number) => `${(s * 1e6).toPrecision(2)} µs`;
+  // Two significant digits, in µs below a millisecond and in ms above (never "8.6e+2 µs").
+  const us = (s: number) =>
+    s >= 1e-3 ? `${Number((s * 1e3).toPrecision(2))} ms` : `${Number((s * 1e6).toPrecision(2))} µs`;
   return (
     `Outside the ref store: each new object id is checked in the object database (${us(k.perObjectCheck)} per distinct id), ` +
     `each transaction locks, writes and renames (${us(k.perTransaction)}), each process starts (${us(k.startup)})` +
