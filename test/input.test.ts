@@ -31,6 +31,26 @@ describe('classifyInput', () => {
     f('.git/logs/HEAD', `${'0'.repeat(40)} ${A} A U Thor <a@b> 1700000000 +0000\tcommit (initial): one\n`),
     f('.git/logs/refs/heads/master', `${'0'.repeat(40)} ${A} A U Thor <a@b> 1700000000 +0000\tcommit (initial): one\n`),
   ];
+  it('several repositories, stacks or packed-refs side by side are refused, naming them; a deeper one is not a rival', () => {
+    const repo = (d: string) => [
+      f(`${d}/HEAD`, 'ref: refs/heads/main\n'),
+      f(`${d}/packed-refs`, `${A} refs/heads/main\n`),
+    ];
+    expect(() => classifyInput([...repo('srv/a.git'), ...repo('srv/b.git')])).toThrow(
+      'srv: offset 0: expected one repository, found 2 side by side (srv/a.git/, srv/b.git/): give one of them',
+    );
+    const list = (d: string) => f(`${d}/tables.list`, '');
+    expect(() =>
+      classifyInput([list('x/reftable'), list('y/reftable'), list('z/reftable'), list('w/reftable')]),
+    ).toThrow(
+      'the given folder: offset 0: expected one reftable stack, found 4 side by side (w/reftable/, x/reftable/, y/reftable/, …): give one of them',
+    );
+    expect(() =>
+      classifyInput([f('a/packed-refs', `${A} refs/heads/x\n`), f('b/packed-refs', `${B} refs/heads/y\n`)]),
+    ).toThrow(/expected one packed-refs file, found 2 side by side \(a\/packed-refs, b\/packed-refs\)/);
+    // A repository and a submodule's repository inside it: the shallower one is the input.
+    expect(classifyInput([...repo('r'), ...repo('r/modules/sub')]).root).toBe('r/');
+  });
   it('a fully packed .git with reflogs is the files backend at .git/', () => {
     const c = classifyInput(packedGitDir);
     expect(c.kind).toBe('files');

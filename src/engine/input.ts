@@ -3,7 +3,7 @@
  * lone `.ref` files, a `packed-refs` file, a files-backend `.git`) from the paths alone.
  * Paths are `/`-separated and relative to what was dropped or named on the command line.
  */
-import { type InputFile, readAll } from './basics.ts';
+import { FormatError, type InputFile, readAll } from './basics.ts';
 import { isPerWorktreeRefName } from './files/refname.ts';
 
 /** What kind of ref store the input is. */
@@ -51,6 +51,30 @@ function inDir(p: string, dir: string): boolean {
 }
 function baseOf(p: string): string {
   return p.slice(p.lastIndexOf('/') + 1);
+}
+
+/**
+ * Refuse an input that holds several repositories or stacks at the shallowest level (a folder of
+ * repositories, the parent of several stacks): picking one would show a report of something the
+ * user did not name. `places` are sorted shallowest first; `what` names one of them.
+ */
+function oneAtTop(places: string[], what: string): void {
+  const depth = (p: string) => p.split('/').length;
+  const top = places.filter((p) => depth(p) === depth(places[0])).sort();
+  if (top.length < 2) return;
+  const shown = top
+    .slice(0, 3)
+    .map((p) => p || '.')
+    .join(', ');
+  // The folder that holds them all (their longest common directory), or the input itself.
+  let common = top[0];
+  for (const p of top) while (!p.startsWith(common)) common = dirOf(common.replace(/\/$/, ''));
+  const parent = common.replace(/\/$/, '') || 'the given folder';
+  throw new FormatError(
+    parent,
+    0,
+    `one ${what}, found ${top.length} side by side (${shown}${top.length > 3 ? ', …' : ''}): give one of them`,
+  );
 }
 
 /**
@@ -147,6 +171,7 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
     };
   };
   if (gitDirs.length) {
+    oneAtTop(gitDirs, 'repository');
     const root = gitDirs[0];
     const wt = worktreeOf(root, norm, byPath);
     if (wt) return wt;
@@ -167,7 +192,13 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
     }
   }
   const lists = norm.filter((f) => baseOf(f.path) === 'tables.list').sort((a, b) => depth(a.path) - depth(b.path));
-  if (lists.length) return reftableAt(dirOf(lists[0].path), lists[0], 'reftable stack');
+  if (lists.length) {
+    oneAtTop(
+      lists.map((f) => dirOf(f.path)),
+      'reftable stack',
+    );
+    return reftableAt(dirOf(lists[0].path), lists[0], 'reftable stack');
+  }
   const refs = norm.filter((f) => f.path.endsWith('.ref'));
   if (refs.length) {
     return {
@@ -181,6 +212,10 @@ export function classifyInput(files: InputFile[]): ClassifiedInput {
   }
   const packed = norm.filter((f) => baseOf(f.path) === 'packed-refs').sort((a, b) => depth(a.path) - depth(b.path));
   if (packed.length) {
+    oneAtTop(
+      packed.map((f) => f.path),
+      'packed-refs file',
+    );
     const f = packed[0];
     return {
       kind: 'packed-refs',
