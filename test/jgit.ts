@@ -167,6 +167,22 @@ export const jgit = {
       rmSync(d, { recursive: true, force: true });
     }
   },
+  /** `verifyReftable` of many tables in one JVM: JGit's exit status and stderr for each. */
+  verifyReftables(cases: { lines: string[]; bytes: Uint8Array }[]): { status: number; stderr: string }[] {
+    const d = mkdtempSync(join(tmpdir(), 'refscope-jgit-tables-'));
+    try {
+      const commands = cases.map((c, i) => {
+        const t = join(d, `t${i}.ref`);
+        const l = join(d, `refs${i}.txt`);
+        writeFileSync(t, c.bytes);
+        writeFileSync(l, c.lines.join('\n') + '\n');
+        return ['debug-verify-reftable', l, t];
+      });
+      return runJGitBatch(commands).map((r) => ({ status: r.status, stderr: r.stderr }));
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  },
   /**
    * `jgit debug-verify-reftable LINES FILE`: JGit checks a sequential scan, a seek of every ref
    * (through the ref index when there is one) and a lookup by object id of every object (through
