@@ -1,5 +1,5 @@
 /**
- * `refscope scan` on a tree of 96 repositories that real gits made: both backends, bare and not,
+ * `refscope scan` on a tree of 64 repositories that real gits made: both backends, bare and not,
  * forge layouts, tombstone tables, lock files, a truncated table. The scan runs on two worker
  * threads, is killed part way and resumed, and runs as three shards; the merged shards must equal
  * the single run row for row, every row must agree with `refscope analyze --json` on that
@@ -105,12 +105,12 @@ function makeTemplates(dir: string): { name: string; b: Omit<Built, 'rel' | 'lay
 }
 
 /**
- * 8 templates × 12 places = 96 repositories in forge-like layouts. Twelve places are enough for
+ * 8 templates × 8 places = 64 repositories in forge-like layouts. Eight places are enough for
  * every layout (hashed, wiki and plain group paths each take a third of the bare ones; groups 0-6
- * all occur), for the kill to land part way (30 journal lines of 96, 66 still to scan) and for
- * three shards of about 32 each; more copies of the same templates only repeat the same rows.
+ * all occur), for the kill to land part way (30 journal lines of 64, 34 still to scan) and for
+ * three shards of about 21 each; more copies of the same templates only repeat the same rows.
  */
-const PLACES = 12;
+const PLACES = 8;
 
 function buildTree(): void {
   const templates = path.join(tmp, 'templates');
@@ -149,7 +149,7 @@ async function rowsOf(file: string): Promise<FleetRow[]> {
   return readScanFile(file, new Uint8Array(fs.readFileSync(file)));
 }
 
-describe.skipIf(gitSkipReason)('refscope scan on a tree of 96 repositories', () => {
+describe.skipIf(gitSkipReason)('refscope scan on a tree of 64 repositories', () => {
   let full: FleetRow[];
   beforeAll(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'refscope-scan-'));
