@@ -75,18 +75,21 @@ export function runJGit(args: string[]): { status: number; stdout: string; stder
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-let batchClasses: string | null = null;
-/** test/jgit/RefscopeBatch.java compiled once per process into a temporary directory. */
-function batchClassDir(cp: string): string {
-  if (batchClasses) return batchClasses;
+let batchClasses: string | null | undefined;
+/**
+ * test/jgit/RefscopeBatch.java compiled once per process into a temporary directory; null when
+ * there is no javac (jgit-cli needs only a JRE), and the commands then run one JVM each.
+ */
+function batchClassDir(cp: string): string | null {
+  if (batchClasses !== undefined) return batchClasses;
   const d = mkdtempSync(join(tmpdir(), 'refscope-jgit-batch-'));
   process.on('exit', () => rmSync(d, { recursive: true, force: true }));
   const src = fileURLToPath(new URL('./jgit/RefscopeBatch.java', import.meta.url));
   const r = spawnSync('javac', ['-nowarn', '-cp', cp, '-d', d, src], { encoding: 'utf8' });
+  if (r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT') return (batchClasses = null);
   if (r.error) throw r.error;
   if (r.status !== 0) throw new Error(`javac RefscopeBatch.java failed (${r.status}): ${r.stderr}`);
-  batchClasses = d;
-  return d;
+  return (batchClasses = d);
 }
 
 /**
@@ -99,6 +102,7 @@ export function runJGitBatch(commands: string[][]): { status: number; stdout: st
   if (!commands.length) return [];
   const cp = JGIT_JARS.map((j) => join(JAR_DIR, j)).join(':');
   const classes = batchClassDir(cp);
+  if (classes === null) return commands.map((c) => runJGit(c));
   const d = mkdtempSync(join(tmpdir(), 'refscope-jgit-run-'));
   try {
     writeFileSync(join(d, 'commands'), commands.map((c) => c.join('\t') + '\n').join(''));
