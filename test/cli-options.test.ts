@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { COMMANDS } from '../src/cli/commands.ts';
 import { COMMON_OPTIONS } from '../src/cli/common.ts';
+import { refscope } from './lib/cli.ts';
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin/refscope.mjs');
@@ -49,8 +50,11 @@ describe('--version and --help', () => {
 
   it.each(COMMANDS.map((c) => c.name))('%s --help and -h: every option, exit 0, nothing on stderr', async (name) => {
     const spec = await COMMANDS.find((c) => c.name === name)!.load();
+    // --help as a process, -h through main in this process (bin/refscope.mjs only hands main its
+    // arguments and sets the exit code): the same text either way, each checked in full.
+    const spawned = run([name, '--help']);
     for (const flag of ['--help', '-h']) {
-      const r = run([name, flag]);
+      const r = flag === '--help' ? spawned : await refscope([name, flag]);
       expect(r.code).toBe(0);
       expect(r.stderr).toBe('');
       expect(r.stdout.startsWith(`usage: refscope ${name} `)).toBe(true);
@@ -84,8 +88,9 @@ describe('arguments', () => {
     expect(doc.tables[0].fileSize).toBe(bytes.length);
   });
 
-  it('extra arguments, unknown options, a missing path and a bad --budget are usage errors (exit 2)', () => {
-    for (const args of [
+  it('extra arguments, unknown options, a missing path and a bad --budget are usage errors (exit 2)', async () => {
+    // The first as a process (exit status, streams), the others through main in this process.
+    for (const [i, args] of [
       ['analyze', BASIC, BASIC],
       ['refs', BASIC, 'x'],
       ['refs', '--frobnicate', BASIC],
@@ -95,8 +100,8 @@ describe('arguments', () => {
       ['analyze', '--json=yes', BASIC],
       ['nosuchcommand'],
       ['--nosuchoption'],
-    ]) {
-      const r = run(args);
+    ].entries()) {
+      const r = i === 0 ? run(args) : await refscope(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout, args.join(' ')).toBe('');
       expect(r.stderr, args.join(' ')).toMatch(/^refscope: [^\n]+\nrun 'refscope [a-z ]*--help' for the options\n$/);

@@ -70,18 +70,21 @@ describeRealGit('real-git field cases', () => {
   for (const g of realGits()) {
     // On this table (git 2.55: 22 index blocks) a key after every key of the index block a seek
     // chose is in the next block: git's reftable/table.c goes on to it, and so must seekRef.
-    it(`git ${g.version}: 10,000 refs in 1024-byte blocks: seekRef finds every ref at its position`, () => {
+    // The two tests of this case read the same repository (neither writes to it): git builds it
+    // once per git.
+    let tenK: { r: GitRepo; oid: string; names: string[] } | undefined;
+    const tenThousand = () => {
+      if (tenK) return tenK;
       const r = repo(g, { config: { 'reftable.blockSize': '1024' } });
       r.git(['commit', '-q', '--allow-empty', '-m', 'c0']);
       const oid = r.git(['rev-parse', 'HEAD']).trim();
-      r.git(
-        ['update-ref', '--stdin'],
-        Array.from(
-          { length: 10_000 },
-          (_, i) => `create refs/heads/branch-${String(i).padStart(5, '0')} ${oid}\n`,
-        ).join(''),
-      );
+      const names = Array.from({ length: 10_000 }, (_, i) => `refs/heads/branch-${String(i).padStart(5, '0')}`);
+      r.git(['update-ref', '--stdin'], names.map((n) => `create ${n} ${oid}\n`).join(''));
       r.git(['pack-refs']);
+      return (tenK = { r, oid, names });
+    };
+    it(`git ${g.version}: 10,000 refs in 1024-byte blocks: seekRef finds every ref at its position`, () => {
+      const { r } = tenThousand();
       const list = tablesList(r.gitDir);
       const t = openTable({
         path: list[0],
@@ -96,12 +99,7 @@ describeRealGit('real-git field cases', () => {
 
     // `simulate --json` says how many lookups found their ref (results[].found).
     it(`git ${g.version}: 10,000 refs in 1024-byte blocks: every existing ref is found, no missing one`, async () => {
-      const r = repo(g, { config: { 'reftable.blockSize': '1024' } });
-      r.git(['commit', '-q', '--allow-empty', '-m', 'c0']);
-      const oid = r.git(['rev-parse', 'HEAD']).trim();
-      const names = Array.from({ length: 10_000 }, (_, i) => `refs/heads/branch-${String(i).padStart(5, '0')}`);
-      r.git(['update-ref', '--stdin'], names.map((n) => `create ${n} ${oid}\n`).join(''));
-      r.git(['pack-refs']);
+      const { r, oid, names } = tenThousand();
       const list = tablesList(r.gitDir);
       expect(list.length).toBe(1);
       // The shape of the case: git wrote several index blocks (dump-reftable lists them under idx:).

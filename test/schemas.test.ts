@@ -113,6 +113,10 @@ describe.each(fixtures)('--json on %s', (name, p, kind) => {
     expect(link.baseFrom).toBe('option');
     const exp = await checked('export', 'export', '--json', p);
     expect(exp.report).toEqual(report);
+    // The Markdown export and the export of a link are the same schema with other fields set; on
+    // tombstones-50k (5.6 MB, about 4 CPU s a report) they would only repeat that report twice
+    // more, so they run on every other fixture.
+    if (name === 'reftable/tombstones-50k') return;
     const md = await checked('export', 'export', '--json', '--format', 'md', p);
     expect(typeof md.text).toBe('string');
     const fromLink = await checked('export', 'export', '--json', String(link.link));
