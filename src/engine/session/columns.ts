@@ -14,8 +14,6 @@
 import { FormatError, toHex } from '../basics.ts';
 import { openTable, type RefColumns, type Table } from '../reftable/table.ts';
 import { readRefRecord } from '../reftable/seek.ts';
-import { SYMREF_MAXDEPTH } from '../refs.ts';
-import type { MergedView } from '../reftable/merged.ts';
 
 /** The value of one ref record, decoded from its block. */
 export interface RecordValue {
@@ -187,30 +185,6 @@ export class LazyRefColumns implements RefColumns {
       ...at,
     };
   }
-}
-
-/**
- * The object id merged entry `i` resolves to (see refs.ts `resolveEntry`), its values read through
- * `value` so that a lazy table's columns are not built: null for a tombstone, a dangling symref or
- * a chain deeper than git follows.
- */
-export function resolveLazily(
-  tables: (Table | null)[],
-  m: MergedView,
-  i: number,
-  value: (t: Table, rec: number) => RecordValue,
-): string | null {
-  for (let depth = 0; depth <= SYMREF_MAXDEPTH; depth++) {
-    const t = tables[m.table[i]]!;
-    const r = m.rec[i];
-    const type = t.refs.types[r];
-    if (type === 0) return null;
-    if (type !== 3) return value(t, r).oid;
-    const j = m.find(t.refs.targets.get(r)!);
-    if (j < 0) return null;
-    i = j;
-  }
-  return null;
 }
 
 /**

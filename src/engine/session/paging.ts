@@ -10,7 +10,7 @@ import { resolveEntry } from '../refs.ts';
 import { sectionRanges, type BlockInfo, type SectionName, type Table, type PartialTable } from '../reftable/table.ts';
 import { decodeBlockDetail, type BlockDetail, type BlockSourceTable } from '../blockdetail.ts';
 import { blockReport } from '../report.ts';
-import { LazyRefColumns, resolveLazily, type RecordValue } from './columns.ts';
+import { LazyRefColumns } from './columns.ts';
 import type { BlockSummary, RefRow, RefsPage, RefsQuery, TableLayout, TableSplit } from './types.ts';
 
 function keyDisplay(t: Table | null, k: string, section: SectionName): string {
@@ -74,19 +74,6 @@ function prefixEnd(p: string): string | null {
   while (i >= 0 && p.charCodeAt(i) === 0xff) i--;
   if (i < 0) return null;
   return p.slice(0, i) + String.fromCharCode(p.charCodeAt(i) + 1);
-}
-
-/** A record's value, from a lazy table's bytes or from the columns. */
-function lazyValue(t: Table, rec: number): RecordValue {
-  if (t.refs instanceof LazyRefColumns) return t.refs.value(rec);
-  const hs = t.header.hashSize;
-  const type = t.refs.types[rec];
-  return {
-    updateIndex: t.refs.updateIndex[rec],
-    oid: type === 1 || type === 2 ? toHex(t.refs.oids, rec * hs, (rec + 1) * hs) : '',
-    block: t.refs.block[rec],
-    blockRecord: rec - firstOfBlock(t.refs.block, rec),
-  };
 }
 
 /** A filtered list: either a contiguous range of the base list, or explicit positions. */
@@ -350,7 +337,8 @@ export class RefsList {
       };
       if (type === 3) {
         row.target = displayName(t.refs.targets.get(rec) ?? '');
-        row.oid = resolveLazily(tables, m, i, lazyValue) ?? '';
+        // resolveEntry reads a lazy table's value through its columns' `oidHex` (no column built).
+        row.oid = resolveEntry(tables, m, i) ?? '';
       }
       if (type === 2 && v.peeled) row.peeled = v.peeled;
       return row;
