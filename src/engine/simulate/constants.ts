@@ -88,8 +88,8 @@ export interface TimeConstants {
   /**
    * Per block a merged seek enters beyond its first `LONG_SCAN_BLOCKS` (counts.ts), on top of the
    * block's own records and its `perBlock`: a long scan's records no longer stay in a core's
-   * cache from one seek to the next (fitted on the recorded real-git re-creations at 8,000 to
-   * 24,000 refs, where git's time grows faster than n²).
+   * cache from one seek to the next (fitted on the recorded real-git runs; it matters for the
+   * re-creations at 16,000 refs, where git's time grows faster than n²).
    */
   perLongScanBlock?: number;
   perReflogFiles?: number;
@@ -224,18 +224,18 @@ export function constantsFor(
 export const CONSTANTS: TimeConstants = makeConstants(
   0.00188,
   0,
-  6.61e-8,
+  6.59e-8,
   0.00049,
-  { 'git-2.49': 8.14e-8, 'git-2.56': 7.18e-8 },
+  { 'git-2.49': 8.21e-8, 'git-2.56': 7.18e-8 },
   {
-    perObjectCheck: 0.00000988,
-    perReflog: 0.00000314,
+    perObjectCheck: 0.00000989,
+    perReflog: 0.00000308,
     perTransaction: 0.000855,
-    perUpdateByModel: { 'git-2.49': 0.00000584 },
+    perUpdateByModel: { 'git-2.49': 0.00000654 },
     perTransactionFiles: 0.000615,
     perReflogFiles: 0.00181,
-    perValueWrite: 0.00000291,
-    perLongScanBlock: 0.0000138,
+    perValueWrite: 0.0000029,
+    perLongScanBlock: 0.0000193,
   },
 );
 

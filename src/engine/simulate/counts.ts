@@ -114,8 +114,9 @@ export function zeroCounts(): Counts {
  * most of them: while a scan's blocks fit in a core's cache with the rest of the process's working
  * data, that re-read is cheap, beyond it each block comes from the next level. 64 blocks of git's
  * default 4 KiB are half of the 512 KiB L2 of the machine the constants were fitted on. Fitted
- * with each of 32, 48, 64, 96 and 128, the recorded real-git runs' squared log error is 1.25,
- * 1.25, 1.26, 1.30 and 1.34 (128: the term never applies); 64 keeps the cheap part at half the L2.
+ * with each of 32, 48, 64 and 96, the recorded real-git runs' squared log error is 1.37, 1.36,
+ * 1.37 and 1.40, and 1.49 without the term (bench/realgit-fit.ts); 64 keeps the cheap part at
+ * half the L2.
  */
 export const LONG_SCAN_BLOCKS = 64;
 
