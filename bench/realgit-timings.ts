@@ -478,6 +478,10 @@ function save(d: FileData): void {
     JSON.stringify(d, (k, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(4)) : v), 1) +
       '\n',
   );
+  // In the tree's own style (`npm test` runs Prettier's check over it).
+  spawnSync(path.join(ROOT, 'node_modules/.bin/prettier'), ['--write', '--log-level', 'warn', OUT], {
+    stdio: 'inherit',
+  });
 }
 
 function main(): void {
