@@ -17,8 +17,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeTableDetailed, tableFileName, type RefRecordIn } from '../src/engine/reftable/writer.ts';
-import { rng } from './gen.ts';
+import type { RefRecordIn } from '../src/engine/reftable/writer.ts';
+import { rng, writeStack } from './gen.ts';
 
 export const TOMBSTONES = 100_000;
 export const STACK_TABLES = 20;
@@ -116,27 +116,18 @@ export function buildScale(out: string, n: number, log: (s: string) => void = ()
     if (r() < 0.03 && born[i] < T - 1) rewritten[i] = born[i] + 1 + Math.floor(r() * (T - 1 - born[i]));
   }
   const write = (dir: string, tables: { min: number; max: number; records: RefRecordIn[] }[]): number => {
-    fs.rmSync(dir, { recursive: true, force: true });
-    fs.mkdirSync(dir, { recursive: true });
-    const names: string[] = [];
+    const { names } = writeStack(
+      dir,
+      tables.map((t, k) => ({ ...t, rand: 0x1000 + k })),
+    );
     let bytes = 0;
-    tables.forEach((t, k) => {
-      const w = writeTableDetailed(t.records, [], {
-        minUpdateIndex: t.min,
-        maxUpdateIndex: t.max,
-        blockSize: 4096,
-        restartInterval: 16,
-        indexObjects: true,
-      });
-      const name = tableFileName(t.min, t.max, 0x1000 + k);
-      fs.writeFileSync(path.join(dir, name), w.bytes);
-      bytes += w.bytes.length;
-      names.push(name);
+    names.forEach((name, k) => {
+      const size = fs.statSync(path.join(dir, name)).size;
+      bytes += size;
       log(
-        `   ${name}: ${t.records.length.toLocaleString('en-US')} records, ${w.bytes.length.toLocaleString('en-US')} bytes`,
+        `   ${name}: ${tables[k].records.length.toLocaleString('en-US')} records, ${size.toLocaleString('en-US')} bytes`,
       );
     });
-    fs.writeFileSync(path.join(dir, 'tables.list'), names.map((x) => x + '\n').join(''));
     return bytes;
   };
   const rec = (g: G, updateIndex: number): RefRecordIn => ({

@@ -264,7 +264,8 @@ export interface BuiltStacks {
   buildMs: number;
 }
 
-function writeStack(
+/** Write `tables` (git's layout: 4 KiB blocks, restart interval 16, obj index) and their tables.list into `dir`. */
+export function writeStack(
   dir: string,
   tables: { min: number; max: number; records: RefRecordIn[]; rand: number }[],
 ): { names: string[]; layouts: WrittenTable[] } {
