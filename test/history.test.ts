@@ -24,6 +24,11 @@ interface Dumped {
   target?: string;
 }
 
+/** Whether any dump (the merged view or a table's) has a record of `name`. */
+function dumpHas(merged: Dumped[], perTable: Dumped[][], name: string): boolean {
+  return [merged, ...perTable].some((d) => d.some((x) => x.name === name));
+}
+
 /** Ref lines of `test-tool dump-reftable -t|-s` (t/helper/test-reftable.c dump_table). */
 function parseDump(text: string): Dumped[] {
   const out: Dumped[] = [];
@@ -123,6 +128,15 @@ describe.skipIf(gitSkipReason)('refscope show: a ref across the tables real git 
       const text = await refscope(['show', r.gitDir, 'refs/heads/topic']);
       expect(text.code).toBe(0);
       expect(text.stdout).toContain('deleted (the tombstone in');
+
+      // A name no table holds: git's show-ref finds nothing (exit 1), and so does show.
+      const never = 'refs/heads/never-written';
+      expect(r.gitResult(['show-ref', never]).status).toBe(1);
+      expect(dumpHas(merged, perTable, never)).toBe(false);
+      const none = await refscope(['show', r.gitDir, never]);
+      expect(none.code).toBe(1);
+      expect(none.stderr).toBe('');
+      expect(none.stdout).toContain(`${never}: no record in any of the ${list.length} tables`);
     });
   }
 

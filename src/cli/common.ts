@@ -14,6 +14,8 @@ export class UsageError extends Error {}
 
 /** Exit codes, as git's: success, usage error, invalid input, closed pipe (128 + SIGPIPE). */
 export const EXIT_OK = 0;
+/** `show` of a name that nothing in the input holds, as `git show-ref <name>` exits 1. */
+export const EXIT_NOTHING = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_INPUT = 3;
 export const EXIT_EPIPE = 141;

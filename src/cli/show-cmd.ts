@@ -5,7 +5,7 @@
  */
 import { displayName, GENERATOR, type LogRecord } from '../engine/index.ts';
 import { refHistory, type HistoryRecord, type RefHistory } from '../engine/history.ts';
-import { writeJson, type CommandSpec, type Context } from './common.ts';
+import { EXIT_NOTHING, writeJson, type CommandSpec, type Context } from './common.ts';
 import { loadPath, firstError } from './load.ts';
 import { jsonName } from './refs-cmd.ts';
 
@@ -85,7 +85,7 @@ export function historyText(h: RefHistory): string {
     lines.push(
       h.tablesRead === 1
         ? `${name}: no record in the one table`
-        : `${name}: no record in any of the ${h.tablesRead} tables`,
+        : `${name}: no record in ${h.tablesRead === 1 ? 'the one table' : `any of the ${h.tablesRead} tables`}`,
     );
   else if (w.kind === 'tombstone') lines.push(`${name}: deleted (the tombstone in ${w.table} wins)`);
   else lines.push(`${name}: ${kindText(w)} (from ${w.table})`);
@@ -124,7 +124,9 @@ function run(ctx: Context): number {
     process.stderr.write(`refscope: ${displayName(err.message)}\n`);
     return 3;
   }
-  return 0;
+  // Nothing of the name anywhere: exit 1, as `git show-ref <name>` does when no ref matches
+  // (builtin/show-ref.c, cmd_show_ref_patterns), so a script can test for the name.
+  return h.records.length === 0 && h.logs.length === 0 ? EXIT_NOTHING : 0;
 }
 
 export const showCommand: CommandSpec = {
@@ -135,5 +137,8 @@ export const showCommand: CommandSpec = {
   args: { min: 2, max: 2 },
   options: {},
   schema: HISTORY_SCHEMA,
+  details:
+    'Exit code 1: the name has no record and no reflog entry in any table (what was found is still\n' +
+    'printed), as `git show-ref <name>` exits 1 when no ref matches.',
   run,
 };
