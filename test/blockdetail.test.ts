@@ -258,3 +258,35 @@ describe('EngineSession', () => {
     expect(src.read(990, 100).length).toBe(10);
   });
 });
+
+describe('a block of more records than the detail lists', () => {
+  it('says how many the block holds beside the ones listed', async () => {
+    const { writeTable } = await import('../src/engine/reftable/writer.ts');
+    const { openTable } = await import('../src/engine/reftable/table.ts');
+    const { MAX_DETAIL_RECORDS } = await import('../src/engine/blockdetail.ts');
+    // 12,000 names in one 16 MiB block: the count is the number written.
+    const n = MAX_DETAIL_RECORDS + 2_000;
+    const refs = Array.from({ length: n }, (_, i) => ({
+      name: 'refs/heads/' + String(i).padStart(6, '0'),
+      updateIndex: 1,
+      type: 1 as const,
+      value: new Uint8Array(20).fill(i & 255),
+    }));
+    const bytes = writeTable(refs, [], { minUpdateIndex: 1, maxUpdateIndex: 1, blockSize: 0xffffff });
+    const t = openTable({ path: 'one-block.ref', source: memorySource(bytes) });
+    const b = t.blocks.findIndex((x) => x.type === 'ref');
+    const d = decodeBlockDetail(t, b);
+    expect(d.records.length).toBe(MAX_DETAIL_RECORDS);
+    expect(d.recordsCutAt).toBeDefined();
+    expect(d.recordCount).toBe(n);
+    // Within the bound: the list is the whole block.
+    const whole = decodeBlockDetail(
+      openTable({
+        path: 's.ref',
+        source: memorySource(writeTable(refs.slice(0, 7), [], { minUpdateIndex: 1, maxUpdateIndex: 1 })),
+      }),
+      0,
+    );
+    expect([whole.records.length, whole.recordCount]).toEqual([7, 7]);
+  });
+});

@@ -143,6 +143,11 @@ export interface BlockDetail {
    * `BlockInfo`.
    */
   recordsCutAt?: number;
+  /**
+   * The block's records as its table's reading counted them (`BlockInfo.recordCount`): the
+   * length of `records` unless `recordsCutAt` is set.
+   */
+  recordCount: number;
 }
 
 /**
@@ -451,5 +456,6 @@ export function decodeBlockDetail(t: BlockSourceTable, blockIndex: number, table
     recordOf,
     error,
     ...(recordsCutAt !== undefined ? { recordsCutAt } : {}),
+    recordCount: recordsCutAt !== undefined ? Math.max(b.recordCount, records.length) : records.length,
   };
 }

@@ -143,7 +143,11 @@ export function BlockDetailView({
         </div>
         <div>
           <dt>Records</dt>
-          <dd>{fmtInt(d.records.length)}</dd>
+          <dd data-testid="block-records">
+            {d.recordsCutAt !== undefined
+              ? `${fmtInt(d.recordCount)} (the first ${fmtInt(d.records.length)} listed)`
+              : fmtInt(d.records.length)}
+          </dd>
         </div>
         <div>
           <dt>Restarts</dt>
