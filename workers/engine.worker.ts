@@ -68,6 +68,8 @@ const api = {
     }));
     return session.load(files, quietStart(onProgress));
   },
+  /** After a load whose result lists `pending` work: the report's findings and prefix rows, complete. */
+  details: () => session.details(),
   report: () => session.report(),
   refsPage: (q: Parameters<EngineSession['refsPage']>[0]) => session.refsPage(q),
   tableBlocks: (tableIndex: number) => session.tableBlocks(tableIndex),
