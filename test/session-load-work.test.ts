@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EngineSession, PENDING_DETAILS } from '../src/engine/session/index.ts';
 import { writeTable, tableFileName } from '../src/engine/reftable/writer.ts';
+import { openTable, tableFromTransfer, tableToTransfer, type Table } from '../src/engine/reftable/table.ts';
 import type { ByteSource, InputFile } from '../src/engine/basics.ts';
 import { collectInput } from '../src/cli/node-input.ts';
 import { REFTABLE_FIXTURES, reftableDir, reftableFixtures, truth } from './lib/fixtures.ts';
@@ -145,5 +146,34 @@ describe('the simulator on a stack whose values stay in its bytes', () => {
     expect(b.result.results).toEqual(a.result.results);
     expect(lazy.lazyCounters.materialized).toBe(before);
     expect(lazy.memory().valueBytes).toBe(0);
+  });
+});
+
+describe('tables parsed elsewhere (the parse workers of a large stack)', () => {
+  it('moved as plain data with their columns transferred, they load to the same report, counted once', () => {
+    const fx = 'recreate-1000';
+    const files = collectInput(reftableDir(fx));
+    const plain = load(files, Infinity);
+    // What a parse worker does: open each table, send it (structured clone, buffers moved).
+    const preopened = new Map<string, Table>();
+    for (const f of collectInput(reftableDir(fx))) {
+      if (!f.path.endsWith('.ref')) continue;
+      const { table, buffers } = tableToTransfer(openTable(f, { ids: false }));
+      const moved = structuredClone(table, { transfer: buffers });
+      preopened.set(f.path, tableFromTransfer(moved, f.source));
+    }
+    expect(preopened.size).toBeGreaterThan(1);
+    const s = new EngineSession();
+    s.deferDetailsFrom = Infinity;
+    const r = s.load(collectInput(reftableDir(fx)), undefined, preopened);
+    expect(r.error).toBeNull();
+    expect(r.parsedInPool).toBe(preopened.size);
+    // As many live refs as git for-each-ref lists (a dangling symref has no line).
+    const st = r.report!.stack!;
+    expect(st.live - st.danglingSymrefs).toBe(lines(truth(fx, 'refs.txt')).length);
+    expect(s.report()).toEqual(plain.report());
+    // The tables' records count once in the load's budget, as when it parses them itself.
+    expect(s.loadWork.recordsDecoded).toBe(plain.loadWork.recordsDecoded);
+    expect(s.loadWork.recordsDecoded).toBe(recordsOf(s));
   });
 });

@@ -328,6 +328,7 @@ export function App() {
         data-testid="main"
         data-status={status}
         data-load-id={loaded?.id ?? 0}
+        data-pool-tables={loaded?.result.parsedInPool ?? 0}
         aria-busy={status === 'loading'}
       >
         {(loaded || view === 'watch' || (view === 'compare' && route.c)) && (

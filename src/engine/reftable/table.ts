@@ -313,10 +313,86 @@ export interface OpenOptions {
    */
   hashId?: 'sha1' | 's256';
   /**
+   * Tables already parsed elsewhere (a helper worker, `tableFromTransfer`), by path: `loadStack`
+   * takes these instead of parsing the file again, and counts their records in the budget.
+   */
+  preopened?: Map<string, Table>;
+  /**
    * The budget state shared by the tables of one analysis. `loadStack` and `analyzeFiles` create
    * it from `deadline` and `maxRecords`; set it only to share one budget across several calls.
    */
   budget?: Budget;
+}
+
+/** A parsed table as plain data, to move between workers (see `tableToTransfer`). */
+export interface TableTransfer {
+  name: string;
+  path: string;
+  fileSize: number;
+  header: TableHeader;
+  footer: TableFooter;
+  blocks: BlockInfo[];
+  counts: RecordCounts;
+  sectionBytes: SectionBytes;
+  refIndexLevels: number;
+  findings: Finding[];
+  refs: {
+    count: number;
+    keyBytes: Uint8Array;
+    keyStart: Uint32Array;
+    types: Uint8Array;
+    updateIndex: Float64Array;
+    oids: Uint8Array;
+    peeled: Map<number, Uint8Array>;
+    targets: Map<number, string>;
+    block: Uint32Array;
+    lcp: Uint8Array | undefined;
+  };
+}
+
+/**
+ * `t` as plain data for `postMessage`, and the buffers of its columns to transfer (moved, not
+ * copied). Everything but the byte source: the receiver gives its own to `tableFromTransfer`.
+ */
+export function tableToTransfer(t: Table): { table: TableTransfer; buffers: ArrayBuffer[] } {
+  const r = t.refs;
+  const refs: TableTransfer['refs'] = {
+    count: r.count,
+    keyBytes: r.keyBytes,
+    keyStart: r.keyStart,
+    types: r.types,
+    updateIndex: r.updateIndex,
+    oids: r.oids,
+    peeled: r.peeled,
+    targets: r.targets,
+    block: r.block,
+    lcp: r.lcp,
+  };
+  const buffers = new Set<ArrayBuffer>();
+  for (const a of [r.keyBytes, r.keyStart, r.types, r.updateIndex, r.oids, r.block, r.lcp])
+    if (a && a.buffer instanceof ArrayBuffer && a.buffer.byteLength > 0) buffers.add(a.buffer);
+  const { source: _source, refs: _refs, ...rest } = t;
+  void _source;
+  void _refs;
+  return { table: { ...rest, refs }, buffers: [...buffers] };
+}
+
+/** The table `tableToTransfer` sent, reading its bytes (later views, lazy values) from `source`. */
+export function tableFromTransfer(x: TableTransfer, source: ByteSource): Table {
+  const r = x.refs;
+  const refs = new Columns(
+    r.count,
+    r.keyBytes,
+    r.keyStart,
+    r.types,
+    r.updateIndex,
+    r.oids,
+    r.peeled,
+    r.targets,
+    r.block,
+    r.lcp ?? new Uint8Array(r.count),
+  );
+  return { ...x, refs, source };
 }
 
 /** Size above which a table is read block by block instead of as one buffer (bytes). */

@@ -16,6 +16,7 @@ import type { BlockDetail } from '../blockdetail.ts';
 import { ShareLinkError, type SharePayload } from '../share/index.ts';
 import '../index.ts';
 import { LoadTracker, runLoad, toLoadError } from './load.ts';
+import type { Table } from '../reftable/table.ts';
 import { RefsList } from './paging.ts';
 import { CompactionSession } from './compaction.ts';
 import { ShareSession } from './share.ts';
@@ -146,7 +147,7 @@ export class EngineSession {
    * the refs cannot be listed (a damaged packed-refs), the report is kept and `error` says why the
    * list is empty.
    */
-  load(inputs: InputFile[], onProgress?: ProgressFn): LoadResult {
+  load(inputs: InputFile[], onProgress?: ProgressFn, preopened?: Map<string, Table>): LoadResult {
     this.replace(null, null, inputs);
     const out = runLoad(
       inputs,
@@ -157,6 +158,7 @@ export class EngineSession {
         if (a.stack) this.lazy = makeLazy(a.stack.tables, this.lazyCounters);
       },
       this.deferDetailsFrom,
+      preopened,
     );
     if (!out.ok) {
       this.lazy = [];
@@ -180,6 +182,7 @@ export class EngineSession {
       ...out.base,
       report: pageReport(out.report),
       pending: this.pending ? [...PENDING_DETAILS] : [],
+      parsedInPool: preopened?.size ?? 0,
       error,
       splits: this.list.splits,
       refCount: this.list.liveCount(),

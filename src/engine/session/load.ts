@@ -8,6 +8,7 @@ import { type ByteSource, type InputFile, Budget, FormatError } from '../basics.
 import { analyzeFiles, type Analysis } from '../analyze.ts';
 import { classifyInput } from '../input.ts';
 import { buildReport, type Report } from '../report.ts';
+import type { Table } from '../reftable/table.ts';
 import {
   LAZY_VALUES_BYTES,
   LOAD_DEADLINE_MS,
@@ -120,6 +121,7 @@ export function runLoad(
   lazyValuesFrom = LAZY_VALUES_BYTES,
   prepare?: (a: Analysis) => void,
   deferFrom = Infinity,
+  preopened?: Map<string, Table>,
 ): LoadOutcome {
   const t0 = Date.now();
   tracker.start(onProgress, t0);
@@ -176,6 +178,7 @@ export function runLoad(
     );
     const a = analyzeFiles(watched, {
       budget,
+      preopened,
       deferNameChecks: deferred,
       // A large stack keeps its values in the files' bytes, not in columns (session/columns.ts).
       ids: tableBytes < lazyValuesFrom,

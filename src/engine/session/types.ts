@@ -79,6 +79,8 @@ export interface LoadResult {
    * `PENDING_DETAILS`, or empty when the report is complete.
    */
   pending?: string[];
+  /** Tables a pool of parse workers opened for this load (workers/parse.worker.ts); 0 when none. */
+  parsedInPool?: number;
 }
 
 /** Inputs with at least this many bytes of tables show their counts before the name checks. */
