@@ -20,8 +20,10 @@ export interface DropResult {
   maxGap: number;
   /** Progress updates seen. */
   updates: number;
-  /** Main-thread long tasks during the load (ms each). */
+  /** Main-thread long tasks during the load (ms each), the name checks after the Overview included. */
   longTasks: number[];
+  /** Drop to the end of the name checks and prefix rows that follow the Overview (ms), or null. */
+  detailsMs?: number | null;
   /** Worker memory after the load and a GC: JS heap used + ArrayBuffer backing stores (bytes), or null. */
   workerBytes: number | null;
   workerHeap: number | null;
@@ -167,6 +169,18 @@ export async function browserBench(opts: {
         failed = `${(e as Error).message.split('\n')[0]}; live-refs shows ${shownLive}; ${err ? `alert: ${err.slice(0, 300)}` : 'no alert'}`;
       }
       const ms = performance.now() - t1;
+      // A large stack's name checks and prefix rows follow the Overview (its "still computing"
+      // banner): until the banner goes.
+      let detailsMs: number | null = null;
+      if (!failed) {
+        await page
+          .waitForFunction(() => !document.querySelector('[data-testid=load-pending]'), null, {
+            timeout: opts.timeout ?? 120_000,
+            polling: 50,
+          })
+          .then(() => (detailsMs = performance.now() - t1))
+          .catch(() => {});
+      }
       if (opts.profile)
         log(`  main thread, most self time during the load: ${topSelf(await cdp.send('Profiler.stop'))}`);
       const seen = await page.evaluate(() => {
@@ -176,6 +190,7 @@ export async function browserBench(opts: {
       const marks = [pageT0, ...seen.progress.filter((t) => t >= pageT0), seen.now];
       let maxGap = 0;
       for (let i = 1; i < marks.length; i++) maxGap = Math.max(maxGap, marks[i] - marks[i - 1]);
+      const pool = await page.getAttribute('[data-testid=main]', 'data-pool-tables').catch(() => null);
       const mem = await memory();
       const d: DropResult = {
         ms,
@@ -185,6 +200,7 @@ export async function browserBench(opts: {
         workerBytes: mem ? mem.usedSize + (mem.backingStorageSize ?? 0) : null,
         workerHeap: mem?.usedSize ?? null,
         workerBuffers: mem?.backingStorageSize ?? null,
+        detailsMs,
         failed,
       };
       if (!failed && opts.filterPrefix) {
@@ -196,7 +212,7 @@ export async function browserBench(opts: {
       drops.push(d);
       const mb = (b: number | null) => (b === null ? 'n/a' : `${(b / 1e6).toFixed(1)} MB`);
       log(
-        `  drop ${k + 1}: ${failed ? `FAILED after ${ms.toFixed(0)} ms (${failed})` : `overview after ${ms.toFixed(0)} ms`}, ${marks.length - 2} progress updates, longest gap ${maxGap.toFixed(0)} ms, long tasks ${JSON.stringify(seen.longTasks.map(Math.round))}, worker ${mb(d.workerBytes)} (heap ${mb(d.workerHeap)}, buffers ${mb(d.workerBuffers)})` +
+        `  drop ${k + 1}: ${failed ? `FAILED after ${ms.toFixed(0)} ms (${failed})` : `overview after ${ms.toFixed(0)} ms`}${pool && pool !== '0' ? ` (${pool} tables parsed in the pool)` : ''}${d.detailsMs != null ? `, name checks done after ${d.detailsMs.toFixed(0)} ms` : ''}, ${marks.length - 2} progress updates, longest gap ${maxGap.toFixed(0)} ms, long tasks ${JSON.stringify(seen.longTasks.map(Math.round))}, worker ${mb(d.workerBytes)} (heap ${mb(d.workerHeap)}, buffers ${mb(d.workerBuffers)})` +
           (d.filterMs !== undefined
             ? `; filter ${JSON.stringify(opts.filterPrefix)}: ${d.filterMs === null ? 'n/a' : d.filterMs.toFixed(0) + ' ms'} (${d.filterCount} rows), scroll ${d.scrollMs === null ? 'n/a' : d.scrollMs!.toFixed(0) + ' ms'}, view long tasks ${JSON.stringify((d.viewLongTasks ?? []).map(Math.round))}`
             : ''),

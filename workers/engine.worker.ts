@@ -8,6 +8,8 @@
 import * as Comlink from 'comlink';
 import { FormatError, type ByteSource, type InputFile } from '../src/engine/basics.ts';
 import { EngineSession, engineError, slicedSource, type ProgressFn } from '../src/engine/session/index.ts';
+import { tableFromTransfer, type Table, type TableTransfer } from '../src/engine/reftable/table.ts';
+import type { ParseMessage, ParseRequest } from './parse.worker.ts';
 
 /** One input file as the page sends it. */
 export type WorkerInput = { path: string; blob: Blob } | { path: string; buffer: ArrayBuffer };
@@ -59,15 +61,112 @@ function quietStart(onProgress: ProgressFn | undefined): ProgressFn | undefined 
   };
 }
 
+/** Stacks with at least this many bytes of tables (in two or more files) are parsed by a pool. */
+const POOL_FROM_BYTES = 32 * 1024 * 1024;
+/**
+ * Parse workers of the pool: 2, on a machine of at least `POOL_MIN_CORES` cores (the engine worker
+ * waits meanwhile; the page's thread keeps a core of its own). On two cores the pool was no faster
+ * (bench/results.md: the parse workers, the page and the rest of the machine share them) and the
+ * page's tasks grew longer, so there the engine worker parses every table itself.
+ */
+const POOL_SIZE = 2;
+const POOL_MIN_CORES = 4;
+const CORES = (globalThis.navigator?.hardwareConcurrency ?? 1) | 0;
+
+/**
+ * The tables of a large stack, parsed by a pool of parse workers (workers/parse.worker.ts), each
+ * given about half of the bytes (largest table first to the least loaded): the tables of a stack
+ * are independent until the merge. Resolves to the tables that opened, by path; to none when
+ * nested workers are not available or a worker fails (the engine worker then parses them itself).
+ */
+async function parseInPool(
+  files: { path: string; blob: Blob }[],
+  onProgress: ProgressFn | undefined,
+  t0: number,
+): Promise<Map<string, Table>> {
+  const out = new Map<string, Table>();
+  const total = files.reduce((s, f) => s + f.blob.size, 0);
+  if (typeof Worker === 'undefined' || CORES < POOL_MIN_CORES || files.length < 2 || total < POOL_FROM_BYTES)
+    return out;
+  const bins = Array.from({ length: Math.min(POOL_SIZE, files.length) }, () => ({
+    bytes: 0,
+    files: [] as typeof files,
+  }));
+  for (const f of [...files].sort((a, b) => b.blob.size - a.blob.size)) {
+    const bin = bins.reduce((m, b) => (b.bytes < m.bytes ? b : m));
+    bin.files.push(f);
+    bin.bytes += f.blob.size;
+  }
+  const parsed = bins.map(() => 0);
+  const blobOf = new Map(files.map((f) => [f.path, f.blob]));
+  const report = () =>
+    onProgress?.({
+      phase: 'parsing',
+      bytesTotal: total,
+      bytesRead: parsed.reduce((a, b) => a + b, 0),
+      bytesParsed: parsed.reduce((a, b) => a + b, 0),
+      tablesTotal: files.length,
+      tablesDone: 0,
+      elapsed: Date.now() - t0,
+    });
+  const runs = bins.map(
+    (bin, k) =>
+      new Promise<TableTransfer[] | null>((resolve) => {
+        let w: Worker;
+        try {
+          w = new Worker(new URL('./parse.worker.ts', import.meta.url), {
+            type: 'module',
+            name: `refscope-parse-${k}`,
+          });
+        } catch {
+          resolve(null);
+          return;
+        }
+        w.onmessage = (e: MessageEvent<ParseMessage>) => {
+          const m = e.data;
+          if (m.kind === 'progress') {
+            parsed[k] = m.bytes;
+            report();
+            return;
+          }
+          parsed[k] = bin.bytes;
+          w.terminate();
+          resolve(m.tables);
+        };
+        w.onerror = (e) => {
+          e.preventDefault();
+          w.terminate();
+          resolve(null);
+        };
+        w.postMessage({ files: bin.files } satisfies ParseRequest);
+      }),
+  );
+  const answers = await Promise.all(runs);
+  if (answers.some((a) => a === null)) return out;
+  for (const a of answers)
+    for (const x of a!) {
+      const blob = blobOf.get(x.path);
+      if (blob) out.set(x.path, tableFromTransfer(x, blobSource(blob)));
+    }
+  return out;
+}
+
 const api = {
   /** Analyse the inputs; replaces the current analysis. */
-  load(inputs: WorkerInput[], onProgress?: ProgressFn) {
+  async load(inputs: WorkerInput[], onProgress?: ProgressFn) {
     const files: InputFile[] = inputs.map((i) => ({
       path: String(i.path),
       source: 'blob' in i ? blobSource(i.blob) : bufferSource(i.buffer),
     }));
-    return session.load(files, quietStart(onProgress));
+    const progress = quietStart(onProgress);
+    const tables = inputs.flatMap((i) =>
+      'blob' in i && String(i.path).endsWith('.ref') ? [{ path: String(i.path), blob: i.blob }] : [],
+    );
+    const preopened = await parseInPool(tables, progress, Date.now()).catch(() => new Map<string, Table>());
+    return session.load(files, progress, preopened.size ? preopened : undefined);
   },
+  /** After a load whose result lists `pending` work: the report's findings and prefix rows, complete. */
+  details: () => session.details(),
   report: () => session.report(),
   refsPage: (q: Parameters<EngineSession['refsPage']>[0]) => session.refsPage(q),
   tableBlocks: (tableIndex: number) => session.tableBlocks(tableIndex),

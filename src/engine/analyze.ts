@@ -79,7 +79,7 @@ export const MAX_LOOSE_FILE = 64 * 1048576;
  * errors are in `stack.broken`. With `opts.deadline` / `opts.maxRecords` (see `OpenOptions`) it
  * throws a `BudgetError` (a `FormatError`) when the reftable analysis exceeds them.
  */
-export function analyzeFiles(files: InputFile[], opts: OpenOptions = {}): Analysis {
+export function analyzeFiles(files: InputFile[], opts: AnalyzeOptions = {}): Analysis {
   const input = classifyInput(files);
   if (input.kind === 'empty') {
     const config = files.find((f) => f.path.split('/').pop() === 'config');
@@ -99,7 +99,29 @@ export function analyzeFiles(files: InputFile[], opts: OpenOptions = {}): Analys
   return input.kind === 'reftable' ? analyzeReftable(input, opts) : analyzeFilesBackend(input);
 }
 
-function analyzeReftable(input: ClassifiedInput, opts: OpenOptions): ReftableAnalysis {
+/** Options of `analyzeFiles`: the table options, and what may be left for later. */
+export interface AnalyzeOptions extends OpenOptions {
+  /**
+   * Leave out the checks of the live ref names (git's ref-name rules, names differing only in
+   * case): a load that shows its counts first runs them afterwards with `nameFindings`. Default
+   * false: the findings are complete.
+   */
+  deferNameChecks?: boolean;
+}
+
+/**
+ * The findings of the live ref names that `deferNameChecks` left out (invalid names, names that
+ * differ only in case), in the order `analyzeFiles` gives them.
+ */
+export function nameFindings(a: ReftableAnalysis): Finding[] {
+  const findings: Finding[] = [];
+  const { input, stack, merged } = a;
+  caseCollisions(caseCandidates(stack.tables, merged), findings, stack.listPath || input.root || '(stack)');
+  brokenRefNames(stack, merged, findings);
+  return findings;
+}
+
+function analyzeReftable(input: ClassifiedInput, opts: AnalyzeOptions): ReftableAnalysis {
   const findings: Finding[] = [];
   // A worktree: its own stack and the main repository's, listed together (engine/worktree.ts).
   const wt = input.worktree ? loadWorktreeStacks(input, opts) : null;
@@ -110,9 +132,9 @@ function analyzeReftable(input: ClassifiedInput, opts: OpenOptions): ReftableAna
   const locks = lockFiles(input, stack, findings);
   const orphans = orphanTables(input, stack, findings);
   ignoredGitDirFiles(input, findings);
-  caseCollisions(caseCandidates(stack.tables, merged), findings, stack.listPath || input.root || '(stack)');
-  brokenRefNames(stack, merged, findings);
-  return { input, stack, merged, files: null, findings, locks, orphans };
+  const a: ReftableAnalysis = { input, stack, merged, files: null, findings, locks, orphans };
+  if (!opts.deferNameChecks) for (const f of nameFindings(a)) findings.push(f);
+  return a;
 }
 
 function analyzeFilesBackend(input: ClassifiedInput): FilesAnalysis {

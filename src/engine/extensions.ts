@@ -160,6 +160,12 @@ function liveWinners(a: ReftableAnalysis, n: number): number[] {
   // Pushed, not `new Array(n)`: a list with holes is cloned to the page as a sparse array, ten
   // times slower.
   const out: number[] = [];
+  // From the merge's own per-table figures when it kept them: no second pass over the entries.
+  const wt = m.winningTombstonesBy;
+  if (wt && wt.length === n && m.winners.length === n) {
+    for (let i = 0; i < n; i++) out.push(m.winners[i] - wt[i]);
+    return out;
+  }
   for (let i = 0; i < n; i++) out.push(0);
   for (let k = 0; k < m.count; k++) {
     const t = tables[m.table[k]]!;

@@ -302,6 +302,16 @@ function firstPositions(names: string[]): number[] {
 export interface BuildOptions {
   /** Geometric factor for the compaction geometry (2..255, git's default 2). */
   factor?: number;
+  /**
+   * Leave `prefixes` empty: a load that shows its counts first fills it afterwards with
+   * `reportPrefixes`. Default false.
+   */
+  deferPrefixes?: boolean;
+}
+
+/** `prefixes` of the report of `a` (see `prefixRows`); empty for a files-backend analysis. */
+export function reportPrefixes(a: Analysis): Report['prefixes'] {
+  return a.stack && a.merged ? prefixRows(a.stack.tables, a.merged) : [];
 }
 
 /** Sets `incomplete` on readable tables that an unreadable newer or older table may affect. */
@@ -321,12 +331,25 @@ function markIncomplete(tables: TableReport[]): void {
   });
 }
 
-/** Live symrefs (winning type-3 records) that do not resolve to an object id. */
+/**
+ * Live symrefs (winning type-3 records) that do not resolve to an object id. Only the symref
+ * records are looked at (each table's `targets`, a handful in a forge's millions of refs), each
+ * found in the merged view by a binary search: no pass over every entry. A table named on several
+ * lines wins only at its newest position (merged.ts `mergeTables`).
+ */
 function countDangling(tables: (Table | null)[], m: MergedView): number {
+  const newest = new Map<Table, number>();
+  tables.forEach((t, i) => {
+    if (t) newest.set(t, i);
+  });
   let n = 0;
-  for (let i = 0; i < m.count; i++) {
-    const t = tables[m.table[i]]!;
-    if (t.refs.types[m.rec[i]] === 3 && t.refs.targets && resolveEntry(tables, m, i) === null) n++;
+  for (const [t, ti] of newest) {
+    if (!t.refs.targets) continue;
+    for (const rec of t.refs.targets.keys()) {
+      if (t.refs.types[rec] !== 3) continue;
+      const i = m.find(t.refs.name(rec));
+      if (i >= 0 && m.table[i] === ti && m.rec[i] === rec && resolveEntry(tables, m, i) === null) n++;
+    }
   }
   return n;
 }
@@ -494,7 +517,7 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
       },
     };
     markIncomplete(r.tables);
-    r.prefixes = prefixRows(s.tables, m);
+    r.prefixes = opts.deferPrefixes ? [] : prefixRows(s.tables, m);
     r.verdict = gitVerdict(a);
     const c = addCompactionSection(r, a, opts.factor ?? 2);
     r.diagnosis = diagnose(r, a, c, null);

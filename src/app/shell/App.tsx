@@ -310,6 +310,13 @@ export function App() {
         </div>
       )}
       <ShareNotice />
+      {status === 'ready' && loaded?.result.pending && loaded.result.pending.length > 0 && (
+        <div className="banner" role="status" data-testid="load-pending">
+          <span>
+            The counts are complete; still computing {loaded.result.pending.join(' and ')} (findings may be added).
+          </span>
+        </div>
+      )}
       {loaded?.result.report && loaded.result.error && (
         <div className="banner warning" role="status" data-testid="load-warning">
           <span>The report is shown, but the refs could not be listed: {loaded.result.error.message}</span>
@@ -321,6 +328,7 @@ export function App() {
         data-testid="main"
         data-status={status}
         data-load-id={loaded?.id ?? 0}
+        data-pool-tables={loaded?.result.parsedInPool ?? 0}
         aria-busy={status === 'loading'}
       >
         {(loaded || view === 'watch' || (view === 'compare' && route.c)) && (

@@ -56,6 +56,32 @@ export interface AppState {
 
 let loadSeq = 0;
 
+/** Ask the worker for what load `id` left pending, and put it into the report shown. */
+async function completeDetails(id: number): Promise<void> {
+  try {
+    const d = await engine().details();
+    const cur = useApp.getState().loaded;
+    if (!cur || cur.id !== id || !cur.result.report) return;
+    useApp.setState({
+      loaded: {
+        ...cur,
+        result: {
+          ...cur.result,
+          pending: [],
+          report: d ? { ...cur.result.report, findings: d.findings, prefixes: d.prefixes } : cur.result.report,
+        },
+      },
+    });
+  } catch (e) {
+    const cur = useApp.getState().loaded;
+    if (!cur || cur.id !== id) return;
+    useApp.setState({
+      loaded: { ...cur, result: { ...cur.result, pending: [] } },
+      appError: `The engine could not finish the ref-name checks: ${(e as Error)?.message ?? String(e)}`,
+    });
+  }
+}
+
 /** Start a load that does not go through `load` (a shared link, a synthetic stack): its id. */
 export function beginLoad(): number {
   return ++loadSeq;
@@ -102,6 +128,9 @@ export const useApp = create<AppState>((set, get) => ({
         route: keep ? r : { ...r, t: null, b: null, r: null },
       });
       writeHash(get().route, true);
+      // A large stack's counts came first: its name checks and prefix rows follow (the banner
+      // says so meanwhile), and the findings they add join the report shown.
+      if (result.pending?.length && result.report) void completeDetails(id);
     } catch (e) {
       if (id !== loadSeq) return;
       set({

@@ -179,11 +179,20 @@ export function loadStack(list: InputFile | null, refFiles: InputFile[], opts: O
     }
     try {
       const base = done;
-      const t = openTable(f, {
-        ...opts,
-        budget,
-        onProgress: opts.onProgress ? (b) => opts.onProgress!(base + b) : undefined,
-      });
+      const pre = opts.preopened?.get(f.path);
+      if (pre) {
+        const c = pre.counts;
+        budget.records += c.ref + c.peeled + c.symref + c.tombstone + c.log + c.logDeletion + c.obj + c.index;
+        budget.check(f.path, 0);
+        opts.onProgress?.(base + f.source.size);
+      }
+      const t =
+        pre ??
+        openTable(f, {
+          ...opts,
+          budget,
+          onProgress: opts.onProgress ? (b) => opts.onProgress!(base + b) : undefined,
+        });
       tables.push(t);
       opened.set(n, t);
       for (const w of t.findings) findings.push(w);

@@ -313,10 +313,86 @@ export interface OpenOptions {
    */
   hashId?: 'sha1' | 's256';
   /**
+   * Tables already parsed elsewhere (a helper worker, `tableFromTransfer`), by path: `loadStack`
+   * takes these instead of parsing the file again, and counts their records in the budget.
+   */
+  preopened?: Map<string, Table>;
+  /**
    * The budget state shared by the tables of one analysis. `loadStack` and `analyzeFiles` create
    * it from `deadline` and `maxRecords`; set it only to share one budget across several calls.
    */
   budget?: Budget;
+}
+
+/** A parsed table as plain data, to move between workers (see `tableToTransfer`). */
+export interface TableTransfer {
+  name: string;
+  path: string;
+  fileSize: number;
+  header: TableHeader;
+  footer: TableFooter;
+  blocks: BlockInfo[];
+  counts: RecordCounts;
+  sectionBytes: SectionBytes;
+  refIndexLevels: number;
+  findings: Finding[];
+  refs: {
+    count: number;
+    keyBytes: Uint8Array;
+    keyStart: Uint32Array;
+    types: Uint8Array;
+    updateIndex: Float64Array;
+    oids: Uint8Array;
+    peeled: Map<number, Uint8Array>;
+    targets: Map<number, string>;
+    block: Uint32Array;
+    lcp: Uint8Array | undefined;
+  };
+}
+
+/**
+ * `t` as plain data for `postMessage`, and the buffers of its columns to transfer (moved, not
+ * copied). Everything but the byte source: the receiver gives its own to `tableFromTransfer`.
+ */
+export function tableToTransfer(t: Table): { table: TableTransfer; buffers: ArrayBuffer[] } {
+  const r = t.refs;
+  const refs: TableTransfer['refs'] = {
+    count: r.count,
+    keyBytes: r.keyBytes,
+    keyStart: r.keyStart,
+    types: r.types,
+    updateIndex: r.updateIndex,
+    oids: r.oids,
+    peeled: r.peeled,
+    targets: r.targets,
+    block: r.block,
+    lcp: r.lcp,
+  };
+  const buffers = new Set<ArrayBuffer>();
+  for (const a of [r.keyBytes, r.keyStart, r.types, r.updateIndex, r.oids, r.block, r.lcp])
+    if (a && a.buffer instanceof ArrayBuffer && a.buffer.byteLength > 0) buffers.add(a.buffer);
+  const { source: _source, refs: _refs, ...rest } = t;
+  void _source;
+  void _refs;
+  return { table: { ...rest, refs }, buffers: [...buffers] };
+}
+
+/** The table `tableToTransfer` sent, reading its bytes (later views, lazy values) from `source`. */
+export function tableFromTransfer(x: TableTransfer, source: ByteSource): Table {
+  const r = x.refs;
+  const refs = new Columns(
+    r.count,
+    r.keyBytes,
+    r.keyStart,
+    r.types,
+    r.updateIndex,
+    r.oids,
+    r.peeled,
+    r.targets,
+    r.block,
+    r.lcp ?? new Uint8Array(r.count),
+  );
+  return { ...x, refs, source };
 }
 
 /** Size above which a table is read block by block instead of as one buffer (bytes). */
@@ -1129,20 +1205,16 @@ class Parser {
     section: SectionName,
   ): BlockInfo {
     if (type === 'ref') return this.decodeRefBlock(blk, base, hoff, blockLen, section);
+    if (type === 'obj') return this.decodeObjBlock(blk, base, hoff, blockLen, section);
     const file = this.file;
     const firstRec = hoff + 4;
     const [rc, rt] = this.restarts(blk, base, firstRec, blockLen);
     const kw = new KeyWalk(file, blk, base, firstRec, rt, rc);
     let firstKey = '';
-    const children = type === 'index' ? { pos: [] as number[], at: [] as number[], keyOk: [] as boolean[] } : null;
+    // Index blocks only here (ref and obj blocks have their own loops).
+    const children = { pos: [] as number[], at: [] as number[], keyOk: [] as boolean[] };
     let height = 1;
     let spent = 0;
-    // Obj positions must start ref blocks: in git's padded layout block i starts at i × block
-    // size, an arithmetic test; otherwise the set of ref block offsets.
-    const bs = this.h.blockSize;
-    const aligned = this.refAligned && bs > 0;
-    const refLimit = this.refBlockCount * bs;
-    let nObj = 0;
     while (kw.next()) {
       const recStart = kw.recStart;
       if (kw.n - 1 - spent === BUDGET_STRIDE) {
@@ -1180,47 +1252,9 @@ class Parser {
         children.keyOk.push(same);
         pos = cursor.pos;
         this.counts.index++;
-      } else {
-        // obj record: value type holds cnt_3; 0 means a varint cnt_large follows.
-        let cnt = vtype;
-        if (cnt === 0) {
-          cnt = getVarint(blk, pos, rt);
-          if (cnt < 0) throw varintError(file, base + pos, cnt);
-          pos = cursor.pos;
-        }
-        let last = 0;
-        for (let k = 0; k < cnt; k++) {
-          // Positions take 3–4 bytes: a varint of at most 5 bytes well inside the records is read
-          // inline, anything else by getVarint (with its exact errors).
-          const vpos = pos;
-          let d = -1;
-          if (pos + 5 <= rt) {
-            let b = blk[pos];
-            let q = pos + 1;
-            d = b & 0x7f;
-            while (b & 0x80 && q < pos + 5) {
-              b = blk[q++];
-              d = (d + 1) * 128 + (b & 0x7f);
-            }
-            if (b & 0x80) d = -1;
-            else pos = q;
-          }
-          if (d < 0) {
-            d = getVarint(blk, pos, rt);
-            if (d < 0) throw varintError(file, base + pos, d);
-            pos = cursor.pos;
-          }
-          const p = k === 0 ? d : last + d;
-          if (aligned ? p % bs !== 0 || p >= refLimit : !this.refBlockOffsets.has(p)) {
-            throw new FormatError(file, base + vpos, `obj position at the start of a ref block, found ${p}`);
-          }
-          last = p;
-        }
-        nObj++;
       }
       kw.pos = pos;
     }
-    this.counts.obj += nObj;
     kw.finish();
     const n = kw.n;
     this.spend(n - spent, base);
@@ -1241,6 +1275,145 @@ class Parser {
       restartTableOffset: rt,
       firstKey,
       lastKey: n === 1 ? firstKey : keyString(kw.kb, 0, kw.klen),
+    };
+  }
+
+  /**
+   * `decodeBlock` for an obj block: the key checks of `KeyWalk` in the same order with the same
+   * messages, and the obj record's positions, in one loop over locals (a table of a million refs has
+   * about a million obj records, one per distinct object id: the walk's per-record field traffic
+   * was a third of the table's decoding). The key is decoded into the shared scratch buffer, which
+   * only the order check reads.
+   */
+  decodeObjBlock(blk: Uint8Array, base: number, hoff: number, blockLen: number, section: SectionName): BlockInfo {
+    const file = this.file;
+    const firstRec = hoff + 4;
+    const [rc, rt] = this.restarts(blk, base, firstRec, blockLen);
+    // Obj positions must start ref blocks: in git's padded layout block i starts at i × block
+    // size, an arithmetic test; otherwise the set of ref block offsets.
+    const bs = this.h.blockSize;
+    const aligned = this.refAligned && bs > 0;
+    const refLimit = this.refBlockCount * bs;
+    const offsets = this.refBlockOffsets;
+    let kb = scratchKey;
+    let klen = 0;
+    let pos = firstRec;
+    let n = 0,
+      ri = 0,
+      spent = 0;
+    let firstKey = '';
+    let nextRestart = restartAt(blk, rt, 0);
+    while (pos < rt) {
+      const recStart = pos;
+      if (n - spent === BUDGET_STRIDE) {
+        this.spend(n - spent, base + recStart);
+        spent = n;
+      }
+      pos = parseKeyHead(blk, pos, rt);
+      if (pos < 0) throw varintError(file, base + keyHead.errorAt, pos);
+      const prefix = keyHead.prefix,
+        slen = keyHead.suffixLen;
+      const vtype = keyHead.valueType;
+      if (prefix > klen)
+        throw new FormatError(file, base + recStart, `prefix length ≤ previous key length ${klen}, found ${prefix}`);
+      if (recStart === nextRestart) {
+        if (prefix !== 0)
+          throw new FormatError(file, base + recStart, `prefix length 0 at a restart point, found ${prefix}`);
+        ri++;
+        nextRestart = ri < rc ? restartAt(blk, rt, ri) : -1;
+      } else if (n === 0) {
+        throw new FormatError(file, base + recStart, 'the first record of a block at a restart point');
+      } else if (nextRestart !== -1 && recStart > nextRestart) {
+        throw new FormatError(
+          file,
+          base + rt + 3 * ri,
+          `restart offset ${ri} at a record boundary, found ${nextRestart}`,
+        );
+      }
+      if (pos + slen > rt)
+        throw new FormatError(file, base + pos, `key suffix of ${slen} bytes inside the records (${rt - pos} left)`);
+      // New key = previous key[0, prefix) + suffix; it must sort after the previous key, which
+      // (sharing the prefix) is decided by the suffix against the previous key's rest.
+      if (n > 0) {
+        const rest = klen - prefix;
+        const m = slen < rest ? slen : rest;
+        let c = slen - rest;
+        for (let j = 0; j < m; j++) {
+          const d = blk[pos + j] - kb[prefix + j];
+          if (d !== 0) {
+            c = d;
+            break;
+          }
+        }
+        if (c <= 0)
+          throw new FormatError(file, base + recStart, 'keys strictly increasing (this key after the previous one)');
+      }
+      if (prefix + slen > kb.length) {
+        const bigger = new Uint8Array(Math.max(kb.length * 2, prefix + slen));
+        bigger.set(kb.subarray(0, prefix));
+        scratchKey = kb = bigger;
+      }
+      for (let j = 0; j < slen; j++) kb[prefix + j] = blk[pos + j];
+      klen = prefix + slen;
+      pos += slen;
+      n++;
+      if (n === 1) firstKey = keyString(kb, 0, klen);
+      // The value: value type holds cnt_3; 0 means a varint cnt_large follows.
+      let cnt = vtype;
+      if (cnt === 0) {
+        cnt = getVarint(blk, pos, rt);
+        if (cnt < 0) throw varintError(file, base + pos, cnt);
+        pos = cursor.pos;
+      }
+      let last = 0;
+      for (let k = 0; k < cnt; k++) {
+        // Positions take 3–4 bytes: a varint of at most 5 bytes well inside the records is read
+        // inline, anything else by getVarint (with its exact errors).
+        const vpos = pos;
+        let d = -1;
+        if (pos + 5 <= rt) {
+          let b = blk[pos];
+          let q = pos + 1;
+          d = b & 0x7f;
+          while (b & 0x80 && q < pos + 5) {
+            b = blk[q++];
+            d = (d + 1) * 128 + (b & 0x7f);
+          }
+          if (b & 0x80) d = -1;
+          else pos = q;
+        }
+        if (d < 0) {
+          d = getVarint(blk, pos, rt);
+          if (d < 0) throw varintError(file, base + pos, d);
+          pos = cursor.pos;
+        }
+        const p = k === 0 ? d : last + d;
+        if (aligned ? p % bs !== 0 || p >= refLimit : !offsets.has(p)) {
+          throw new FormatError(file, base + vpos, `obj position at the start of a ref block, found ${p}`);
+        }
+        last = p;
+      }
+    }
+    this.counts.obj += n;
+    if (ri !== rc)
+      throw new FormatError(
+        file,
+        base + rt + 3 * ri,
+        `restart offset ${ri} at a record boundary, found ${nextRestart}`,
+      );
+    this.spend(n - spent, base);
+    return {
+      offset: base,
+      type: 'obj',
+      section,
+      blockLen,
+      restartCount: rc,
+      recordCount: n,
+      padding: 0,
+      fileBytes: blockLen,
+      restartTableOffset: rt,
+      firstKey,
+      lastKey: n === 1 ? firstKey : keyString(kb, 0, klen),
     };
   }
 

@@ -136,6 +136,19 @@ export class LazyRefColumns implements RefColumns {
     return type === 1 || type === 2 ? this.value(rec).oid : '';
   }
 
+  /**
+   * The block column (`block[i]`: index in `Table.blocks` of record i's block) from the block
+   * list alone: no read of the table, 4 bytes a record (the simulator needs the blocks, not the
+   * values). The held value columns' own when they are built.
+   */
+  blockColumn(): Uint32Array {
+    if (this.full) return this.full.block;
+    const out = new Uint32Array(this.base.count);
+    const fr = this.firstRec;
+    for (let k = 0; k < this.blockAt.length; k++) out.fill(this.blockAt[k], fr[k], fr[k + 1]);
+    return out;
+  }
+
   /** Block (index in `Table.blocks`) and ordinal in it of record `rec`. */
   blockOf(rec: number): { block: number; blockRecord: number } {
     const fr = this.firstRec;

@@ -10,12 +10,13 @@
  * (`engineError`), so the page never sees a bare exception. Pure engine code: no DOM, no Node.
  */
 import { FormatError, displayName, type InputFile } from '../basics.ts';
-import type { Analysis } from '../analyze.ts';
-import type { BlockReport, Report } from '../report.ts';
+import { nameFindings, type Analysis } from '../analyze.ts';
+import { reportPrefixes, type BlockReport, type Report } from '../report.ts';
 import type { BlockDetail } from '../blockdetail.ts';
 import { ShareLinkError, type SharePayload } from '../share/index.ts';
 import '../index.ts';
 import { LoadTracker, runLoad, toLoadError } from './load.ts';
+import type { Table } from '../reftable/table.ts';
 import { RefsList } from './paging.ts';
 import { CompactionSession } from './compaction.ts';
 import { ShareSession } from './share.ts';
@@ -25,7 +26,7 @@ import { refHistory, type RefHistory } from '../history.ts';
 import { StackWatcher, type WatchEvent, type WatchSnapshot } from '../watch.ts';
 import { diffAnalyses, type StackDiff } from '../diff.ts';
 import { readLogs } from '../logs.ts';
-import { LAZY_VALUES_BYTES } from './types.ts';
+import { DEFER_DETAILS_BYTES, LAZY_VALUES_BYTES, PENDING_DETAILS, type LoadWork } from './types.ts';
 import type {
   Capabilities,
   CompactionData,
@@ -103,6 +104,15 @@ export class EngineSession {
   readonly lazyCounters: LazyCounters = { valuesDecoded: 0, materialized: 0 };
   /** Inputs with at least this many bytes of tables keep their values in the files (tests lower it). */
   lazyValuesFrom: number = LAZY_VALUES_BYTES;
+  /**
+   * Inputs with at least this many bytes of tables show their counts first: the load leaves the
+   * checks of the live names and the prefix rows to `details` (tests change it).
+   */
+  deferDetailsFrom: number = DEFER_DETAILS_BYTES;
+  /** True while the current report waits for `details`. */
+  private pending = false;
+  /** Work of the last load (tests count it instead of timing it). */
+  loadWork: LoadWork = { recordsDecoded: 0, deferred: false };
   /** The analysis kept for a comparison ("keep this, open another"); a new load leaves it. */
   private kept: Analysis | null = null;
 
@@ -124,6 +134,7 @@ export class EngineSession {
     this.rep = r;
     this.files = files;
     this.lazy = [];
+    this.pending = false;
     this.list = new RefsList(null);
     this.shares.reset();
     this.compactions.reset();
@@ -136,17 +147,28 @@ export class EngineSession {
    * the refs cannot be listed (a damaged packed-refs), the report is kept and `error` says why the
    * list is empty.
    */
-  load(inputs: InputFile[], onProgress?: ProgressFn): LoadResult {
+  load(inputs: InputFile[], onProgress?: ProgressFn, preopened?: Map<string, Table>): LoadResult {
     this.replace(null, null, inputs);
-    const out = runLoad(inputs, this.tracker, onProgress ?? null, this.lazyValuesFrom, (a) => {
-      if (a.stack) this.lazy = makeLazy(a.stack.tables, this.lazyCounters);
-    });
+    const out = runLoad(
+      inputs,
+      this.tracker,
+      onProgress ?? null,
+      this.lazyValuesFrom,
+      (a) => {
+        if (a.stack) this.lazy = makeLazy(a.stack.tables, this.lazyCounters);
+      },
+      this.deferDetailsFrom,
+      preopened,
+    );
     if (!out.ok) {
       this.lazy = [];
+      this.loadWork = { recordsDecoded: 0, deferred: false };
       return out.result;
     }
     this.analysis = out.analysis;
     this.rep = out.report;
+    this.pending = out.deferred;
+    this.loadWork = { recordsDecoded: out.budget.records, deferred: out.deferred };
     let error: LoadResult['error'] = null;
     try {
       this.list = new RefsList(out.analysis);
@@ -159,6 +181,8 @@ export class EngineSession {
     return {
       ...out.base,
       report: pageReport(out.report),
+      pending: this.pending ? [...PENDING_DETAILS] : [],
+      parsedInPool: preopened?.size ?? 0,
       error,
       splits: this.list.splits,
       refCount: this.list.liveCount(),
@@ -206,8 +230,31 @@ export class EngineSession {
     for (const l of this.lazy) l.release();
   }
 
+  /**
+   * What a load that showed its counts first left for later (`LoadResult.pending`): the checks of
+   * the live ref names (their findings) and the report's prefix rows. Returns the report's whole
+   * findings and its prefix rows, now complete, or null when nothing was pending. Every method
+   * that hands out the report (`report`, exports, share links) calls it first.
+   */
+  details(): { findings: Report['findings']; prefixes: Report['prefixes'] } | null {
+    const a = this.analysis,
+      r = this.rep;
+    if (!this.pending || !a?.stack || !r) return null;
+    return guard('checking the ref names', () => {
+      const before = a.findings.length;
+      const more = nameFindings(a);
+      a.findings.push(...more);
+      // Where the load would have put them: after the analysis's own findings, before the report's.
+      r.findings.splice(before, 0, ...more);
+      r.prefixes = reportPrefixes(a);
+      this.pending = false;
+      return { findings: r.findings, prefixes: r.prefixes };
+    });
+  }
+
   /** The current report (null before a successful load). */
   report(): Report | null {
+    this.details();
     return this.rep;
   }
 
@@ -253,6 +300,7 @@ export class EngineSession {
 
   /** The share link of the current report, and exactly what it contains (see ShareSession.share). */
   share(q: { withNames: boolean; base?: string; simulation?: unknown }): ShareAnswer | null {
+    this.details();
     return guard('making the share link', () => this.shares.share(this.analysis, this.rep, q));
   }
 
@@ -288,6 +336,7 @@ export class EngineSession {
 
   /** The current report as a document (see ShareSession.exportAs). */
   exportAs(format: ExportFormat): ExportAnswer {
+    this.details();
     return guard('exporting the report', () => this.shares.exportAs(this.analysis, this.rep, format));
   }
 

@@ -4,10 +4,11 @@
  * result's `error` (the engine's error fields: file, offset, expected), and a report that could
  * be built is kept even when a later step (listing the refs) fails.
  */
-import { type ByteSource, type InputFile, FormatError } from '../basics.ts';
+import { type ByteSource, type InputFile, Budget, FormatError } from '../basics.ts';
 import { analyzeFiles, type Analysis } from '../analyze.ts';
 import { classifyInput } from '../input.ts';
 import { buildReport, type Report } from '../report.ts';
+import type { Table } from '../reftable/table.ts';
 import {
   LAZY_VALUES_BYTES,
   LOAD_DEADLINE_MS,
@@ -109,7 +110,8 @@ export class LoadTracker {
 
 /** What `runLoad` produced: the analysis and report, or the result to return as it is. */
 export type LoadOutcome =
-  { ok: true; analysis: Analysis; report: Report; base: LoadResult; t0: number } | { ok: false; result: LoadResult };
+  | { ok: true; analysis: Analysis; report: Report; base: LoadResult; t0: number; deferred: boolean; budget: Budget }
+  | { ok: false; result: LoadResult };
 
 /** Classify, analyse and report `inputs` (see the module comment). */
 export function runLoad(
@@ -118,6 +120,8 @@ export function runLoad(
   onProgress: ProgressFn | null,
   lazyValuesFrom = LAZY_VALUES_BYTES,
   prepare?: (a: Analysis) => void,
+  deferFrom = Infinity,
+  preopened?: Map<string, Table>,
 ): LoadOutcome {
   const t0 = Date.now();
   tracker.start(onProgress, t0);
@@ -134,6 +138,7 @@ export function runLoad(
   };
   let kind = 'empty',
     description = '';
+  let budget: Budget;
   try {
     base.files = inputs.map((f) => ({ path: String(f.path), size: f.source.size }));
     const cls = classifyInput(inputs);
@@ -162,11 +167,19 @@ export function runLoad(
       };
     });
     const tableBytes = cls.tableFiles.reduce((s, f) => s + f.source.size, 0);
+    // A large stack shows its counts first: the name checks and the prefix rows come after
+    // (`EngineSession.details`), so the Overview does not wait for two more passes over the names.
+    const deferred = cls.kind === 'reftable' && tableBytes >= deferFrom;
+    // A crafted input must not freeze the tab: stop with a message instead (docs/limits.md).
+    // A large input gets more time, at a pace no honest table falls below.
+    budget = new Budget(
+      Date.now() + LOAD_DEADLINE_MS + Math.ceil(tableBytes / LOAD_MIN_BYTES_PER_MS),
+      LOAD_MAX_RECORDS,
+    );
     const a = analyzeFiles(watched, {
-      // A crafted input must not freeze the tab: stop with a message instead (docs/limits.md).
-      // A large input gets more time, at a pace no honest table falls below.
-      deadline: Date.now() + LOAD_DEADLINE_MS + Math.ceil(tableBytes / LOAD_MIN_BYTES_PER_MS),
-      maxRecords: LOAD_MAX_RECORDS,
+      budget,
+      preopened,
+      deferNameChecks: deferred,
       // A large stack keeps its values in the files' bytes, not in columns (session/columns.ts).
       ids: tableBytes < lazyValuesFrom,
       // A table read in slices is read a window at a time: a read from a dropped file costs a
@@ -178,13 +191,15 @@ export function runLoad(
     tracker.setPhase('merging');
     // Before the report: whatever reads values for it reads them through what `prepare` set up.
     prepare?.(a);
-    const report = buildReport(a);
+    const report = buildReport(a, { deferPrefixes: deferred && !!a.stack });
     return {
       ok: true,
       analysis: a,
       report,
       base: { ...base, kind: a.input.kind, description: a.input.description },
       t0,
+      deferred: deferred && !!a.stack,
+      budget,
     };
   } catch (e) {
     tracker.end();

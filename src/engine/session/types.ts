@@ -74,6 +74,27 @@ export interface LoadResult {
   refCountWithTombstones: number;
   /** Milliseconds the analysis took in the engine. */
   elapsed: number;
+  /**
+   * What the report still lacks, to come from `details` (a large stack shows its counts first):
+   * `PENDING_DETAILS`, or empty when the report is complete.
+   */
+  pending?: string[];
+  /** Tables a pool of parse workers opened for this load (workers/parse.worker.ts); 0 when none. */
+  parsedInPool?: number;
+}
+
+/** Inputs with at least this many bytes of tables show their counts before the name checks. */
+export const DEFER_DETAILS_BYTES = 16 * 1024 * 1024;
+
+/** What a load that shows its counts first leaves for `details`, in words for the page. */
+export const PENDING_DETAILS = ['the checks of the ref names', 'the prefix rows'];
+
+/** Work of one load, counted (tests compare it with the records of the tables). */
+export interface LoadWork {
+  /** Records decoded (ref, index, obj and log records of every table): each once. */
+  recordsDecoded: number;
+  /** Whether the name checks and prefix rows were left for `details`. */
+  deferred: boolean;
 }
 
 /** A refs-list query. `filter` is Unicode text; `offset`/`limit` select rows of the filtered list. */

@@ -210,13 +210,18 @@ function realTable(t: Table, pos: Int32Array): SimTable {
   const mem: Table = t.fileSize <= 512 * 1024 * 1024 ? { ...t, source: memorySource(readAll(t.source)) } : t;
   const hs = t.header.hashSize;
   const rs = new RealSeek(mem);
+  // Columns that keep their values in the table's bytes (session/columns.ts, a large input):
+  // the block column from the block list, and an id decoded from its block when a workload asks
+  // for it, instead of reading every table once more for value columns the run barely touches.
+  const lazy = t.refs as Partial<{ lazy: boolean; blockColumn(): Uint32Array; oidHex(i: number): string }>;
+  const inBytes = lazy.lazy === true && !!lazy.blockColumn && !!lazy.oidHex;
   return {
     name: t.name,
     synthetic: false,
     count: t.refs.count,
     pos,
     types: t.refs.types,
-    block: t.refs.block,
+    block: inBytes ? lazy.blockColumn!() : t.refs.block,
     hasIndex: rs.hasIndex,
     fileSize: t.fileSize,
     version: t.header.version,
@@ -228,6 +233,7 @@ function realTable(t: Table, pos: Int32Array): SimTable {
       const ty = t.refs.types[i];
       if (ty === 3) return { oid: null, target: t.refs.targets.get(i) ?? null };
       if (ty === 0) return { oid: null, target: null };
+      if (inBytes && lazy.lazy) return { oid: lazy.oidHex!(i), target: null };
       return { oid: toHex(t.refs.oids, i * hs, (i + 1) * hs), target: null };
     },
   };
@@ -411,11 +417,12 @@ export class SimStore {
       h = gallop(this.keys, k, h);
       this.namePos.set(k, h);
     }
+    const winnersOf = mergedByTable(merged, stack.tables.length);
     this.tables = real.map((t) => {
       const ti = stack.tables.indexOf(t);
       return realTable(
         t,
-        positionsOf(t, ti, merged, toU, this.keys, (r) => keyOf(ti, r)),
+        positionsOf(t, ti, merged, toU, this.keys, (r) => keyOf(ti, r), winnersOf),
       );
     });
     this.winner = new Int8Array(this.keys.length).fill(-1);
@@ -453,12 +460,18 @@ function positionsOf(
   toU: Int32Array,
   keys: readonly string[],
   keyOf: (r: number) => string,
+  winnersOf?: (Int32Array | null)[],
 ): Int32Array {
   const n = t.refs.count;
   const out = new Int32Array(n).fill(-1);
   const tab = merged.table,
     rec = merged.rec;
-  for (let i = 0; i < merged.count; i++) if (tab[i] === ti) out[rec[i]] = toU[i];
+  // The winners of this table: from the merge's per-table list when given (one pass over the
+  // merged view for all tables, not one per table).
+  const own = winnersOf?.[ti];
+  if (winnersOf) {
+    if (own) for (let k = 0; k < own.length; k++) out[rec[own[k]]] = toU[own[k]];
+  } else for (let i = 0; i < merged.count; i++) if (tab[i] === ti) out[rec[i]] = toU[i];
   let h = 0;
   for (let j = 0; j < n; j++) {
     if (out[j] >= 0) {
@@ -467,6 +480,20 @@ function positionsOf(
     }
     h = gallop(keys, keyOf(j), h);
     out[j] = h;
+  }
+  return out;
+}
+
+/** The merged entries of each table, in one pass (4 bytes an entry; by table index, null for none). */
+function mergedByTable(merged: MergedView, k: number): (Int32Array | null)[] {
+  const n = new Int32Array(k);
+  const tab = merged.table;
+  for (let i = 0; i < merged.count; i++) n[tab[i]]++;
+  const out = Array.from(n, (c) => (c ? new Int32Array(c) : null));
+  const at = new Int32Array(k);
+  for (let i = 0; i < merged.count; i++) {
+    const t = tab[i];
+    out[t]![at[t]++] = i;
   }
   return out;
 }
