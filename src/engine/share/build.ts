@@ -24,7 +24,7 @@ import {
   SHARE_VERSION,
   sharedWinners,
 } from './limits.ts';
-import { type ShareLinkResult, encodeShare } from './link.ts';
+import { type ShareLinkResult, encodeShare, verifyShare } from './link.ts';
 import {
   type RefKind,
   type ShareHiding,
@@ -467,7 +467,9 @@ export function shareLink(a: Analysis, report: Report, opts: ShareOptions & { ba
   let least: ShareLinkResult | null = null;
   if (examples > 0 || measurable) {
     shareWork.encodes++;
-    least = encodeShare({ ...p, examples: pickExamples(all, 0), measured: null }, opts.base);
+    // Only its length is wanted here: it is decoded and rebuilt (verified) only if it is the
+    // link handed out, as every link that is (encodeShare verifies the others below).
+    least = encodeShare({ ...p, examples: pickExamples(all, 0), measured: null }, opts.base, false);
     if (!least.ok) return least;
   }
   if (measurable) {
@@ -475,7 +477,7 @@ export function shareLink(a: Analysis, report: Report, opts: ShareOptions & { ba
     p.measured = measuredExtras(report, p, p.withNames, shape.components);
   }
   // Nothing to add to the smallest link (no names, nothing measured differs): it is the link.
-  if (least && examples === 0 && !p.measured) return least;
+  if (least && examples === 0 && !p.measured) return verifyShare(least);
   for (;;) {
     shareWork.encodes++;
     const r = encodeShare(p, opts.base);
