@@ -2,8 +2,9 @@
  * share/build: the payload of a link from an analysis and its report (`buildSharePayload`), and
  * the link in one step (`shareLink`).
  */
-import { textToKey } from '../basics.ts';
-import { analysisRefs, type Analysis } from '../analyze.ts';
+import { bytesToKey, textToKey } from '../basics.ts';
+import { analysisRefList, analysisRefs, type Analysis } from '../analyze.ts';
+import { prefixCounts, shareNamespaceEnd } from '../files.ts';
 import { type Report } from '../report.ts';
 import { type Stack } from '../reftable/stack.ts';
 import { lowerBound, type MergedView } from '../reftable/merged.ts';
@@ -172,7 +173,38 @@ function buildShapePayload(
     measured: null,
   };
 
-  if (kind !== 'reftable' || !a.stack || !a.merged) {
+  if (!a.stack) {
+    // A files-backend input: the refs as columns, a name decoded only where it is carried (an
+    // example) or needed (a simulation's labels are checked against the name components).
+    const list = analysisRefList(a);
+    const counts = prefixCounts(list, shareNamespaceEnd, '(root)');
+    const real = [...counts.keys()].sort();
+    payload.namespaces = withNames ? fitNamespaces(real) : redactNamespaces(real);
+    payload.liveByNs = real.map((ns) => counts.get(ns)!);
+    if (withNames) {
+      // pickExamples takes the first names of each namespace in list order: only those are decoded.
+      const want = opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES;
+      const taken = new Map<string, number>();
+      const names: string[] = [];
+      for (let k = 0; k < list.length; k++) {
+        const x = list.nameBytes(k);
+        if (x.end - x.start > MAX_EXAMPLE_BYTES) continue;
+        const c = shareNamespaceEnd(x.bytes, x.start, x.end);
+        const ns = c < 0 ? '(root)' : bytesToKey(x.bytes, x.start, c);
+        const t = taken.get(ns) ?? 0;
+        if (t >= want) continue;
+        taken.set(ns, t + 1);
+        names.push(list.name(k));
+        if (names.length === want * counts.size) break;
+      }
+      payload.examples = pickExamples(names, want);
+    }
+    if (opts.simulation !== undefined && opts.simulation !== null)
+      for (let k = 0; k < list.length; k++) addComponents(list.name(k));
+    payload.simulation = linkSimulation(opts.simulation, withNames, red.components);
+    return { payload, components: red.components };
+  }
+  if (kind !== 'reftable' || !a.merged) {
     const refs = analysisRefs(a);
     const counts = new Map<string, number>();
     for (const r of refs) {
