@@ -31,6 +31,8 @@ export {
   packedIterationOrder,
   peelCoverage,
   packedRefsForEachRef,
+  packedWork,
+  MAX_NAMES_LISTED,
 } from './files/packed.ts';
 export {
   type LooseContent,

@@ -387,10 +387,16 @@ export function estimateReftableOf(
         // Written at slot d: kept there when new, overwritten by the next id when not.
         if (!src.idBytes(uniq[u], which as 0 | 1, ids, d * hs)) continue;
         const o = d * hs;
-        // Object ids are hash values already: their words, mixed, are the table's hash.
+        // The id's words, each mixed in, then murmur3's finalizer (fmix32): crafted ids that
+        // differ in a few bytes still spread over the table.
         let h = 0;
-        for (let i = 0; i + 4 <= hs; i += 4) h = Math.imul(h ^ idView.getUint32(o + i, true), 0x9e3779b1);
-        h ^= h >>> 15;
+        for (let i = 0; i + 4 <= hs; i += 4) {
+          h = Math.imul(h ^ idView.getUint32(o + i, true), 0x9e3779b1);
+          h ^= h >>> 16;
+        }
+        h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+        h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+        h ^= h >>> 16;
         let slot = h & mask;
         for (;;) {
           const j = table[slot];

@@ -152,9 +152,19 @@ function hexAt(b: Uint8Array, at: number, len: number, upper: boolean): string {
   return upper ? v.toLowerCase() : v;
 }
 
+/**
+ * Work of the packed-refs code since the process started (tests read the difference around a
+ * call): names decoded to strings (`recName`), finding messages built.
+ */
+export const packedWork = { namesDecoded: 0, messagesBuilt: 0 };
+
 /** Name of record `i` as a byte string (one char per byte). */
 export function recName(s: RecSource, i: number): string {
-  return bytesToKey(s.bytes, s.cols.off[i] + s.hexsz + 1, s.cols.lineEnd[i]);
+  packedWork.namesDecoded++;
+  const start = s.cols.off[i] + s.hexsz + 1,
+    end = s.cols.lineEnd[i];
+  // A long name (a 64 MiB one is an attack input) through the engine's decoder, not char by char.
+  return end - start < 4096 ? bytesToKey(s.bytes, start, end) : latin1String(s.bytes.subarray(start, end));
 }
 
 /** Object id of record `i`, lower-case hex. */
@@ -425,6 +435,7 @@ export class FindingSink {
     const n = (this.counts[code] = (this.counts[code] ?? 0) + 1);
     const fatal = (gitDies === 'load' && !this.fatalLoad) || (gitDies === 'iterate' && !this.fatalIterate);
     if (n > this.cap && !fatal) return;
+    packedWork.messagesBuilt++;
     const text = typeof message === 'string' ? message : message();
     const f: FilesFinding = {
       severity: gitDies ? 'error' : severity,
