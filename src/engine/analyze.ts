@@ -4,13 +4,13 @@
  * analysis (a stack, its merged view and its lock files) or a files-backend analysis (packed-refs
  * and loose refs); each caller tells them apart by `stack` / `files`, never by a cast.
  */
-import { type InputFile, FormatError, type Finding, u32, displayName } from './basics.ts';
+import { type InputFile, FormatError, type Finding, u32, displayName, bytesToKey, keyToBytes } from './basics.ts';
 import { classifyInput, configSaysReftable, type ClassifiedInput } from './input.ts';
 import { loadStack, type Stack } from './reftable/stack.ts';
 import { mergeTables, lowerBound, type MergedView } from './reftable/merged.ts';
 import { listRefs, invalidRefNames, type ListedRef } from './refs.ts';
 import type { OpenOptions, Table } from './reftable/table.ts';
-import { loadFilesRepo, filesRefs, type FilesRepo } from './files.ts';
+import { loadFilesRepo, filesRefs, filesRefList, type FilesRefList, type FilesRepo } from './files.ts';
 import type { StackLocks } from './reftable/auto-compaction.ts';
 import { loadWorktreeStacks } from './worktree.ts';
 
@@ -158,12 +158,65 @@ function analyzeFilesBackend(input: ClassifiedInput): FilesAnalysis {
   }));
   if (!repo.fatal) {
     caseCollisions(
-      filesRefs(repo).map((r) => r.name),
+      listCaseCandidates(filesRefList(repo)),
       findings,
       input.root || (repo.kind === 'packed-refs' ? 'packed-refs' : '.git'),
     );
   }
   return { input, stack: null, merged: null, files: repo, findings };
+}
+
+/**
+ * The live refs of a files-backend analysis as columns (`FilesRefList`: names and ids decoded for
+ * the entries asked for); throws as `analysisRefs` does when git dies on the repository.
+ */
+export function analysisRefList(a: FilesAnalysis): FilesRefList {
+  if (a.files.fatal) throw new FormatError(a.files.fatal.file, a.files.fatal.offset, a.files.fatal.message);
+  return filesRefList(a.files);
+}
+
+/**
+ * `caseCandidates` of a files-backend ref list: the names that may differ from another only in
+ * ASCII case, each once (a name on several lines of packed-refs is not a collision with itself).
+ * Few names with an upper-case letter (found in one pass over the bytes): those and their
+ * lower-case forms that are listed (a binary search each). Otherwise the lower-cased bytes of
+ * every name are hashed, and only names whose hash another name shares are decoded.
+ */
+function listCaseCandidates(list: FilesRefList): string[] {
+  const n = list.length;
+  const upper = list.inOrder ? list.upperCaseEntries(4096 + (n >> 6)) : null;
+  if (upper) {
+    const out = new Set<string>();
+    for (const k of upper) {
+      const name = list.name(k);
+      out.add(name);
+      const lower = keyToBytes(name.replace(/[A-Z]+/g, (c) => c.toLowerCase()));
+      const i = list.lowerBound(lower);
+      if (i < n && list.nameEquals(i, lower)) out.add(bytesToKey(lower, 0, lower.length));
+    }
+    return [...out].sort();
+  }
+  const hashes = new Uint32Array(n);
+  const at = new Int32Array(n);
+  let m = 0;
+  for (let k = 0; k < n; k++) {
+    if (k > 0 && list.comparePrev(k).c === 0) continue;
+    const x = list.nameBytes(k);
+    const kb = x.bytes;
+    let h = 0x811c9dc5;
+    for (let j = x.start; j < x.end; j++) {
+      const c = kb[j];
+      h = Math.imul(h ^ (c >= 0x41 && c <= 0x5a ? c + 0x20 : c), 0x01000193);
+    }
+    hashes[m] = h >>> 0;
+    at[m++] = k;
+  }
+  const sorted = hashes.slice(0, m).sort();
+  const shared = new Set<number>();
+  for (let k = 1; k < m; k++) if (sorted[k] === sorted[k - 1]) shared.add(sorted[k]);
+  const out = new Set<string>();
+  if (shared.size) for (let k = 0; k < m; k++) if (shared.has(hashes[k])) out.add(list.name(at[k]));
+  return [...out];
 }
 
 /** The live refs, as `git for-each-ref --include-root-refs --format='%(objectname) %(refname)'` lists them. */

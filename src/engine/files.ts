@@ -31,6 +31,8 @@ export {
   packedIterationOrder,
   peelCoverage,
   packedRefsForEachRef,
+  packedWork,
+  MAX_NAMES_LISTED,
 } from './files/packed.ts';
 export {
   type LooseContent,
@@ -54,10 +56,23 @@ export {
   resolveName,
   mergedEntries,
   filesRefs,
+  filesRefList,
+  packedRefList,
+  FilesRefList,
+  type NameBytes,
+  prefixCounts,
+  namespaceEnd,
+  shareNamespaceEnd,
   packRefsAuto,
   looseStats,
 } from './files/loose.ts';
-export { type EstimateRef, type ReftableEstimate, estimateReftable } from './files/estimate.ts';
+export {
+  type EstimateRef,
+  type EstimateSource,
+  type ReftableEstimate,
+  estimateReftable,
+  estimateReftableOf,
+} from './files/estimate.ts';
 export { type FilesFindingJson, type PackedRefsJson, packedRefsSection, filesRepoSection } from './files/json.ts';
 export {
   checkRefnameFormat,

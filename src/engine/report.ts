@@ -5,8 +5,8 @@
 import type { Finding } from './basics.ts';
 import type { Analysis, LockFile, OrphanTable } from './analyze.ts';
 import { keyString, type BlockInfo, type SectionName, type Table } from './reftable/table.ts';
-import { namespaceCounts, namespaceOf, resolveEntry } from './refs.ts';
-import { filesRefs } from './files.ts';
+import { namespaceCounts, resolveEntry } from './refs.ts';
+import { filesRefList, namespaceEnd, prefixCounts } from './files.ts';
 import type { MergedView } from './reftable/merged.ts';
 import { REPORT_SCHEMA, GENERATOR } from './version.ts';
 import { addCompactionSection, addFilesSection, filesSection } from './extensions.ts';
@@ -525,8 +525,9 @@ export function buildReport(a: Analysis, opts: BuildOptions = {}): Report {
     const p = addFilesSection(r, a);
     // The namespace mix, as for a stack: on a forge's mirror most refs are often refs/pull/*.
     if (!a.files.fatal) {
+      // On the names' bytes: `namespaceOf`'s prefix, decoded where it changes.
       const ns: Record<string, number> = {};
-      for (const x of filesRefs(a.files)) ns[namespaceOf(x.name)] = (ns[namespaceOf(x.name)] ?? 0) + 1;
+      for (const [k, v] of prefixCounts(filesRefList(a.files), namespaceEnd, '(root)')) ns[k] = v;
       p.namespaces = ns;
     }
     r.verdict = gitVerdict(a, p);

@@ -12,7 +12,6 @@ import {
   type GitDies,
   parsePackedRefs,
   peelCoverage,
-  packedIterationOrder,
 } from './packed.ts';
 import {
   type FilesRepo,
@@ -20,11 +19,11 @@ import {
   type FilesLookupCost,
   type LooseStats,
   looseStats,
-  mergedEntries,
   loadFilesRepo,
+  filesRefList,
+  packedRefList,
 } from './loose.ts';
-import { listedByForEachRef } from './refname.ts';
-import { type ReftableEstimate, type EstimateRef, estimateReftable } from './estimate.ts';
+import { type ReftableEstimate, estimateReftableOf } from './estimate.ts';
 
 /** One finding in JSON form. */
 export interface FilesFindingJson {
@@ -100,30 +99,6 @@ function findingJson(f: {
   };
 }
 
-/** Refs as a reftable would hold them: listed names with their values (symrefs as symrefs). */
-function estimateInput(pr: PackedRefs, repo: FilesRepo | undefined): EstimateRef[] {
-  const out: EstimateRef[] = [];
-  if (!repo) {
-    for (const r of packedIterationOrder(pr)) {
-      if (r.brokenName || !listedByForEachRef(r.name, false)) continue;
-      out.push({ name: r.name, oid: r.oid, peeled: r.peeled ?? undefined });
-    }
-    return out;
-  }
-  const includeRoot = repo.kind === 'gitdir';
-  for (const e of mergedEntries(repo, includeRoot)) {
-    if (!listedByForEachRef(e.name, includeRoot)) continue;
-    if (e.loose) {
-      if (e.loose.broken) continue;
-      if (e.loose.content.kind === 'symref') out.push({ name: e.name, target: e.loose.content.target });
-      else out.push({ name: e.name, oid: e.loose.resolved! });
-    } else if (e.packed && !e.packed.brokenName) {
-      out.push({ name: e.name, oid: e.packed.oid, peeled: e.packed.peeled ?? undefined });
-    }
-  }
-  return out;
-}
-
 /**
  * Build the `packedRefs` JSON section for a packed-refs file, optionally with the repository it
  * belongs to (adds `loose`, `packRefsAuto`, the loose part of `lookupCost`, and makes the
@@ -133,15 +108,15 @@ export function packedRefsSection(pr: PackedRefs, repo?: FilesRepo): PackedRefsJ
   const stats = looseStats(repo ?? loadFilesRepo([]));
   if (!repo) {
     stats.lookupCost.packed = {
-      mode: pr.records.length === 0 ? 'none' : pr.claimsSorted || pr.sorted ? 'binary-search' : 'sort-on-load',
-      records: pr.records.length,
+      mode: pr.recordCount === 0 ? 'none' : pr.claimsSorted || pr.sorted ? 'binary-search' : 'sort-on-load',
+      records: pr.recordCount,
       bytesOnLoad: pr.size,
       avgProbes: pr.bisect.avgProbes,
       maxProbes: pr.bisect.maxProbes,
       idealProbes: pr.bisect.idealProbes,
       sortComparisons:
-        !pr.claimsSorted && !pr.sorted && pr.records.length > 1
-          ? pr.records.length * Math.ceil(Math.log2(pr.records.length))
+        !pr.claimsSorted && !pr.sorted && pr.recordCount > 1
+          ? pr.recordCount * Math.ceil(Math.log2(pr.recordCount))
           : 0,
     };
   }
@@ -159,7 +134,7 @@ export function packedRefsSection(pr: PackedRefs, repo?: FilesRepo): PackedRefsJ
     unknownTraits: pr.unknownTraits.map(displayName),
     peeledTrait: pr.peeledTrait,
     claimsSorted: pr.claimsSorted,
-    records: pr.records.length,
+    records: pr.recordCount,
     lines: pr.lines,
     peeled: pr.peeledCount,
     sorted: pr.sorted,
@@ -194,7 +169,8 @@ export function packedRefsSection(pr: PackedRefs, repo?: FilesRepo): PackedRefsJ
         }
       : null,
     packRefsAuto: repo ? stats.packRefsAuto : null,
-    reftableEstimate: estimateReftable(estimateInput(pr, repo), pr.hash),
+    // The listed refs (symrefs as symrefs) as a reftable would hold them, read from the columns.
+    reftableEstimate: estimateReftableOf(repo ? filesRefList(repo, { bestEffort: true }) : packedRefList(pr), pr.hash),
   };
 }
 

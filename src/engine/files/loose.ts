@@ -26,7 +26,7 @@
  * - Lock files: `packed-refs.lock` and `<ref>.lock` (files-backend.c `lock_raw_ref`,
  *   lockfile.c: created with O_EXCL) make git's writers fail; they are findings.
  */
-import { type InputFile, FormatError, readAll, bytesToKey, textToKey } from '../basics.ts';
+import { type InputFile, FormatError, readAll, bytesToKey, keyToBytes, textToKey } from '../basics.ts';
 import {
   type FilesFinding,
   type HashKind,
@@ -36,9 +36,19 @@ import {
   parsePackedRefs,
   lookupPacked,
   packedIterationOrder,
+  packedOrder,
+  packedHasName,
   stableSortByName,
   showName,
+  recName,
+  recOid,
+  recPeeled,
+  LCP_UNKNOWN,
+  F_AFTER_PREV,
+  F_BROKEN,
+  F_SAME_AS_PREV,
   type ParsePackedOptions,
+  type RecSource,
 } from './packed.ts';
 import {
   checkRefnameFormat,
@@ -50,6 +60,7 @@ import {
   isGitSpace,
   isHexDigit,
 } from './refname.ts';
+import { hexBytesInto } from './estimate.ts';
 
 /**
  * Read limits (docs/limits.md, "Read limits"): git reads these files whole, whatever their
@@ -315,7 +326,7 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
     // A file recognised by content keeps its own name in messages (input.ts classifyInput).
     const label = (pf as InputFile & { displayPath?: string }).displayPath ?? pf.path;
     packed = parsePackedRefs(label, readAll(pf.source), { ...opts.packed, ...(hash ? { hash } : {}) });
-    if (!hash && packed.records.length > 0) hash = packed.hash;
+    if (!hash && packed.recordCount > 0) hash = packed.hash;
   }
 
   // Candidates: loose refs, root refs, reflogs.
@@ -411,8 +422,8 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
   });
 
   // Loose entries, sorted by name (git's ref cache order = byte order of full names).
-  const packedNames = new Set<string>();
-  if (packed) for (const r of packed.records) packedNames.add(r.name);
+  // Whether packed-refs holds a name: a lookup each (no set of every packed name is built).
+  const inPacked = (name: string): boolean => !!packed && packedHasName(packed, name);
   const dirs = new Set<string>();
   const names = [...rootPaths, ...refPaths].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const name of names) {
@@ -525,14 +536,14 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
       broken,
       brokenReason: broken ? reason : null,
       badName,
-      shadowsPacked: packedNames.has(name),
+      shadowsPacked: inPacked(name),
     });
   }
   repo.directories = [...dirs].sort();
 
   // Reflogs.
-  const refExists = new Set<string>(packedNames);
-  for (const l of repo.loose) refExists.add(l.name);
+  const looseNames = new Set<string>(repo.loose.map((l) => l.name));
+  const refExists = { has: (name: string) => looseNames.has(name) || inPacked(name) };
   for (const lp of logPaths.sort()) {
     const f = byPath.get(lp)!;
     const name = lp.slice(5);
@@ -619,7 +630,7 @@ export function resolveName(
     }
     const hit = repo.packed ? lookupPacked(repo.packed, cur).record : null;
     if (hit) return { oid: hit.oid, failure: '', chain };
-    const inFile = repo.packed?.records.some((r) => r.name === cur);
+    const inFile = !!repo.packed && packedHasName(repo.packed, cur);
     return {
       oid: null,
       failure: inFile
@@ -693,22 +704,407 @@ export interface FilesRefsOptions {
  * without `includeRootRefs`), symrefs with the id they resolve to, in git 2.55's order (see
  * `FilesRefsOptions.sortByName`).
  * Names are byte strings, oids lower-case hex. Empty when git dies (see `repo.fatal`) unless
- * `bestEffort`.
+ * `bestEffort`. One object per ref: for a large packed-refs file use `filesRefList`.
  */
 export function filesRefs(repo: FilesRepo, opts: FilesRefsOptions = {}): { name: string; oid: string }[] {
-  if (repo.fatal && !opts.bestEffort) return [];
+  const list = filesRefList(repo, opts);
+  const out: { name: string; oid: string }[] = new Array(list.length);
+  for (let k = 0; k < list.length; k++) out[k] = { name: list.name(k), oid: list.oid(k) };
+  return opts.sortByName ? stableSortByName(out) : out;
+}
+
+/** Name bytes of one entry of a `FilesRefList`: `bytes[start, end)`. */
+export interface NameBytes {
+  bytes: Uint8Array;
+  start: number;
+  end: number;
+}
+
+/**
+ * The refs `filesRefs` lists (in git 2.55's order, `sortByName` aside), as columns: an entry is
+ * a packed-refs record (its name and ids stay in the file's bytes, decoded for the entries asked
+ * for) or a loose ref. A million packed refs are an `Int32Array` here, not a million objects.
+ */
+export class FilesRefList {
+  /** Entry k: packed record index (>= 0), or -1 - (index in `loose`). */
+  private readonly ent: Int32Array;
+  readonly length: number;
+  private readonly src: RecSource | null;
+  private readonly loose: { ref: LooseRef; bytes: Uint8Array }[];
+  private readonly cur: NameBytes = { bytes: new Uint8Array(0), start: 0, end: 0 };
+
+  /** Entries are in byte order of names (repeats allowed): git's iteration of a file in order. */
+  readonly inOrder: boolean;
+
+  constructor(ent: Int32Array, src: RecSource | null, loose: { ref: LooseRef; bytes: Uint8Array }[], inOrder: boolean) {
+    this.ent = ent;
+    this.length = ent.length;
+    this.src = src;
+    this.loose = loose;
+    this.inOrder = inOrder;
+  }
+
+  /** The first entry whose name is not below `key` (bytes), entries `[from, to)`; needs `inOrder`. */
+  lowerBound(key: Uint8Array, from = 0, to = this.length): number {
+    let lo = from,
+      hi = to;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const x = this.nameBytes(mid);
+      const la = x.end - x.start;
+      const m = la < key.length ? la : key.length;
+      let c = 0;
+      for (let i = 0; i < m && c === 0; i++) c = x.bytes[x.start + i] - key[i];
+      if (c === 0) c = la - key.length;
+      if (c < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Whether entry `k`'s name is `key` (bytes). */
+  nameEquals(k: number, key: Uint8Array): boolean {
+    const x = this.nameBytes(k);
+    if (x.end - x.start !== key.length) return false;
+    for (let i = 0; i < key.length; i++) if (x.bytes[x.start + i] !== key[i]) return false;
+    return true;
+  }
+
+  /** Whether entry `k`'s name contains `needle` (bytes, non-empty). */
+  nameIncludes(k: number, needle: Uint8Array): boolean {
+    const x = this.nameBytes(k);
+    const b = x.bytes;
+    const nl = needle.length,
+      first = needle[0];
+    const last = x.end - nl;
+    outer: for (let p = x.start; p <= last; p++) {
+      if (b[p] !== first) continue;
+      for (let j = 1; j < nl; j++) if (b[p + j] !== needle[j]) continue outer;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Entries whose name has an ASCII upper-case letter, in entry order, or null when there are
+   * more than `limit`. Packed names are found by one pass over the file's bytes, four at a time.
+   */
+  upperCaseEntries(limit: number): number[] | null {
+    const out: number[] = [];
+    const src = this.src;
+    if (src) {
+      const cols = src.cols;
+      const rev = new Int32Array(cols.n).fill(-1);
+      for (let k = 0; k < this.length; k++) if (this.ent[k] >= 0) rev[this.ent[k]] = k;
+      let r = 0;
+      const b = src.bytes;
+      for (let j = firstUpperByte(b, 0); j >= 0 && r < cols.n; j = firstUpperByte(b, j + 1)) {
+        while (r < cols.n && cols.recEnd[r] <= j) r++;
+        if (r >= cols.n) break;
+        const ns = cols.off[r] + src.hexsz + 1;
+        if (j < ns || j >= cols.lineEnd[r]) continue;
+        if (rev[r] >= 0) {
+          if (out.length >= limit) return null;
+          out.push(rev[r]);
+        }
+        j = cols.lineEnd[r];
+      }
+    }
+    for (let k = 0; k < this.length; k++) {
+      const e = this.ent[k];
+      if (e < 0 && /[A-Z]/.test(this.loose[-1 - e].ref.name)) {
+        if (out.length >= limit) return null;
+        out.push(k);
+      }
+    }
+    return out.sort((x, y) => x - y);
+  }
+
+  /** Name of entry `k` (byte string). */
+  name(k: number): string {
+    const e = this.ent[k];
+    return e >= 0 ? recName(this.src!, e) : this.loose[-1 - e].ref.name;
+  }
+
+  /** Object id of entry `k` (lower-case hex; a loose symref's: the id it resolves to). */
+  oid(k: number): string {
+    const e = this.ent[k];
+    return e >= 0 ? recOid(this.src!, e) : this.loose[-1 - e].ref.resolved!;
+  }
+
+  /** The peeled id of a packed entry, or null. */
+  peeled(k: number): string | null {
+    const e = this.ent[k];
+    return e >= 0 ? recPeeled(this.src!, e) : null;
+  }
+
+  /** As a reftable would hold entry `k` (`EstimateSource`): 1 an id, 2 an id and a peeled id, 3 a symref. */
+  kind(k: number): 1 | 2 | 3 {
+    const e = this.ent[k];
+    if (e >= 0) return this.src!.cols.peel[e] !== 0 ? 2 : 1;
+    return this.loose[-1 - e].ref.content.kind === 'symref' ? 3 : 1;
+  }
+
+  /** Byte length of a loose symref's target (0 otherwise). */
+  targetLength(k: number): number {
+    const l = this.looseRef(k);
+    return l && l.content.kind === 'symref' ? l.content.target.length : 0;
+  }
+
+  /** `EstimateSource.idBytes`: a packed record's ids are read from the file's hex digits. */
+  idBytes(k: number, which: 0 | 1, out: Uint8Array, at: number): boolean {
+    const e = this.ent[k];
+    if (e >= 0) {
+      const s = this.src!;
+      const from = which === 0 ? s.cols.off[e] : s.cols.peel[e];
+      if (from === 0 && which === 1) return false;
+      hexBytesInto(s.bytes, from, s.hexsz >> 1, out, at);
+      return true;
+    }
+    if (which === 1 || this.kind(k) === 3) return false;
+    const hex = this.oid(k);
+    for (let i = 0; i < hex.length >> 1; i++) out[at + i] = parseInt(hex.substr(2 * i, 2), 16);
+    return true;
+  }
+
+  /** The loose ref of entry `k`, or null for a packed one. */
+  looseRef(k: number): LooseRef | null {
+    const e = this.ent[k];
+    return e >= 0 ? null : this.loose[-1 - e].ref;
+  }
+
+  /** The name bytes of entry `k` (the object returned is reused by the next call). */
+  nameBytes(k: number): NameBytes {
+    const e = this.ent[k];
+    const c = this.cur;
+    if (e >= 0) {
+      const s = this.src!;
+      c.bytes = s.bytes;
+      c.start = s.cols.off[e] + s.hexsz + 1;
+      c.end = s.cols.lineEnd[e];
+    } else {
+      c.bytes = this.loose[-1 - e].bytes;
+      c.start = 0;
+      c.end = c.bytes.length;
+    }
+    return c;
+  }
+
+  /**
+   * Entry `k - 1` against entry `k` in memcmp order (negative: k - 1 is smaller) and the bytes
+   * their names share. Two packed records one after the other in the file were compared by the
+   * parser: that answer is taken, not the bytes again.
+   */
+  comparePrev(k: number): { c: number; lcp: number } {
+    const a = this.ent[k - 1],
+      b = this.ent[k];
+    if (a >= 0 && b === a + 1) {
+      const cols = this.src!.cols;
+      const l = cols.lcp[b];
+      if (l !== LCP_UNKNOWN) {
+        const f = cols.flags[b];
+        return { c: f & F_SAME_AS_PREV ? 0 : f & F_AFTER_PREV ? -1 : 1, lcp: l };
+      }
+    }
+    const x = this.nameBytes(k - 1);
+    const xb = x.bytes,
+      xs = x.start,
+      xe = x.end;
+    const y = this.nameBytes(k);
+    const la = xe - xs,
+      lb = y.end - y.start;
+    const m = la < lb ? la : lb;
+    let i = 0;
+    while (i < m && xb[xs + i] === y.bytes[y.start + i]) i++;
+    return { c: i < m ? xb[xs + i] - y.bytes[y.start + i] : la - lb, lcp: i };
+  }
+}
+
+/** `filesRefList` of a lone packed-refs file (root refs left out, as for-each-ref there), git dying or not. */
+export function packedRefList(pr: PackedRefs): FilesRefList {
+  const repo = { kind: 'packed-refs', packed: pr, loose: [], fatal: null } as unknown as FilesRepo;
+  return filesRefList(repo, { includeRootRefs: false, bestEffort: true });
+}
+
+const REFS_PREFIX = [0x72, 0x65, 0x66, 0x73, 0x2f]; // "refs/"
+
+/**
+ * `filesRefs` as a `FilesRefList` (names and ids decoded only for the entries asked for).
+ * `opts.sortByName` is not applied (the list is in git 2.55's order).
+ */
+export function filesRefList(repo: FilesRepo, opts: FilesRefsOptions = {}): FilesRefList {
+  // One list per repository and options: the analysis, the report, the share link and the
+  // refs view all walk the same refs.
+  const key = `${opts.includeRootRefs ?? ''}/${opts.bestEffort ? 1 : 0}`;
+  let lists = listCache.get(repo);
+  if (!lists) listCache.set(repo, (lists = new Map()));
+  let l = lists.get(key);
+  if (!l) lists.set(key, (l = buildRefList(repo, opts)));
+  return l;
+}
+
+const listCache = new WeakMap<FilesRepo, Map<string, FilesRefList>>();
+
+function buildRefList(repo: FilesRepo, opts: FilesRefsOptions): FilesRefList {
+  const pr = repo.packed;
+  const src = pr ? pr._src : null;
+  if (repo.fatal && !opts.bestEffort) return new FilesRefList(new Int32Array(0), src, [], true);
   const includeRoot = opts.includeRootRefs ?? repo.kind === 'gitdir';
-  const out: { name: string; oid: string }[] = [];
-  for (const e of mergedEntries(repo, includeRoot)) {
-    if (!listedByForEachRef(e.name, includeRoot)) continue;
-    if (e.loose) {
-      if (e.loose.broken || e.loose.resolved === null) continue;
-      out.push({ name: e.name, oid: e.loose.resolved });
-    } else if (e.packed && !e.packed.brokenName) {
-      out.push({ name: e.name, oid: e.packed.oid });
+  const front = (includeRoot ? repo.loose : repo.loose.filter((l) => !l.root)).map((ref) => ({
+    ref,
+    bytes: keyToBytes(ref.name),
+  }));
+  const back = pr ? packedOrder(pr) : new Int32Array(0);
+  const ent = new Int32Array(front.length + back.length);
+  let n = 0;
+  const cols = src?.cols;
+  const bytes = src?.bytes;
+  const hexsz = src?.hexsz ?? 40;
+  /** A packed record for-each-ref lists: a valid name, under refs/ or else by git's kind rules. */
+  const packedListed = (r: number): boolean => {
+    if (cols!.flags[r] & F_BROKEN) return false;
+    const s0 = cols!.off[r] + hexsz + 1;
+    if (cols!.lineEnd[r] - s0 > 5) {
+      let refs = true;
+      for (let j = 0; j < 5 && refs; j++) refs = bytes![s0 + j] === REFS_PREFIX[j];
+      if (refs) return true;
+    }
+    return listedByForEachRef(recName(src!, r), includeRoot);
+  };
+  const looseListed = (l: LooseRef): boolean =>
+    listedByForEachRef(l.name, includeRoot) && !l.broken && l.resolved !== null;
+  const cmpLoosePacked = (lb: Uint8Array, r: number): number => {
+    const s0 = cols!.off[r] + hexsz + 1;
+    const e0 = cols!.lineEnd[r];
+    const lbn = e0 - s0;
+    const m = lb.length < lbn ? lb.length : lbn;
+    for (let k = 0; k < m; k++) {
+      const d = lb[k] - bytes![s0 + k];
+      if (d !== 0) return d;
+    }
+    return lb.length - lbn;
+  };
+  let i = 0;
+  let j = 0;
+  while (i < front.length || j < back.length) {
+    if (i >= front.length) {
+      const r = back[j++];
+      if (packedListed(r)) ent[n++] = r;
+      continue;
+    }
+    const c = j >= back.length ? -1 : cmpLoosePacked(front[i].bytes, back[j]);
+    if (c > 0) {
+      const r = back[j++];
+      if (packedListed(r)) ent[n++] = r;
+    } else {
+      // On equal names the loose entry is taken and the packed one dropped (overlay_ref_iterator).
+      if (c === 0) j++;
+      if (looseListed(front[i].ref)) ent[n++] = -1 - i;
+      i++;
     }
   }
-  return opts.sortByName ? stableSortByName(out) : out;
+  // Loose refs are sorted; packed ones are in iteration order, in byte order unless the file
+  // says `sorted` and is not: so is their merge.
+  const inOrder = !pr || !pr.claimsSorted || pr.inOrder;
+  return new FilesRefList(n === ent.length ? ent : ent.slice(0, n), src, front, inOrder);
+}
+
+/**
+ * Index of the first byte of `b` at or after `from` that is an upper-case ASCII letter, or -1.
+ * Four bytes at a time where the buffer allows (the "has a byte between m and n" word test of
+ * Sean Anderson's Bit Twiddling Hacks).
+ */
+function firstUpperByte(b: Uint8Array, from: number): number {
+  const isUpper = (c: number) => c >= 0x41 && c <= 0x5a;
+  let j = from;
+  const end = b.length;
+  while (j < end && (b.byteOffset + j) & 3) if (isUpper(b[j++])) return j - 1;
+  if (j >= end) return -1;
+  const words = new Uint32Array(b.buffer, b.byteOffset + j, (end - j) >> 2);
+  for (let w = 0; w < words.length; w++) {
+    const x = words[w];
+    const t = x & 0x7f7f7f7f;
+    if ((0xdadadada - t) & ~x & (t + 0x3f3f3f3f) & 0x80808080) {
+      for (let k = j + 4 * w, e = k + 4; k < e; k++) if (isUpper(b[k])) return k;
+    }
+  }
+  for (j += 4 * words.length; j < end; j++) if (isUpper(b[j])) return j;
+  return -1;
+}
+
+function startsWithRefs(b: Uint8Array, start: number, end: number): boolean {
+  if (end - start < 5) return false;
+  for (let j = 0; j < 5; j++) if (b[start + j] !== REFS_PREFIX[j]) return false;
+  return true;
+}
+
+function slashAt(b: Uint8Array, from: number, end: number): number {
+  for (let j = from; j < end; j++) if (b[j] === 0x2f) return j;
+  return -1;
+}
+
+/** refs.ts `namespaceOf` on a name's bytes, for `prefixCounts`: `refs/<x>`, the whole name, or -1 for `(root)`. */
+export function namespaceEnd(b: Uint8Array, start: number, end: number): number {
+  if (!startsWithRefs(b, start, end)) return -1;
+  const j = slashAt(b, start + 5, end);
+  return j < 0 ? end : j;
+}
+
+/** share/redact.ts `shareNamespaceOf` on a name's bytes (`refs/remotes/<remote>` kept apart), for `prefixCounts`. */
+export function shareNamespaceEnd(b: Uint8Array, start: number, end: number): number {
+  const j = namespaceEnd(b, start, end);
+  if (j < 0 || j === end) return j;
+  if (j - start === 12 && b[start + 5] === 0x72 && bytesToKey(b, start, j) === 'refs/remotes') {
+    const k = slashAt(b, start + 13, end);
+    if (k > start + 13) return k;
+  }
+  return j;
+}
+
+/**
+ * Entries per name prefix: `cut(bytes, start, end)` gives where the prefix of a name ends, or -1
+ * for names counted under `other`. A prefix is decoded only where it differs from the entry
+ * before's (a million names under a few namespaces make a few strings).
+ */
+export function prefixCounts(
+  list: FilesRefList,
+  cut: (b: Uint8Array, start: number, end: number) => number,
+  other: string,
+): Map<string, number> {
+  const counts = new Map<string, number>();
+  let pb: Uint8Array | null = null,
+    ps = 0,
+    pe = 0;
+  let key = '';
+  let run = 0;
+  const flush = () => {
+    if (run) counts.set(key, (counts.get(key) ?? 0) + run);
+    run = 0;
+  };
+  for (let k = 0; k < list.length; k++) {
+    const x = list.nameBytes(k);
+    const c = cut(x.bytes, x.start, x.end);
+    if (c < 0) {
+      if (key !== other || pb !== null) {
+        flush();
+        pb = null;
+        key = other;
+      }
+    } else {
+      let same = pb !== null && pe - ps === c - x.start;
+      for (let i = 0; same && i < c - x.start; i++) same = pb![ps + i] === x.bytes[x.start + i];
+      if (!same) {
+        flush();
+        key = bytesToKey(x.bytes, x.start, c);
+        pb = x.bytes;
+        ps = x.start;
+        pe = c;
+      }
+    }
+    run++;
+  }
+  flush();
+  return counts;
 }
 
 /** `git pack-refs --auto` decision (files-backend.c `should_pack_refs`). */
@@ -822,7 +1218,7 @@ export function packRefsAuto(repo: FilesRepo): PackRefsAuto {
 /** Loose vs packed statistics and lookup cost (see `LooseStats`, `FilesLookupCost`). */
 export function looseStats(repo: FilesRepo): LooseStats {
   const p = repo.packed;
-  const n = p ? p.records.length : 0;
+  const n = p ? p.recordCount : 0;
   const shadowingNames = repo.loose.filter((l) => l.shadowsPacked).map((l) => l.name);
   const perWorktree = ['refs/bisect/', 'refs/rewritten/', 'refs/worktree/'].filter(
     (d) => !repo.directories.includes(d),

@@ -24,8 +24,15 @@
  *   "broken": for-each-ref warns "ignoring ref with broken name" and leaves it out; a broken
  *   name that is also not safe makes git die ("packed refname is dangerous").
  */
-import { type Finding, displayName, keyToBytes } from '../basics.ts';
-import { checkRefnameBytes, refnameIsSafe, isGitSpace, isHexDigit, listedByForEachRef } from './refname.ts';
+import { type Finding, bytesToKey, displayName, keyToBytes } from '../basics.ts';
+import {
+  checkRefnameBytes,
+  checkRefnameTail,
+  refnameIsSafe,
+  isGitSpace,
+  isHexDigit,
+  listedByForEachRef,
+} from './refname.ts';
 
 /** Hash function of the object ids: SHA-1 (40 hex digits) or SHA-256 (64). */
 export type HashKind = 'sha1' | 'sha256';
@@ -67,38 +74,58 @@ export interface PackedRecord {
 /**
  * Per-record columns (struct of arrays) filled by the parser; `PackedRefs.records` turns them
  * into objects on first access, so parsing a million-ref file allocates almost nothing per line.
+ * Offsets fit 32 bits: a packed-refs file is read whole and is at most `PACKED_REFS_MAX_BYTES`.
  */
-interface Columns {
+export interface Columns {
   n: number;
   /** Byte offset of the ref line. */
-  off: Float64Array;
-  /** Offset of the ref line's LF (or end of file). */
-  lineEnd: Float64Array;
+  off: Uint32Array;
+  /** Offset of the ref line's LF (or end of file): the name is [off + hexsz + 1, lineEnd). */
+  lineEnd: Uint32Array;
   /** Offset after the record (ref line, LF, '^' line and its LF). */
-  recEnd: Float64Array;
+  recEnd: Uint32Array;
   /** 1-based line number. */
-  line: Float64Array;
-  /** Offset of the peeled hex digits, -1 if none. */
-  peel: Float64Array;
-  /** Bit 0: broken name; bit 1: oid has upper-case digits; bit 2: peeled has. */
+  line: Uint32Array;
+  /** Offset of the peeled hex digits, 0 if none (a '^' line never starts the file). */
+  peel: Uint32Array;
+  /**
+   * Bytes the name shares with the name of the record before it in the file (`LCP_UNKNOWN` when
+   * not compared: the file was already found out of order).
+   */
+  lcp: Uint32Array;
+  /**
+   * Bit 0: broken name; bit 1: oid has upper-case digits; bit 2: peeled has; bit 3: the name is
+   * the same as that of the record before it in the file, bit 4: greater (both set only where
+   * `lcp` is known; neither with `lcp` known: smaller).
+   */
   flags: Uint8Array;
 }
+
+/** `Columns.lcp` of a record whose name was not compared with the one before it. */
+export const LCP_UNKNOWN = 0xffffffff;
+/** `Columns.flags`: broken name. */
+export const F_BROKEN = 1;
+/** `Columns.flags`: same name as the record before it in the file. */
+export const F_SAME_AS_PREV = 8;
+/** `Columns.flags`: a name greater than that of the record before it (set only where `lcp` is known). */
+export const F_AFTER_PREV = 16;
 
 function newColumns(cap: number): Columns {
   return {
     n: 0,
-    off: new Float64Array(cap),
-    lineEnd: new Float64Array(cap),
-    recEnd: new Float64Array(cap),
-    line: new Float64Array(cap),
-    peel: new Float64Array(cap),
+    off: new Uint32Array(cap),
+    lineEnd: new Uint32Array(cap),
+    recEnd: new Uint32Array(cap),
+    line: new Uint32Array(cap),
+    peel: new Uint32Array(cap),
+    lcp: new Uint32Array(cap),
     flags: new Uint8Array(cap),
   };
 }
 
 function growColumns(c: Columns): void {
   const cap = c.off.length * 2;
-  const g = <T extends Float64Array | Uint8Array>(a: T): T => {
+  const g = <T extends Uint32Array | Uint8Array>(a: T): T => {
     const b = new (a.constructor as new (n: number) => T)(cap);
     b.set(a);
     return b;
@@ -108,26 +135,62 @@ function growColumns(c: Columns): void {
   c.recEnd = g(c.recEnd);
   c.line = g(c.line);
   c.peel = g(c.peel);
+  c.lcp = g(c.lcp);
   c.flags = g(c.flags);
 }
 
-/** What records are read from: the file as text (one char per byte) and its columns. */
-interface RecSource {
-  text: string;
+/** What records are read from: the file's bytes and its columns. */
+export interface RecSource {
+  bytes: Uint8Array;
   hexsz: number;
   cols: Columns;
 }
 
+/** Lower-case hex of `len` bytes at `at` of `b` (ASCII hex digits, either case). */
+function hexAt(b: Uint8Array, at: number, len: number, upper: boolean): string {
+  const v = String.fromCharCode.apply(null, b.subarray(at, at + len) as unknown as number[]);
+  return upper ? v.toLowerCase() : v;
+}
+
 /**
- * `PackedRecord` as `records` materializes it: object ids are sliced from the file text on
- * access. `toJSON` gives the plain fields.
+ * Work of the packed-refs code since the process started (tests read the difference around a
+ * call): names decoded to strings (`recName`), finding messages built.
+ */
+export const packedWork = { namesDecoded: 0, messagesBuilt: 0 };
+
+/** Name of record `i` as a byte string (one char per byte). */
+export function recName(s: RecSource, i: number): string {
+  packedWork.namesDecoded++;
+  const start = s.cols.off[i] + s.hexsz + 1,
+    end = s.cols.lineEnd[i];
+  // A long name (a 64 MiB one is an attack input) through the engine's decoder, not char by char.
+  return end - start < 4096 ? bytesToKey(s.bytes, start, end) : latin1String(s.bytes.subarray(start, end));
+}
+
+/** Object id of record `i`, lower-case hex. */
+export function recOid(s: RecSource, i: number): string {
+  return hexAt(s.bytes, s.cols.off[i], s.hexsz, (s.cols.flags[i] & 2) !== 0);
+}
+
+/** Peeled id of record `i`, lower-case hex, or null. */
+export function recPeeled(s: RecSource, i: number): string | null {
+  const p = s.cols.peel[i];
+  return p === 0 ? null : hexAt(s.bytes, p, s.hexsz, (s.cols.flags[i] & 4) !== 0);
+}
+
+/**
+ * `PackedRecord` as `records` materializes it: the name and object ids are decoded from the
+ * file's bytes on access. `toJSON` gives the plain fields.
  */
 class Rec implements PackedRecord {
+  private _name: string | null = null;
   constructor(
     readonly _s: RecSource,
     readonly _i: number,
-    public name: string,
   ) {}
+  get name(): string {
+    return (this._name ??= recName(this._s, this._i));
+  }
   get line(): number {
     return this._s.cols.line[this._i];
   }
@@ -138,18 +201,13 @@ class Rec implements PackedRecord {
     return this._s.cols.recEnd[this._i] - this._s.cols.off[this._i];
   }
   get brokenName(): boolean {
-    return (this._s.cols.flags[this._i] & 1) !== 0;
+    return (this._s.cols.flags[this._i] & F_BROKEN) !== 0;
   }
   get oid(): string {
-    const o = this._s.cols.off[this._i];
-    const v = this._s.text.slice(o, o + this._s.hexsz);
-    return this._s.cols.flags[this._i] & 2 ? v.toLowerCase() : v;
+    return recOid(this._s, this._i);
   }
   get peeled(): string | null {
-    const p = this._s.cols.peel[this._i];
-    if (p < 0) return null;
-    const v = this._s.text.slice(p, p + this._s.hexsz);
-    return this._s.cols.flags[this._i] & 4 ? v.toLowerCase() : v;
+    return recPeeled(this._s, this._i);
   }
   toJSON(): Omit<PackedRecord, never> {
     return {
@@ -186,8 +244,8 @@ export interface BisectStats {
 
 /**
  * A parsed packed-refs file. All names are byte strings; display them with `displayName`.
- * An engine-side object: `records` are built lazily and read their ids from the file text, so
- * send `packedRefsSection` / `packedRefsForEachRef` results across a worker boundary, not this.
+ * An engine-side object: `records` are built lazily and read their names and ids from the
+ * file's bytes (no string is made per line while parsing), so send `packedRefsSection` / `packedRefsForEachRef` results across a worker boundary, not this.
  */
 export interface PackedRefs {
   file: string;
@@ -217,11 +275,19 @@ export interface PackedRefs {
   lines: number;
   /** Records are strictly increasing by name (git's own test: a duplicate makes it unsorted). */
   sorted: boolean;
+  /** Records are non-decreasing by name (in order, repeated names allowed). */
+  inOrder: boolean;
   /** First record that is not greater than the one before it, with that one's name. */
   firstUnsorted: { line: number; offset: number; name: string; previous: string } | null;
-  /** Names that appear more than once, each listed once, in order of first appearance. */
+  /**
+   * Names that appear more than once, each listed once, in order of first appearance; at most
+   * `MAX_NAMES_LISTED` (`findingCounts.packedRefDuplicate` counts them all).
+   */
   duplicates: string[];
-  /** Distinct names that git's binary search does not find although they are in the file. */
+  /**
+   * Distinct names that git's binary search does not find although they are in the file; at
+   * most `MAX_NAMES_LISTED` (`findingCounts.packedRefNotFoundByBinarySearch` counts them all).
+   */
   unfoundByBinarySearch: string[];
   bisect: BisectStats;
   /** Findings, at most `maxFindingsPerCode` per code, in file order. */
@@ -232,7 +298,7 @@ export interface PackedRefs {
   fatal: FilesFinding | null;
   /** Internal: bisection index (see `lookupPacked`). */
   readonly _bisect: BisectIndex;
-  /** Internal: file bytes, text and record columns. */
+  /** Internal: file bytes and record columns. */
   readonly _src: RecSource;
   readonly _bytes: Uint8Array;
   /** Internal: record `i` (from `records` if built, else a fresh view). */
@@ -270,7 +336,6 @@ interface BisectIndex {
   keyStart: Float64Array;
   keyEnd: Float64Array;
   bytes: Uint8Array;
-  text: string;
   /** Bucket table: bucket[k] = last bound index j with bounds[j] <= k × bucketUnit. */
   bucket?: Int32Array;
   bucketUnit?: number;
@@ -353,21 +418,41 @@ export class FindingSink {
     readonly file: string,
     readonly cap = 50,
   ) {}
+  /**
+   * Count a finding, and keep it while its code is under the cap. `message` may be a function:
+   * it is then called only for a finding that is kept (or is the first fatal one), so a problem
+   * on a million lines costs a count per line, not a message per line.
+   */
   add(
     code: string,
     severity: Finding['severity'],
     line: number,
     offset: number,
     gitDies: GitDies,
-    message: string,
+    message: string | (() => string),
     file = this.file,
-  ): FilesFinding {
-    const f: FilesFinding = { severity: gitDies ? 'error' : severity, file, offset, line, code, gitDies, message };
+  ): void {
     const n = (this.counts[code] = (this.counts[code] ?? 0) + 1);
+    const fatal = (gitDies === 'load' && !this.fatalLoad) || (gitDies === 'iterate' && !this.fatalIterate);
+    if (n > this.cap && !fatal) return;
+    packedWork.messagesBuilt++;
+    const text = typeof message === 'string' ? message : message();
+    const f: FilesFinding = {
+      severity: gitDies ? 'error' : severity,
+      file,
+      offset,
+      line,
+      code,
+      gitDies,
+      message: text,
+    };
     if (n <= this.cap) this.findings.push(f);
     if (gitDies === 'load' && !this.fatalLoad) this.fatalLoad = f;
     if (gitDies === 'iterate' && !this.fatalIterate) this.fatalIterate = f;
-    return f;
+  }
+  /** Whether a finding of `code` added now would be kept (under the cap). */
+  keeps(code: string): boolean {
+    return (this.counts[code] ?? 0) < this.cap;
   }
   get fatal(): FilesFinding | null {
     return this.fatalLoad ?? this.fatalIterate;
@@ -412,19 +497,19 @@ export class FindingSink {
 export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePackedOptions = {}): PackedRefs {
   const sink = new FindingSink(file, opts.maxFindingsPerCode ?? 50);
   const end = bytes.length;
-  const text = latin1String(bytes);
   let pos = 0;
   let lineNo = 0;
   let header: string | null = null;
   const traits: string[] = [];
   let headerOk = true;
+  /** The next LF at or after `p`, or -1 (the engine's own `indexOf`, not a loop per byte). */
+  const nextLF = (p: number): number => bytes.indexOf(0x0a, p);
 
   // --- header -----------------------------------------------------------------------------
   if (end > 0 && bytes[0] === 0x23) {
     lineNo = 1;
-    let eol = text.indexOf('\n');
+    let eol = nextLF(0);
     const hdrEnd = eol < 0 ? end : eol;
-    header = text.slice(0, hdrEnd);
     if (eol < 0) {
       sink.add(
         'packedRefUnterminatedHeader',
@@ -437,18 +522,22 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       headerOk = false;
       eol = end - 1;
     }
-    if (!header.startsWith(HEADER_PREFIX)) {
-      // The line is not quoted: a file that is not a packed-refs file at all starts like this.
+    const prefixOk = hdrEnd >= HEADER_PREFIX.length && bytesToKey(bytes, 0, HEADER_PREFIX.length) === HEADER_PREFIX;
+    if (!prefixOk) {
+      // The line is not quoted (nor decoded): a file that is not a packed-refs file at all starts
+      // like this.
       sink.add(
         'badPackedRefHeader',
         'error',
         1,
         0,
         'load',
-        `a first line starting with '#' to start with "${HEADER_PREFIX}", found another line of ${header.length.toLocaleString('en-US')} bytes starting with '#': git dies ("unexpected line in packed-refs")`,
+        `a first line starting with '#' to start with "${HEADER_PREFIX}", found another line of ${hdrEnd.toLocaleString('en-US')} bytes starting with '#': git dies ("unexpected line in packed-refs")`,
       );
       headerOk = false;
-    } else {
+    }
+    header = bytesToKey(bytes, 0, hdrEnd);
+    if (prefixOk) {
       if (!header.startsWith(HEADER_PREFIX + ' ')) {
         sink.add(
           'badPackedRefHeader',
@@ -480,7 +569,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
   if (!opts.hash) {
     let p = start;
     while (p < end && bytes[p] === 0x5e) {
-      const e = text.indexOf('\n', p);
+      const e = nextLF(p);
       p = e < 0 ? end : e + 1;
     }
     if (p < end && hexRun(bytes, p, Math.min(end, p + 65)) === 64) hash = 'sha256';
@@ -520,10 +609,13 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
   let lastLineStart = start;
   let lastLineNo = lineNo;
   let malformedBounds = 0;
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  /** `refnameIsSafe` of the last broken name. */
+  let lastSafe = true;
 
   while (pos < end) {
     const lineStart = pos;
-    const eolIdx = text.indexOf('\n', pos);
+    const eolIdx = nextLF(pos);
     const lineEnd = eolIdx < 0 ? end : eolIdx;
     lineNo++;
     lines++;
@@ -600,7 +692,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       const dies: GitDies = !claimsSorted && lineLen < hexsz + 2 ? 'load' : 'iterate';
       let why: string;
       if (lineLen === 0) why = 'an empty line';
-      else if (hexRun(bytes, lineStart, lineEnd) >= 64 && hexsz === 40)
+      else if (hexsz === 40 && hexRun(bytes, lineStart, Math.min(lineEnd, lineStart + 64)) >= 64)
         why = `an object id of more than 40 hex digits (the file is read as SHA-1)`;
       else if (lineLen < hexsz + 2)
         why = `a line of ${lineLen} byte${lineLen === 1 ? '' : 's'}, shorter than ${hexsz + 2}`;
@@ -642,16 +734,53 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
         `${sep === 0x09 ? 'TAB' : 'CR'} between object id and name: git accepts any whitespace there, writes a space`,
       );
     }
-    if (!checkRefnameBytes(bytes, nameStart, lineEnd)) {
-      const name = text.slice(nameStart, lineEnd);
-      if (!refnameIsSafe(name)) {
+    // Order against the name before (git's own check, packed-backend.c sort_snapshot), and the
+    // bytes both share: a sorted file of a million names sharing a long prefix is compared once.
+    let lcp = LCP_UNKNOWN;
+    if (lastNameStart >= 0 && nondecreasing) {
+      const la = lastNameEnd - lastNameStart;
+      const lb = lineEnd - nameStart;
+      const m = la < lb ? la : lb;
+      const k = sharedBytes(bytes, dv, lastNameStart, nameStart, m);
+      lcp = k;
+      const c = k < m ? bytes[lastNameStart + k] - bytes[nameStart + k] : la - lb;
+      if (c >= 0 && sorted) {
+        sorted = false;
+        firstUnsortedAt = r;
+      }
+      if (c > 0) nondecreasing = false;
+      if (c === 0) flags |= F_SAME_AS_PREV;
+      else if (c < 0) flags |= F_AFTER_PREV;
+    }
+    // The ref-name checks (check_refname_format). A name equal to the one before has its verdict;
+    // one sharing a prefix with a valid name before it is checked from the first component that
+    // is not wholly in that prefix (the components before it are the same bytes, each valid).
+    let brokenName: boolean;
+    const prevValid = r > 0 && lcp !== LCP_UNKNOWN && (cols.flags[r - 1] & F_BROKEN) === 0;
+    if (flags & F_SAME_AS_PREV) {
+      brokenName = (cols.flags[r - 1] & F_BROKEN) !== 0;
+    } else if (prevValid && lcp > 0) {
+      let from = nameStart + lcp - 1;
+      while (from > nameStart && bytes[from] !== 0x2f) from--;
+      brokenName =
+        bytes[from] === 0x2f
+          ? !checkRefnameTail(bytes, nameStart, from + 1, lineEnd)
+          : !checkRefnameBytes(bytes, nameStart, lineEnd);
+    } else brokenName = !checkRefnameBytes(bytes, nameStart, lineEnd);
+    if (brokenName) {
+      const nameOf = () => bytesToKey(bytes, nameStart, lineEnd);
+      // The same name as the line before has its verdict (no string per repeated line).
+      const safe: boolean = flags & F_SAME_AS_PREV ? lastSafe : refnameIsSafe(nameOf());
+      lastSafe = safe;
+      if (!safe) {
         sink.add(
           'packedRefDangerousName',
           'error',
           lineNo,
           lineStart,
           'iterate',
-          `a valid (or at least safe) ref name, found "${showName(name)}", invalid and unsafe: git dies ("packed refname is dangerous") when iterating refs`,
+          () =>
+            `a valid (or at least safe) ref name, found "${showName(nameOf())}", invalid and unsafe: git dies ("packed refname is dangerous") when iterating refs`,
         );
       } else if (bytes[lineEnd - 1] === 0x0d) {
         sink.add(
@@ -660,7 +789,8 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
           lineNo,
           lineStart,
           null,
-          `line ends in CR LF: git reads the name as "${showName(name)}", a broken name; for-each-ref warns "ignoring ref with broken name" and leaves the ref out`,
+          () =>
+            `line ends in CR LF: git reads the name as "${showName(nameOf())}", a broken name; for-each-ref warns "ignoring ref with broken name" and leaves the ref out`,
         );
       } else {
         sink.add(
@@ -669,35 +799,29 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
           lineNo,
           lineStart,
           null,
-          `invalid ref name "${showName(name)}": git treats the ref as broken; for-each-ref warns "ignoring ref with broken name" and leaves it out`,
+          () =>
+            `invalid ref name "${showName(nameOf())}": git treats the ref as broken; for-each-ref warns "ignoring ref with broken name" and leaves it out`,
         );
       }
-      flags |= 1;
+      flags |= F_BROKEN;
     }
     cols.off[r] = lineStart;
     cols.lineEnd[r] = lineEnd;
     cols.recEnd[r] = pos;
     cols.line[r] = lineNo;
-    cols.peel[r] = -1;
+    cols.peel[r] = 0;
+    cols.lcp[r] = lcp;
     cols.flags[r] = flags;
     cols.n = r + 1;
     pushBound(lineStart, r);
     firstBoundPending = false;
-    if (lastNameStart >= 0 && nondecreasing) {
-      const c = compareRange(bytes, lastNameStart, lastNameEnd, nameStart, lineEnd);
-      if (c >= 0 && sorted) {
-        sorted = false;
-        firstUnsortedAt = r;
-      }
-      if (c > 0) nondecreasing = false;
-    }
     lastNameStart = nameStart;
     lastNameEnd = lineEnd;
     prev = 1;
   }
   const n = cols.n;
-  const src: RecSource = { text, hexsz, cols };
-  const nameAt = (i: number): string => text.slice(cols.off[i] + hexsz + 1, cols.lineEnd[i]);
+  const src: RecSource = { bytes, hexsz, cols };
+  const nameAt = (i: number): string => recName(src, i);
 
   // --- git's verify_buffer_safe: last record ends in LF and is >= hexsz + 2 bytes -----------
   if (headerOk && start < end) {
@@ -705,7 +829,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     let p = end - 1;
     while (p > start && (bytes[p - 1] !== 0x0a || bytes[p] === 0x5e)) p--;
     if (bytes[end - 1] !== 0x0a) {
-      const unterminated = text.indexOf('\n', p) < 0;
+      const unterminated = nextLF(p) < 0;
       sink.add(
         'packedRefEntryNotTerminated',
         'error',
@@ -759,32 +883,31 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       );
     }
   }
-  let names: string[] | null = null;
-  const allNames = (): string[] => {
-    if (!names) {
-      names = new Array(n);
-      for (let i = 0; i < n; i++) names[i] = nameAt(i);
-    }
-    return names;
-  };
   const duplicates: string[] = [];
   // first[i]: index of the first record with the same name (i itself for a first occurrence).
-  const first = sorted ? null : firstOccurrences(bytes, cols, hexsz);
-  /** Records whose name was seen on an earlier line (reported once the lookup replay exists). */
-  const dupAt: number[] = [];
+  // In a file in order a repeated name is on the lines right after its first one: no hashing.
+  const first = sorted ? null : nondecreasing ? adjacentFirsts(cols) : firstOccurrences(bytes, cols, hexsz);
+  /** Per repeated name (its first record): how many lines, and the first lines to show. */
+  const dupLines = new Map<number, { count: number; lines: number[]; at: number }>();
   if (first) {
-    const count = new Uint32Array(n);
     for (let i = 0; i < n; i++) {
       const f = first[i];
-      if (++count[f] === 2) duplicates.push(nameAt(f));
-      if (f !== i) dupAt.push(i);
+      if (f === i) continue;
+      let d = dupLines.get(f);
+      if (!d) {
+        dupLines.set(f, (d = { count: 1, lines: [cols.line[f]], at: i }));
+        if (duplicates.length < MAX_NAMES_LISTED) duplicates.push(nameAt(f));
+      }
+      d.count++;
+      if (d.lines.length <= MAX_DUPLICATE_LINES_SHOWN) d.lines.push(cols.line[i]);
     }
   }
 
   // --- bisection index ---------------------------------------------------------------------------
   const idx: BisectIndex = claimsSorted
-    ? fileIndex(finishBounds(boundsArr, nb, end), nb, recsArr.subarray(0, nb), cols, bytes, text, hexsz)
-    : sortedCopyIndex(n, nondecreasing ? null : allNames, cols, bytes, text, hexsz);
+    ? fileIndex(finishBounds(boundsArr, nb, end), nb, recsArr.subarray(0, nb), cols, bytes, hexsz)
+    : sortedCopyIndex(n, !nondecreasing, cols, bytes, hexsz);
+  boundsArr = recsArr = null as unknown as Float64Array & Int32Array;
 
   let recordsCache: PackedRecord[] | null = null;
   const pr = {
@@ -800,9 +923,8 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     start,
     get records(): PackedRecord[] {
       if (!recordsCache) {
-        const nm = allNames();
         recordsCache = new Array(n);
-        for (let i = 0; i < n; i++) recordsCache[i] = new Rec(src, i, nm[i]);
+        for (let i = 0; i < n; i++) recordsCache[i] = new Rec(src, i);
       }
       return recordsCache;
     },
@@ -810,6 +932,7 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     peeledCount,
     lines,
     sorted,
+    inOrder: nondecreasing,
     firstUnsorted,
     duplicates,
     unfoundByBinarySearch: [] as string[],
@@ -826,13 +949,13 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
     findingCounts: sink.counts,
     fatal: null as FilesFinding | null,
   } as unknown as PackedRefs;
-  // Internals are not enumerable: JSON / structured clone of `pr` does not copy the file text.
+  // Internals are not enumerable: JSON / structured clone of `pr` does not copy the file's bytes.
   Object.defineProperties(pr, {
     _bisect: { value: idx, enumerable: false },
     _src: { value: src, enumerable: false },
     _bytes: { value: bytes, enumerable: false },
     _record: {
-      value: (i: number): PackedRecord => (recordsCache ? recordsCache[i] : new Rec(src, i, nameAt(i))),
+      value: (i: number): PackedRecord => (recordsCache ? recordsCache[i] : new Rec(src, i)),
       enumerable: false,
     },
   });
@@ -864,15 +987,15 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
       total += r.probes;
       if (r.probes > max) max = r.probes;
       if (r.index < 0) {
-        const nm = nameAt(i);
-        pr.unfoundByBinarySearch.push(nm);
+        if (pr.unfoundByBinarySearch.length < MAX_NAMES_LISTED) pr.unfoundByBinarySearch.push(nameAt(i));
         sink.add(
           'packedRefNotFoundByBinarySearch',
           'warning',
           cols.line[i],
           cols.off[i],
           null,
-          `git's binary search over the file does not find "${showName(nm)}" (the file is not sorted although its header says so): lookups of this ref fail`,
+          () =>
+            `git's binary search over the file does not find "${showName(nameAt(i))}" (the file is not sorted although its header says so): lookups of this ref fail`,
         );
       }
     }
@@ -883,38 +1006,24 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
   }
   // Duplicates: iteration (for-each-ref) yields every line; a lookup (rev-parse, update-ref's
   // old-value check) answers the one line git's binary search lands on, replayed here.
-  const dupLines = new Map<number, number[]>();
-  for (const i of dupAt) {
-    const f = first![i];
-    let l = dupLines.get(f);
-    if (!l) dupLines.set(f, (l = [cols.line[f]]));
-    l.push(cols.line[i]);
-  }
   // One finding per repeated name, at its second line (a name on a million lines is one finding
   // listing its first lines, not a million findings each joining a million line numbers).
-  const reported = new Set<number>();
-  for (const i of dupAt) {
-    const f = first![i];
-    if (reported.has(f)) continue;
-    reported.add(f);
-    const nm = nameAt(i);
-    const all = dupLines.get(f)!;
-    const lines =
-      all.length <= MAX_DUPLICATE_LINES_SHOWN
-        ? all.join(', ')
-        : `${all.slice(0, MAX_DUPLICATE_LINES_SHOWN).join(', ')} and ${(all.length - MAX_DUPLICATE_LINES_SHOWN).toLocaleString('en-US')} more`;
-    const hit = lookupPacked(pr, nm).record;
-    const lookup = hit
-      ? `git's lookup (rev-parse) answers line ${hit.line} (${hit.oid})`
-      : "git's lookup (rev-parse) finds none of them";
-    sink.add(
-      'packedRefDuplicate',
-      'warning',
-      cols.line[i],
-      cols.off[i],
-      null,
-      `"${showName(nm)}" appears more than once (lines ${lines}): for-each-ref lists every line; ${lookup}`,
-    );
+  for (const [f, d] of dupLines) {
+    const i = d.at;
+    sink.add('packedRefDuplicate', 'warning', cols.line[i], cols.off[i], null, () => {
+      const nm = nameAt(i);
+      const shown = d.lines.slice(0, MAX_DUPLICATE_LINES_SHOWN);
+      const lines =
+        d.count <= MAX_DUPLICATE_LINES_SHOWN
+          ? shown.join(', ')
+          : `${shown.join(', ')} and ${(d.count - MAX_DUPLICATE_LINES_SHOWN).toLocaleString('en-US')} more`;
+      const hit = lookupPacked(pr, nm).record;
+      const lookup = hit
+        ? `git's lookup (rev-parse) answers line ${hit.line} (${hit.oid})`
+        : "git's lookup (rev-parse) finds none of them";
+      void f;
+      return `"${showName(nm)}" appears more than once (lines ${lines}): for-each-ref lists every line; ${lookup}`;
+    });
   }
   pr.fatal = sink.fatal;
   // Keep findings in file order (the per-code passes above appended out of order).
@@ -922,8 +1031,18 @@ export function parsePackedRefs(file: string, bytes: Uint8Array, opts: ParsePack
   return pr;
 }
 
+/** Names `duplicates` and `unfoundByBinarySearch` list at most (the finding counts have all). */
+export const MAX_NAMES_LISTED = 1000;
+
 /** Line numbers a duplicate finding lists before "and N more". */
 const MAX_DUPLICATE_LINES_SHOWN = 10;
+
+/** `firstOccurrences` of a file in order: a repeated name is on the lines right after its first. */
+function adjacentFirsts(cols: Columns): Int32Array {
+  const first = new Int32Array(cols.n);
+  for (let i = 0; i < cols.n; i++) first[i] = i > 0 && cols.flags[i] & F_SAME_AS_PREV ? first[i - 1] : i;
+  return first;
+}
 
 /**
  * For each record, the index of the first record with the same name bytes (open addressing on
@@ -960,6 +1079,17 @@ function firstOccurrences(b: Uint8Array, cols: Columns, hexsz: number): Int32Arr
   return first;
 }
 
+/**
+ * How many of the `m` bytes at `a` and at `b` of `bytes` are the same from the start, four at a
+ * time (a DataView reads a word at any offset: consecutive names are seldom equally aligned).
+ */
+function sharedBytes(bytes: Uint8Array, dv: DataView, a: number, b: number, m: number): number {
+  let k = 0;
+  while (k + 4 <= m && dv.getUint32(a + k, true) === dv.getUint32(b + k, true)) k += 4;
+  while (k < m && bytes[a + k] === bytes[b + k]) k++;
+  return k;
+}
+
 /** memcmp-style comparison of b[a0, a1) and b[b0, b1), shorter prefix first. */
 function compareRange(b: Uint8Array, a0: number, a1: number, b0: number, b1: number): number {
   const la = a1 - a0;
@@ -986,7 +1116,6 @@ function fileIndex(
   recs: Int32Array,
   cols: Columns,
   bytes: Uint8Array,
-  text: string,
   hexsz: number,
 ): BisectIndex {
   const end = bounds[count];
@@ -996,28 +1125,23 @@ function fileIndex(
     keyStart[i] = Math.min(bounds[i] + hexsz + 1, end);
     keyEnd[i] = recs[i] >= 0 ? cols.lineEnd[recs[i]] : -1;
   }
-  return { bounds, count, recs, keyStart, keyEnd, bytes, text };
+  return { bounds, count, recs, keyStart, keyEnd, bytes };
 }
 
-/** The in-memory copy git makes without `sorted`: records stably sorted by name, back to back. */
-function sortedCopyIndex(
-  n: number,
-  allNames: (() => string[]) | null,
-  cols: Columns,
-  bytes: Uint8Array,
-  text: string,
-  hexsz: number,
-): BisectIndex {
-  // Already non-decreasing (the stable sort keeps it as is): no sort needed.
-  const names = allNames ? allNames() : null;
-  const order = new Array<number>(n);
+/**
+ * The in-memory copy git makes without `sorted`: records stably sorted by name, back to back.
+ * `needSort` false: the records are already non-decreasing (the stable sort keeps them as they
+ * are). Names are compared in the file's bytes (memcmp order), no string per record.
+ */
+function sortedCopyIndex(n: number, needSort: boolean, cols: Columns, bytes: Uint8Array, hexsz: number): BisectIndex {
+  const order = new Int32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
-  if (names) {
-    order.sort((a, b) => {
-      const x = names[a];
-      const y = names[b];
-      return x < y ? -1 : x > y ? 1 : a - b;
-    });
+  if (needSort) {
+    const s = hexsz + 1;
+    const sortedOrder = Array.from(order).sort(
+      (a, b) => compareRange(bytes, cols.off[a] + s, cols.lineEnd[a], cols.off[b] + s, cols.lineEnd[b]) || a - b,
+    );
+    order.set(sortedOrder);
   }
   const bounds = new Float64Array(n + 1);
   const recs = new Int32Array(n);
@@ -1033,7 +1157,7 @@ function sortedCopyIndex(
     off += cols.recEnd[r] - cols.off[r];
   }
   bounds[n] = off;
-  return { bounds, count: n, recs, keyStart, keyEnd, bytes, text };
+  return { bounds, count: n, recs, keyStart, keyEnd, bytes };
 }
 
 /** Compare the key of bound i with target bytes t[t0, t1) (memcmp order, prefix first). */
@@ -1041,7 +1165,7 @@ function cmpKey(idx: BisectIndex, i: number, t: Uint8Array, t0: number, t1: numb
   let ke = idx.keyEnd[i];
   const ks = idx.keyStart[i];
   if (ke < 0) {
-    ke = idx.text.indexOf('\n', ks);
+    ke = idx.bytes.indexOf(0x0a, ks);
     if (ke < 0) ke = idx.bytes.length;
     idx.keyEnd[i] = ke;
   }
@@ -1137,6 +1261,42 @@ export function lookupPacked(pr: PackedRefs, refname: string): { record: PackedR
   return { record: ri >= 0 ? pr._record(ri) : null, probes: r.probes };
 }
 
+/** Record indices in the order git's packed iterator yields them (see `packedIterationOrder`). */
+export function packedOrder(pr: PackedRefs): Int32Array {
+  if (!pr.claimsSorted) return pr._bisect.recs;
+  const out = new Int32Array(pr.recordCount);
+  for (let i = 0; i < out.length; i++) out[i] = i;
+  return out;
+}
+
+/**
+ * Whether a record of the file is named `name` (byte string), whether git's lookup finds it or
+ * not: a binary search where it is exact (the file in order, or git's sorted copy), else one pass
+ * over the names' bytes.
+ */
+export function packedHasName(pr: PackedRefs, name: string): boolean {
+  if (pr.recordCount === 0) return false;
+  const t = keyToBytes(name);
+  const idx = pr._bisect;
+  const r = bisectIndex(idx, t, 0, t.length);
+  if (r.index >= 0 && idx.recs[r.index] >= 0) return true;
+  // Exact: git's sorted copy, or a file the replay found every name of (in order: `sampled`).
+  const b = pr.bisect;
+  if (!pr.claimsSorted || b.sampled || (b.replayedAll && !pr.findingCounts.packedRefNotFoundByBinarySearch))
+    return false;
+  const { cols, bytes, hexsz } = pr._src;
+  for (let i = 0; i < cols.n; i++) {
+    const at = cols.off[i] + hexsz + 1;
+    if (cols.lineEnd[i] - at === t.length && sameBytes(bytes, at, t)) return true;
+  }
+  return false;
+}
+
+function sameBytes(b: Uint8Array, at: number, t: Uint8Array): boolean {
+  for (let k = 0; k < t.length; k++) if (b[at + k] !== t[k]) return false;
+  return true;
+}
+
 /**
  * The records in the order git's packed iterator yields them: file order with the `sorted`
  * trait, git's stable in-memory sort by name otherwise.
@@ -1192,9 +1352,10 @@ export function peelCoverage(pr: PackedRefs): PeelCoverage {
     if (cols.flags[i] & 1) continue;
     refs++;
     const ns = cols.off[i] + hexsz + 1;
-    const isTag = cols.lineEnd[i] - ns > TAGS.length && TAGS.every((c, k) => b[ns + k] === c);
+    let isTag = cols.lineEnd[i] - ns > TAGS.length;
+    for (let k = 0; isTag && k < TAGS.length; k++) isTag = b[ns + k] === TAGS[k];
     if (isTag) tags++;
-    if (cols.peel[i] >= 0) {
+    if (cols.peel[i] !== 0) {
       withPeeled++;
       if (isTag) tagsWithPeeled++;
       known++;

@@ -101,6 +101,19 @@ export function checkRefnameBytes(b: Uint8Array, start: number, end: number): bo
 }
 
 /**
+ * `checkRefnameBytes(b, start, end)` when the components of `b[start, from)` are known valid
+ * (`from` is `start` or just after a '/'; e.g. they are the same bytes as in a name already
+ * checked): only the components from `from` on are looked at. The rules are per component
+ * except "@" alone and a final '.', which depend only on the whole name's length and last byte.
+ */
+export function checkRefnameTail(b: Uint8Array, start: number, from: number, end: number): boolean {
+  if (from <= start) return checkRefnameBytes(b, start, end);
+  // Bytes before `from` end in '/': the name is not "@" alone, and a last component "@" is valid.
+  if (end - from === 1 && b[from] === 0x40) return true;
+  return checkRefnameBytes(b, from, end);
+}
+
+/**
  * git's `refname_is_safe`: a name under "refs/" whose remainder is non-empty, does not start or
  * end with '/', and has no empty, "." or ".." component (git compares it with its normalized
  * path); or a non-empty name made only of 'A'-'Z' and '_'.

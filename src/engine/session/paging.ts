@@ -4,8 +4,8 @@
  * views. Names leave as Unicode text (`displayName`); inside they stay byte strings so that
  * order and filters are git's byte order.
  */
-import { displayName, keyToBytes, textToKey, toHex, type FormatError } from '../basics.ts';
-import { analysisRefs, type Analysis } from '../analyze.ts';
+import { bytesToKey, displayName, keyToBytes, textToKey, toHex, type FormatError } from '../basics.ts';
+import { analysisRefList, analysisRefs, type Analysis } from '../analyze.ts';
 import { resolveEntry } from '../refs.ts';
 import { sectionRanges, type BlockInfo, type SectionName, type Table, type PartialTable } from '../reftable/table.ts';
 import { decodeBlockDetail, type BlockDetail, type BlockSourceTable } from '../blockdetail.ts';
@@ -77,6 +77,14 @@ function prefixEnd(p: string): string | null {
 }
 
 /** A filtered list: either a contiguous range of the base list, or explicit positions. */
+/** A refs list read by index (`FilesRefList` is one). */
+interface Listed {
+  readonly length: number;
+  name(k: number): string;
+  oid(k: number): string;
+  nameIncludes(k: number, needle: Uint8Array): boolean;
+}
+
 type Selection = { base: LiveMap | null; from: number; to: number } | { list: Int32Array };
 
 /** Bytes of substring selections kept for paging (the newest first; a range costs nothing). */
@@ -84,11 +92,14 @@ const SELECTION_BYTES = 16 * 1024 * 1024;
 
 /** The refs list of an analysis (or of nothing: an empty list). */
 export class RefsList {
-  /** Keys of the refs list (byte strings, sorted): listed refs for the files backend; the merged view's keys are read in place. */
-  private keys: string[] = [];
   /** Positions (into the list) of live entries; null = every entry is live. */
   private liveIdx: LiveMap | null = null;
-  private listed: { name: string; oid: string }[] | null = null;
+  /**
+   * The listed refs of a files-backend input (names and ids in the files' bytes, decoded for the
+   * rows shown: `FilesRefList`), or of a stack without a merged view; null for a merged view,
+   * whose keys are read in place.
+   */
+  private listed: Listed | null = null;
   private cache = new Map<string, Selection>();
   /** Per table (report order), null for a broken table. */
   readonly splits: (TableSplit | null)[] = [];
@@ -144,10 +155,16 @@ export class RefsList {
           otherBytes: Math.max(0, t.fileSize - sb.ref - sb.log),
         });
       });
+    } else if (!a.stack) {
+      this.listed = analysisRefList(a);
     } else {
       const refs = analysisRefs(a);
-      this.listed = refs;
-      this.keys = refs.map((r) => r.name);
+      this.listed = {
+        length: refs.length,
+        name: (k) => refs[k].name,
+        oid: (k) => refs[k].oid,
+        nameIncludes: (k, needle) => refs[k].name.includes(bytesToKey(needle, 0, needle.length)),
+      };
     }
   }
 
@@ -172,20 +189,24 @@ export class RefsList {
   /** Entries of the refs list (tombstones included). */
   keyCount(): number {
     const m = this.mergedList();
-    return m ? m.count : this.keys.length;
+    return m ? m.count : (this.listed?.length ?? 0);
   }
 
   /** Key of entry `i` of the refs list (byte string). */
   private keyOf = (i: number): string => {
     const m = this.mergedList();
-    return m ? m.key(i) : this.keys[i];
+    return m ? m.key(i) : this.listed!.name(i);
   };
 
   /** A test "entry i's key contains `needle`" (non-empty byte string), on the key bytes in place. */
   private keyIncludes(needle: string): (i: number) => boolean {
     const m = this.mergedList();
     const tables = this.analysis?.stack?.tables;
-    if (!m || !tables) return (i) => this.keys[i].includes(needle);
+    if (!m || !tables) {
+      const l = this.listed;
+      const nb = keyToBytes(needle);
+      return (i) => !!l && l.nameIncludes(i, nb);
+    }
     const nb = keyToBytes(needle);
     const nl = nb.length,
       first = nb[0];
@@ -302,11 +323,11 @@ export class RefsList {
   private row(i: number, index: number): RefRow {
     const a = this.analysis!;
     if (this.listed) {
-      const r = this.listed[i];
+      const l = this.listed;
       return {
         index,
-        name: displayName(r.name),
-        oid: r.oid,
+        name: displayName(l.name(i)),
+        oid: l.oid(i),
         kind: 'ref',
         table: -1,
         source: a.input.kind === 'packed-refs' ? 'packed-refs' : 'files backend',

@@ -2,8 +2,9 @@
  * share/build: the payload of a link from an analysis and its report (`buildSharePayload`), and
  * the link in one step (`shareLink`).
  */
-import { textToKey } from '../basics.ts';
-import { analysisRefs, type Analysis } from '../analyze.ts';
+import { bytesToKey, textToKey } from '../basics.ts';
+import { analysisRefList, analysisRefs, type Analysis } from '../analyze.ts';
+import { prefixCounts, shareNamespaceEnd } from '../files.ts';
 import { type Report } from '../report.ts';
 import { type Stack } from '../reftable/stack.ts';
 import { lowerBound, type MergedView } from '../reftable/merged.ts';
@@ -24,7 +25,7 @@ import {
   SHARE_VERSION,
   sharedWinners,
 } from './limits.ts';
-import { type ShareLinkResult, encodeShare } from './link.ts';
+import { type ShareLinkResult, encodeShare, verifyShare } from './link.ts';
 import {
   type RefKind,
   type ShareHiding,
@@ -172,7 +173,38 @@ function buildShapePayload(
     measured: null,
   };
 
-  if (kind !== 'reftable' || !a.stack || !a.merged) {
+  if (!a.stack) {
+    // A files-backend input: the refs as columns, a name decoded only where it is carried (an
+    // example) or needed (a simulation's labels are checked against the name components).
+    const list = analysisRefList(a);
+    const counts = prefixCounts(list, shareNamespaceEnd, '(root)');
+    const real = [...counts.keys()].sort();
+    payload.namespaces = withNames ? fitNamespaces(real) : redactNamespaces(real);
+    payload.liveByNs = real.map((ns) => counts.get(ns)!);
+    if (withNames) {
+      // pickExamples takes the first names of each namespace in list order: only those are decoded.
+      const want = opts.exampleNames ?? DEFAULT_EXAMPLE_NAMES;
+      const taken = new Map<string, number>();
+      const names: string[] = [];
+      for (let k = 0; k < list.length; k++) {
+        const x = list.nameBytes(k);
+        if (x.end - x.start > MAX_EXAMPLE_BYTES) continue;
+        const c = shareNamespaceEnd(x.bytes, x.start, x.end);
+        const ns = c < 0 ? '(root)' : bytesToKey(x.bytes, x.start, c);
+        const t = taken.get(ns) ?? 0;
+        if (t >= want) continue;
+        taken.set(ns, t + 1);
+        names.push(list.name(k));
+        if (names.length === want * counts.size) break;
+      }
+      payload.examples = pickExamples(names, want);
+    }
+    if (opts.simulation !== undefined && opts.simulation !== null)
+      for (let k = 0; k < list.length; k++) addComponents(list.name(k));
+    payload.simulation = linkSimulation(opts.simulation, withNames, red.components);
+    return { payload, components: red.components };
+  }
+  if (kind !== 'reftable' || !a.merged) {
     const refs = analysisRefs(a);
     const counts = new Map<string, number>();
     for (const r of refs) {
@@ -467,7 +499,9 @@ export function shareLink(a: Analysis, report: Report, opts: ShareOptions & { ba
   let least: ShareLinkResult | null = null;
   if (examples > 0 || measurable) {
     shareWork.encodes++;
-    least = encodeShare({ ...p, examples: pickExamples(all, 0), measured: null }, opts.base);
+    // Only its length is wanted here: it is decoded and rebuilt (verified) only if it is the
+    // link handed out, as every link that is (encodeShare verifies the others below).
+    least = encodeShare({ ...p, examples: pickExamples(all, 0), measured: null }, opts.base, false);
     if (!least.ok) return least;
   }
   if (measurable) {
@@ -475,7 +509,7 @@ export function shareLink(a: Analysis, report: Report, opts: ShareOptions & { ba
     p.measured = measuredExtras(report, p, p.withNames, shape.components);
   }
   // Nothing to add to the smallest link (no names, nothing measured differs): it is the link.
-  if (least && examples === 0 && !p.measured) return least;
+  if (least && examples === 0 && !p.measured) return verifyShare(least);
   for (;;) {
     shareWork.encodes++;
     const r = encodeShare(p, opts.base);

@@ -68,9 +68,12 @@ function deflatesPast(raw: Uint8Array, limit: number): number | null {
 
 /**
  * The link for a payload: `base` (default `DEFAULT_SHARE_BASE`; any fragment of it is dropped)
- * plus the fragment. An error result when the link would exceed `MAX_LINK_CHARS`.
+ * plus the fragment. An error result when the link would exceed `MAX_LINK_CHARS`. With `verify`
+ * (the default) the link is decoded and its report rebuilt before it is handed out; a caller
+ * that only wants to know whether a payload fits passes false and verifies the link it keeps
+ * with `verifyShare`.
  */
-export function encodeShare(p: SharePayload, base: string = DEFAULT_SHARE_BASE): ShareLinkResult {
+export function encodeShare(p: SharePayload, base: string = DEFAULT_SHARE_BASE, verify = true): ShareLinkResult {
   const b = base.includes('#') ? base.slice(0, base.indexOf('#')) : base;
   const winners = sharedWinners(p);
   if (winners > MAX_SHARED_REPORT_WINNERS)
@@ -107,20 +110,33 @@ export function encodeShare(p: SharePayload, base: string = DEFAULT_SHARE_BASE):
       error: `the link would be ${link.length.toLocaleString('en-US')} characters, more than the ${MAX_LINK_CHARS.toLocaleString('en-US')} a link may have: use the file export (refscope export --format json) instead`,
     };
   }
-  // A link refscope makes, refscope opens: check it with the decoder before handing it out.
+  const r: ShareLinkResult = { ok: true, link, fragment, chars: link.length, payload: p };
+  return verify ? verifyShare(r) : r;
+}
+
+/** Links decoded and rebuilt by `verifyShare` since the process started (tests count them). */
+export const verifyWork = { links: 0 };
+
+/**
+ * A link refscope makes, refscope opens: `r` decoded and its report rebuilt, as the page opening
+ * it would; `r` itself if that works, else an error result saying why.
+ */
+export function verifyShare(r: ShareLinkResult): ShareLinkResult {
+  if (!r.ok) return r;
+  verifyWork.links++;
   try {
-    reportFromShare(decodeShare(fragment));
+    reportFromShare(decodeShare(r.fragment));
   } catch (e) {
     const why =
       e instanceof ShareLinkError ? e.message : `the decoder stopped (${e instanceof Error ? e.message : String(e)})`;
     return {
       ok: false,
-      chars: link.length,
-      payload: p,
+      chars: r.chars,
+      payload: r.payload,
       error: `this report cannot be put in a link (${why}): use the file export (refscope export --format json) instead`,
     };
   }
-  return { ok: true, link, fragment, chars: link.length, payload: p };
+  return r;
 }
 
 /**
