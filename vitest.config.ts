@@ -9,9 +9,11 @@ export default defineConfig({
     hookTimeout: 600_000,
     pool: 'forks',
     // Test files are independent (each makes its own temporary directories, ports and browser), so
-    // two run at once: the slow ones (real gits, browsers, CLI processes) spend much of their time
-    // waiting on child processes, and the machine has two cores.
-    maxWorkers: 2,
+    // several run at once. Three on two cores: the slow files (browsers, real gits, CLI processes)
+    // spend about half their time waiting on another process (a browser file measured alone: 50 s
+    // of CPU in 100 s), so two workers left a core idle a third of the run; a third worker fills
+    // it. Each worker is a process holding the engine and its fixtures, a few hundred MB.
+    maxWorkers: 3,
     // A worker runs file after file in one process with one module cache: loading the engine and
     // the test libraries (and starting a process) once per worker instead of once per file. The
     // files share no state through modules: each makes its own directories, servers and browser

@@ -5,10 +5,19 @@
  * machine has cores (the longest first): one after the other they leave a core idle for a minute.
  * Each check's output is printed when it ends; the exit code is 1 when any failed.
  *
- *   node test/checks.mjs             all of them
- *   node test/checks.mjs typecheck   the typecheck only
+ *   node test/checks.mjs                      all of them
+ *   node test/checks.mjs typecheck            the typecheck only
+ *   node test/checks.mjs --with <command…>    all of them beside <command> (`npm test`: vitest run)
+ *
+ * `--with`: the command starts at once, with the terminal, while the checks run beside it: on a
+ * fresh clone the typecheck alone takes a minute of one core, which the test files' first minute
+ * (builds, browser start, child processes waited on) leaves partly idle. A check's one-line
+ * outcome is printed when it ends, its output (and a failure's) again after the command ends, so
+ * it is not lost in the command's; the exit code is the command's when every check passed, and 1
+ * when any check failed, whatever the command did.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,12 +40,18 @@ const LINTS = [
   ],
   ['prettier --check .', bin('prettier'), ['--check', '--cache', '--cache-location', '.tmp/prettier-cache', '.']],
 ];
-const only = process.argv[2];
-if (only !== undefined && only !== 'typecheck') {
-  process.stderr.write(`checks: unknown argument ${only} (expected none or "typecheck")\n`);
+const withAt = process.argv.indexOf('--with');
+const beside = withAt < 0 ? [] : process.argv.slice(withAt + 1);
+const only = withAt === 2 ? undefined : process.argv[2];
+if ((only !== undefined && only !== 'typecheck') || (withAt >= 0 && beside.length === 0)) {
+  process.stderr.write(
+    `checks: unknown arguments ${process.argv.slice(2).join(' ')} (expected none, "typecheck" or "--with <command…>")\n`,
+  );
   process.exit(2);
 }
 const jobs = only === 'typecheck' ? TYPECHECKS : [...TYPECHECKS, ...LINTS];
+/** The checks' output, printed again after the `--with` command (see above). */
+const reports = [];
 
 /** Run one check with its output captured; resolves to its exit code. */
 function run([label, cmd, args]) {
@@ -50,11 +65,26 @@ function run([label, cmd, args]) {
     child.on('close', (code) => {
       const text = Buffer.concat(out).toString();
       const s = ((Date.now() - started) / 1000).toFixed(1);
-      process.stdout.write(`> ${label}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} (${s} s)\n${text}`);
+      const head = `> ${label}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} (${s} s)\n`;
+      process.stdout.write(beside.length ? head : head + text);
+      reports.push(head + text);
       resolve(code ?? 1);
     });
   });
 }
+
+/** The `--with` command, started now with the terminal; resolves to its exit code. */
+const besideDone = beside.length
+  ? new Promise((resolve) => {
+      const bin = path.join(ROOT, 'node_modules', '.bin', beside[0]);
+      const child = spawn(fs.existsSync(bin) ? bin : beside[0], beside.slice(1), { cwd: ROOT, stdio: 'inherit' });
+      child.on('error', (e) => {
+        process.stderr.write(`checks: ${beside[0]}: ${e.message}\n`);
+        resolve(1);
+      });
+      child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    })
+  : Promise.resolve(0);
 
 const queue = [...jobs];
 /** Each job's outcome, to wait on: a job with `after` starts once that one has succeeded. */
@@ -77,5 +107,7 @@ const lanes = Array.from({ length: Math.max(1, Math.min(availableParallelism(), 
   }
 });
 await Promise.all(lanes);
+const besideCode = await besideDone;
+if (beside.length) process.stdout.write(`\nStatic checks (beside ${beside.join(' ')}):\n${reports.join('')}`);
 if (failed) process.stdout.write(`checks: ${failed} of ${jobs.length} failed\n`);
-process.exit(failed ? 1 : 0);
+process.exit(failed ? 1 : besideCode);

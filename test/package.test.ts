@@ -221,6 +221,10 @@ export { n };
           strict: true,
           noEmit: true,
           skipLibCheck: false,
+          // TypeScript's own lib files (lib.dom.d.ts and the ES ones) are not the package's: checking
+          // them took 5 of the 13 CPU s. Every other declaration (the package's dist/types, @types/node)
+          // is still checked.
+          skipDefaultLibCheck: true,
           types: ['node'],
           typeRoots: [path.join(ROOT, 'node_modules/@types')],
         },

@@ -242,7 +242,7 @@ export async function waitLoad(page: Page, prev: number): Promise<void> {
       return !!m && m.getAttribute('data-status') === 'ready' && Number(m.getAttribute('data-load-id')) > p;
     },
     prev,
-    { timeout: 60_000 },
+    { timeout: HANG_MS },
   );
 }
 
@@ -259,7 +259,7 @@ export async function waitRun(p: Page, prevRun = 0): Promise<number> {
       return !!v && v.getAttribute('data-state') === 'done' && Number(v.getAttribute('data-run-id')) > prev;
     },
     prevRun,
-    { timeout: 60_000 },
+    { timeout: HANG_MS },
   );
   return Number(await p.getAttribute('[data-testid=simulator-view]', 'data-run-id'));
 }

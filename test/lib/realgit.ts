@@ -13,12 +13,22 @@
  *
  * `refscope(argv)` (test/lib/cli.ts) runs the CLI in-process.
  */
-import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
+import { spawnSyncLight } from './spawn.ts';
 
 export const GIT_CACHE = process.env.REFSCOPE_GIT_CACHE ?? '/var/cache/refscope-git';
 
@@ -106,8 +116,8 @@ export function run(
   args: string[],
   opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string | Uint8Array; allowFail?: boolean },
 ): GitResult {
-  const o: SpawnSyncOptions = { cwd: opts.cwd, env: opts.env, input: opts.input, maxBuffer: 1 << 30 };
-  const r = spawnSync(exe, args, o);
+  // Through the small helper process (spawn.ts): a real-git test starts thousands of gits.
+  const r = spawnSyncLight(exe, args, { cwd: opts.cwd, env: opts.env, input: opts.input, maxBuffer: 1 << 30 });
   const res = {
     status: r.status ?? -1,
     stdout: r.stdout?.toString('latin1') ?? '',
@@ -150,7 +160,7 @@ export function gitRepo(
   const root = mkdtempSync(join(tmpdir(), 'refscope-git-'));
   const home = join(root, 'home');
   const dir = join(root, 'repo');
-  spawnSync('mkdir', ['-p', home]);
+  mkdirSync(home, { recursive: true });
   writeFileSync(join(home, '.gitconfig'), '[init]\n\tdefaultBranch = main\n[core]\n\tfsync = none\n');
   const env = gitEnv(home, opts.env ?? {});
   const init = ['init', '-q', `--ref-format=${opts.format ?? 'reftable'}`, `--object-format=${opts.hash ?? 'sha1'}`];
