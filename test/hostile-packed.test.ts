@@ -157,3 +157,39 @@ describe.skipIf(gitSkipReason)('packed-refs of 20,000 long lines as real git lis
     });
   }
 });
+
+describe.skipIf(gitSkipReason)(
+  'a name checked from the component it does not share with the valid name before it',
+  () => {
+    // Each name shares a prefix with the valid name on the line before; the verdicts are real git's
+    // `check-ref-format --allow-onelevel`, asked for each name alone.
+    const names = [
+      'refs/heads/a/b',
+      'refs/heads/a/b.lock',
+      'refs/heads/a/c',
+      'refs/heads/a/c/..x',
+      'refs/heads/a/d',
+      'refs/heads/a/d.',
+      'refs/heads/a/e',
+      'refs/heads/a/e/@',
+      'refs/heads/a/f',
+      'refs/heads/a/f@{x',
+      'refs/heads/a/g',
+      'refs/heads/a/g//h',
+      'refs/heads/a/h',
+      'refs/heads/a/h/.x',
+    ];
+    const g = realGits()[0];
+    it.skipIf(!g)(`matches git ${g?.version}'s check-ref-format on every line`, () => {
+      const repo = gitRepo(g!, { format: 'files' });
+      try {
+        const want = names.map((n) => repo.gitResult(['check-ref-format', '--allow-onelevel', n]).status !== 0);
+        const pr = parsePackedRefs('packed-refs', enc(HDR + names.map((n) => `${'c'.repeat(40)} ${n}\n`).join('')));
+        expect(pr.records.map((r) => r.brokenName)).toEqual(want);
+        expect(want.filter(Boolean).length).toBe(6);
+      } finally {
+        repo.dispose();
+      }
+    });
+  },
+);

@@ -68,8 +68,8 @@ export interface FilesAnalysis extends AnalysisBase {
 /** Result of analysing one input: a reftable stack or a files-backend repository. */
 export type Analysis = ReftableAnalysis | FilesAnalysis;
 
-/** Largest packed-refs file read (bytes): about 6 million refs. */
-export const MAX_PACKED_REFS = 512 * 1048576;
+/** Largest packed-refs file read (bytes): about 20 million refs (files/loose.ts `PACKED_REFS_MAX_BYTES`). */
+export const MAX_PACKED_REFS = 2048 * 1048576;
 /** Largest loose ref, reflog or config file read (bytes). */
 export const MAX_LOOSE_FILE = 64 * 1048576;
 

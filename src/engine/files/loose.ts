@@ -69,13 +69,14 @@ import { hexBytesInto } from './estimate.ts';
  *   object id and whitespace (the rest is ignored by git) or that is neither an id nor `ref:`
  *   (broken either way); a larger `ref:` file is reported broken ("too large to read").
  * - A reflog: `REFLOG_MAX_BYTES` parsed; beyond that its lines are counted in 1 MiB slices.
- * - `packed-refs`: `PACKED_REFS_MAX_BYTES` (a JavaScript string holds at most 2^29 - 24
- *   characters, and the file is read as one); a larger file is a FormatError.
+ * - `packed-refs`: `PACKED_REFS_MAX_BYTES` (the file is read whole into one buffer, its offsets
+ *   kept in 32-bit columns: 2 GiB holds a forge's 20 million refs); a larger file is a
+ *   FormatError.
  * - `config`: 1 MiB (`configSaysReftable`, `detectConfigHash`).
  */
 export const LOOSE_REF_MAX_BYTES = 64 * 1024;
 export const REFLOG_MAX_BYTES = 64 * 1024 * 1024;
-export const PACKED_REFS_MAX_BYTES = 512 * 1024 * 1024 - 1024;
+export const PACKED_REFS_MAX_BYTES = 2 * 1024 * 1024 * 1024 - 1024;
 const CONFIG_MAX_BYTES = 1024 * 1024;
 
 /** A loose ref file's bytes, at most `LOOSE_REF_MAX_BYTES` (see there). */
@@ -320,7 +321,7 @@ export function loadFilesRepo(files: InputFile[], opts: LoadFilesOptions = {}): 
       throw new FormatError(
         (pf as InputFile & { displayPath?: string }).displayPath ?? pf.path,
         0,
-        `a packed-refs file of at most ${PACKED_REFS_MAX_BYTES.toLocaleString('en-US')} bytes (refscope's limit: it reads the file as one string), found ${pf.source.size.toLocaleString('en-US')} bytes`,
+        `a packed-refs file of at most ${PACKED_REFS_MAX_BYTES.toLocaleString('en-US')} bytes (refscope's limit: it reads the file whole into one buffer), found ${pf.source.size.toLocaleString('en-US')} bytes`,
       );
     }
     // A file recognised by content keeps its own name in messages (input.ts classifyInput).
