@@ -99,3 +99,35 @@ describe('share payload of a repeated table', () => {
     expect(shareWork.measures - measuredAt).toBe(1);
   });
 });
+
+describe('a link of a table whose deflated log blocks hold more records than the file has bytes', () => {
+  it('is made and opens, with every reflog record counted', async () => {
+    const { writeTable } = await import('../src/engine/reftable/writer.ts');
+    const { decodeShare } = await import('../src/engine/share/link.ts');
+    // 200,000 reflog records of one ref, no message, in 16 MiB log blocks: deflate packs them
+    // into fewer bytes than records (the count is the number written).
+    const n = 200_000;
+    const logs = Array.from({ length: n }, (_, i) => ({
+      name: 'refs/heads/a',
+      updateIndex: n - i,
+      type: 1 as const,
+      committerName: '',
+      email: '',
+      time: 0,
+      tzOffset: 0,
+      message: '',
+    }));
+    const bytes = writeTable([], logs, { minUpdateIndex: 1, maxUpdateIndex: n, blockSize: 0xffffff });
+    expect(bytes.length).toBeLessThan(n);
+    const name = `0x000000000001-${'0x' + n.toString(16).padStart(12, '0')}-00000000.ref`;
+    const files: InputFile[] = [
+      { path: 'reftable/tables.list', source: memorySource(new TextEncoder().encode(name + '\n')) },
+      { path: `reftable/${name}`, source: memorySource(bytes) },
+    ];
+    const a = analyzeFiles(files);
+    const link = shareLink(a, buildReport(a), { withNames: false });
+    if (!link.ok) throw new Error(link.error);
+    const p = decodeShare(link.fragment);
+    expect(p.tables[0].logs + p.tables[0].logDeletions).toBe(n);
+  });
+});

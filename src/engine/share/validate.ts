@@ -122,6 +122,9 @@ function afterShape(x: unknown, n: number): string | null {
  * distinct object ids at most what its ref and peeled records hold; over all tables, at most
  * `MAX_SHARE_TABLES` tables, `MAX_SHARE_RECORDS` records, `MAX_SHARE_BLOCKS` blocks.
  */
+/** The most bytes deflate's output inflates to per byte (zlib's maximum compression ratio). */
+const DEFLATE_MAX_RATIO = 1032;
+
 export function checkSizes(p: SharePayload): void {
   const n = p.tables.length;
   if (n > MAX_SHARE_TABLES)
@@ -167,7 +170,13 @@ export function checkSizes(p: SharePayload): void {
       if (v > size) throw damaged(`table ${i}: ${fmt(v)} ${what} in a file of ${fmt(size)} bytes`);
     };
     tooMany('ref records', refRecs[i]);
-    tooMany('reflog records', t.logs + t.logDeletions);
+    // Log blocks are deflated (Documentation/technical/reftable.adoc, "Log block format"): their
+    // records are bounded by the inflated bytes, up to deflate's largest ratio (1032:1, zlib's
+    // "technical details") times the file's, not by the file's bytes.
+    if (t.logs + t.logDeletions > size * DEFLATE_MAX_RATIO)
+      throw damaged(
+        `table ${i}: ${fmt(t.logs + t.logDeletions)} reflog records in a file of ${fmt(size)} bytes (more than deflate can hold)`,
+      );
     tooMany('obj records', t.objRecords);
     tooMany('index records', t.indexRecords);
     let tb = 0;
