@@ -32,6 +32,7 @@ import {
   ARGS,
   CHROMIUM,
   FX,
+  HANG_MS,
   OUT,
   ROOT,
   type StartModule,
@@ -139,7 +140,7 @@ function pngSize(file: string): [number, number] {
 }
 
 async function waitControlled(page: Page): Promise<void> {
-  await page.waitForFunction(() => !!navigator.serviceWorker.controller, undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => !!navigator.serviceWorker.controller, undefined, { timeout: HANG_MS });
 }
 
 /** Marks the page so a reload (which would lose the mark) is noticed. */
@@ -509,18 +510,18 @@ describe.skipIf(!haveChromium)('offline, installable PWA (headless Chromium)', (
     // Another window of the app activates the new version: this page keeps running build A.
     const other = track(await context.newPage());
     await other.goto(url);
-    await other.waitForSelector('[data-testid=pwa-reload]', { timeout: 30_000 });
+    await other.waitForSelector('[data-testid=pwa-reload]', { timeout: HANG_MS });
     // The reload follows the new service worker's activation, which may come after a 'load' event
     // of the page as it was: wait until the document is build B's (a bound against a hang: a page
     // that stays on build A fails here).
     await other.click('[data-testid=pwa-reload]');
     await expect
-      .poll(() => shellScript(other).catch(() => ''), { timeout: 120_000 })
+      .poll(() => shellScript(other).catch(() => ''), { timeout: 2 * HANG_MS })
       .toMatch(new RegExp(`^${BASE}assets/`));
     await waitLoad(other, 0);
     expect(await shown(other)).toEqual(want(fx('recreate-1000')));
 
-    await page.waitForSelector('[data-testid=pwa-update][data-state=prompt]', { timeout: 15_000 });
+    await page.waitForSelector('[data-testid=pwa-update][data-state=prompt]', { timeout: HANG_MS });
     expect(await page.textContent('[data-testid=pwa-update]')).toMatch(/activated in another window/);
     // The new version controls this page now (the state a wrong reload would follow): still the same page.
     await page.waitForFunction(() => !!navigator.serviceWorker.controller);
