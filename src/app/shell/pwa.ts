@@ -115,9 +115,17 @@ export async function applyUpdate(): Promise<void> {
     reloadOnce();
     return;
   }
+  const waiting = reg.waiting;
   await updateSW?.(true);
-  // The reload follows `controllerchange`; should that never come, reload anyway.
-  setTimeout(reloadOnce, 5000);
+  // The reload follows `controllerchange`. Should that never come, reload once the new version
+  // is active, never on a timer: a reload while it is still activating (seconds on a busy
+  // machine) is served by the old version, and that page would then stay on it.
+  const settled = () => waiting.state === 'activated' || waiting.state === 'redundant';
+  if (settled()) reloadOnce();
+  else
+    waiting.addEventListener('statechange', () => {
+      if (settled()) reloadOnce();
+    });
 }
 
 /** "Later": keep the current version; a small "Update available" control stays. */
