@@ -4,7 +4,16 @@
  * analysis (a stack, its merged view and its lock files) or a files-backend analysis (packed-refs
  * and loose refs); each caller tells them apart by `stack` / `files`, never by a cast.
  */
-import { type InputFile, FormatError, type Finding, u32, displayName, bytesToKey, keyToBytes } from './basics.ts';
+import {
+  type InputFile,
+  FormatError,
+  type Finding,
+  u32,
+  displayName,
+  bytesToKey,
+  keyToBytes,
+  firstUpperAscii,
+} from './basics.ts';
 import { classifyInput, configSaysReftable, type ClassifiedInput } from './input.ts';
 import { loadStack, type Stack } from './reftable/stack.ts';
 import { mergeTables, lowerBound, type MergedView } from './reftable/merged.ts';
@@ -476,7 +485,7 @@ function caseCandidates(tables: (Table | null)[], merged: MergedView): string[] 
     const kb = t.refs.keyBytes,
       ks = t.refs.keyStart;
     let r = 0;
-    for (let j = firstUpper(kb, 0); j >= 0; j = firstUpper(kb, j + 1)) {
+    for (let j = firstUpperAscii(kb, 0); j >= 0; j = firstUpperAscii(kb, j + 1)) {
       while (ks[r + 1] <= j) r++;
       if (upper.length > 4096 + (merged.count >> 6)) {
         many = true;
@@ -519,29 +528,6 @@ function caseCandidates(tables: (Table | null)[], merged: MergedView): string[] 
   const out: string[] = [];
   if (shared.size) for (let k = 0; k < n; k++) if (shared.has(hashes[k])) out.push(merged.key(live[k]));
   return out;
-}
-
-/**
- * Index of the first byte of `b` at or after `from` that is an upper-case ASCII letter, or -1.
- * Four bytes at a time where the buffer allows (the "has a byte between m and n" word test of
- * Sean Anderson's Bit Twiddling Hacks): a million ref names are 25 MB to look through.
- */
-function firstUpper(b: Uint8Array, from: number): number {
-  const isUpper = (c: number) => c >= 0x41 && c <= 0x5a;
-  let j = from;
-  const end = b.length;
-  while (j < end && (b.byteOffset + j) & 3) if (isUpper(b[j++])) return j - 1;
-  if (j >= end) return -1;
-  const words = new Uint32Array(b.buffer, b.byteOffset + j, (end - j) >> 2);
-  for (let w = 0; w < words.length; w++) {
-    const x = words[w];
-    const t = x & 0x7f7f7f7f;
-    if ((0xdadadada - t) & ~x & (t + 0x3f3f3f3f) & 0x80808080) {
-      for (let k = j + 4 * w, e = k + 4; k < e; k++) if (isUpper(b[k])) return k;
-    }
-  }
-  for (j += 4 * words.length; j < end; j++) if (isUpper(b[j])) return j;
-  return -1;
 }
 
 /** Most case-only collision groups listed by name in the finding. */

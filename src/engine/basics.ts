@@ -369,3 +369,26 @@ export function groupDigits(n: number): string {
   for (let i = out.length; i < s.length; i += 3) out += ',' + s.slice(i, i + 3);
   return n < 0 ? '-' + out : out;
 }
+
+/**
+ * Index of the first byte of `b` at or after `from` that is an upper-case ASCII letter, or -1.
+ * Four bytes at a time where the buffer allows (the "has a byte between m and n" word test of
+ * Sean Anderson's Bit Twiddling Hacks): a million ref names are 25 MB to look through.
+ */
+export function firstUpperAscii(b: Uint8Array, from: number): number {
+  const isUpper = (c: number) => c >= 0x41 && c <= 0x5a;
+  let j = from;
+  const end = b.length;
+  while (j < end && (b.byteOffset + j) & 3) if (isUpper(b[j++])) return j - 1;
+  if (j >= end) return -1;
+  const words = new Uint32Array(b.buffer, b.byteOffset + j, (end - j) >> 2);
+  for (let w = 0; w < words.length; w++) {
+    const x = words[w];
+    const t = x & 0x7f7f7f7f;
+    if ((0xdadadada - t) & ~x & (t + 0x3f3f3f3f) & 0x80808080) {
+      for (let k = j + 4 * w, e = k + 4; k < e; k++) if (isUpper(b[k])) return k;
+    }
+  }
+  for (j += 4 * words.length; j < end; j++) if (isUpper(b[j])) return j;
+  return -1;
+}

@@ -26,7 +26,7 @@
  * - Lock files: `packed-refs.lock` and `<ref>.lock` (files-backend.c `lock_raw_ref`,
  *   lockfile.c: created with O_EXCL) make git's writers fail; they are findings.
  */
-import { type InputFile, FormatError, readAll, bytesToKey, keyToBytes, textToKey } from '../basics.ts';
+import { type InputFile, FormatError, readAll, bytesToKey, keyToBytes, textToKey, firstUpperAscii } from '../basics.ts';
 import {
   type FilesFinding,
   type HashKind,
@@ -799,7 +799,7 @@ export class FilesRefList {
       for (let k = 0; k < this.length; k++) if (this.ent[k] >= 0) rev[this.ent[k]] = k;
       let r = 0;
       const b = src.bytes;
-      for (let j = firstUpperByte(b, 0); j >= 0 && r < cols.n; j = firstUpperByte(b, j + 1)) {
+      for (let j = firstUpperAscii(b, 0); j >= 0 && r < cols.n; j = firstUpperAscii(b, j + 1)) {
         while (r < cols.n && cols.recEnd[r] <= j) r++;
         if (r >= cols.n) break;
         const ns = cols.off[r] + src.hexsz + 1;
@@ -1008,29 +1008,6 @@ function buildRefList(repo: FilesRepo, opts: FilesRefsOptions): FilesRefList {
   // says `sorted` and is not: so is their merge.
   const inOrder = !pr || !pr.claimsSorted || pr.inOrder;
   return new FilesRefList(n === ent.length ? ent : ent.slice(0, n), src, front, inOrder);
-}
-
-/**
- * Index of the first byte of `b` at or after `from` that is an upper-case ASCII letter, or -1.
- * Four bytes at a time where the buffer allows (the "has a byte between m and n" word test of
- * Sean Anderson's Bit Twiddling Hacks).
- */
-function firstUpperByte(b: Uint8Array, from: number): number {
-  const isUpper = (c: number) => c >= 0x41 && c <= 0x5a;
-  let j = from;
-  const end = b.length;
-  while (j < end && (b.byteOffset + j) & 3) if (isUpper(b[j++])) return j - 1;
-  if (j >= end) return -1;
-  const words = new Uint32Array(b.buffer, b.byteOffset + j, (end - j) >> 2);
-  for (let w = 0; w < words.length; w++) {
-    const x = words[w];
-    const t = x & 0x7f7f7f7f;
-    if ((0xdadadada - t) & ~x & (t + 0x3f3f3f3f) & 0x80808080) {
-      for (let k = j + 4 * w, e = k + 4; k < e; k++) if (isUpper(b[k])) return k;
-    }
-  }
-  for (j += 4 * words.length; j < end; j++) if (isUpper(b[j])) return j;
-  return -1;
 }
 
 function startsWithRefs(b: Uint8Array, start: number, end: number): boolean {
